@@ -1,0 +1,37 @@
+//! `skinlab deform`: pose a model, skin it by one method, write the contract's OBJ atomically.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::{load, CliError, PoseArgs};
+use crate::io::{atomic_write, obj};
+use crate::skinning::{Deformer, SkinningMethod};
+
+/// Arguments of `skinlab deform`.
+#[derive(Debug, Args)]
+pub struct DeformArgs {
+    /// The model (.gltf or .glb).
+    pub model: PathBuf,
+    /// The pose.
+    #[command(flatten)]
+    pub pose: PoseArgs,
+    /// Skinning method: lbs, dqs or sbs.
+    #[arg(long, default_value = "sbs")]
+    pub method: SkinningMethod,
+    /// The OBJ file to write (replaced atomically).
+    #[arg(long, value_name = "OUT.obj")]
+    pub out: PathBuf,
+}
+
+/// Runs `skinlab deform`.
+pub fn run(args: &DeformArgs) -> Result<(), CliError> {
+    let model = load(&args.model)?;
+    let pose = args.pose.resolve(&model)?;
+    let mut deformer = Deformer::new();
+    let mut out = Vec::new();
+    deformer.deform_all(&model, &pose, args.method, &mut out);
+    atomic_write(&args.out, |w| obj::write_obj(w, &model, &out))
+        .map_err(|e| format!("{}: cannot write: {e}", args.out.display()))?;
+    Ok(())
+}

@@ -1,0 +1,93 @@
+//! The `skinlab` command line: one file per subcommand over the GUI-free core. Every failure is
+//! returned as one error whose `Display` is a single line; `main` prints it and exits with 2.
+
+pub mod deform;
+pub mod info;
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::model::Model;
+use crate::rig::{pose_file, sample, Pose};
+
+/// A failed command: one line for stderr.
+pub type CliError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Top-level arguments.
+#[derive(Debug, Parser)]
+#[command(name = "skinlab", version, about = "Rigging and weight-painting editor: compare LBS, DQS and spherical blend skinning")]
+pub struct Cli {
+    /// What to do (no subcommand opens the editor on the demo model).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Deform a model's skinned meshes and write the contract's OBJ.
+    Deform(deform::DeformArgs),
+    /// Print a model's meshes, skins, joint tree, influence histogram and joint-set counts.
+    Info(info::InfoArgs),
+}
+
+/// How the pose is chosen: a pose file, an animation sample, or the rest pose.
+#[derive(Debug, Args, Clone)]
+pub struct PoseArgs {
+    /// A pose file (JSON, `"format": "skinlab-pose"`).
+    #[arg(long, value_name = "FILE", conflicts_with = "animation")]
+    pub pose: Option<PathBuf>,
+    /// Sample this animation (its name, or `#N` for its index).
+    #[arg(long, value_name = "NAME")]
+    pub animation: Option<String>,
+    /// Time in seconds at which to sample the animation (clamped to its range).
+    #[arg(long, value_name = "SECONDS", requires = "animation", allow_negative_numbers = true)]
+    pub time: Option<f64>,
+}
+
+impl PoseArgs {
+    /// Resolves the pose against `model`.
+    pub fn resolve(&self, model: &Model) -> Result<Pose, CliError> {
+        if let Some(path) = &self.pose {
+            return Ok(pose_file::read_pose_file(path, &model.nodes)?);
+        }
+        let Some(name) = &self.animation else {
+            return Ok(Pose::rest());
+        };
+        let clip = model.find_clip(name).ok_or_else(|| {
+            let names: Vec<String> =
+                model.clips.iter().enumerate().map(|(i, c)| c.name.clone().unwrap_or_else(|| format!("#{i}"))).collect();
+            if names.is_empty() {
+                format!("--animation {name:?}: the model has no animations")
+            } else {
+                format!("--animation {name:?}: no such animation (the model has: {})", names.join(", "))
+            }
+        })?;
+        let time = self.time.unwrap_or(0.0);
+        if !time.is_finite() {
+            return Err(format!("--time {time}: not a finite number of seconds").into());
+        }
+        let mut pose = Pose::rest();
+        sample::sample_clip(&model.clips[clip], time, &mut pose);
+        Ok(pose)
+    }
+}
+
+/// Loads a model (the error names the file).
+pub fn load(path: &Path) -> Result<Model, CliError> {
+    Ok(crate::io::load_model(path)?)
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> Result<(), CliError> {
+    match cli.command {
+        Some(Command::Deform(args)) => deform::run(&args),
+        Some(Command::Info(args)) => info::run(&args),
+        None => {
+            use clap::CommandFactory;
+            Cli::command().print_help()?;
+            Ok(())
+        }
+    }
+}

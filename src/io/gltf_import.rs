@@ -1,0 +1,484 @@
+//! glTF 2.0 import (`.gltf` with embedded or external buffers, `.glb`) into [`crate::model`]
+//! types. Every skinned primitive of the default scene; node TRS or `matrix`; inverse bind
+//! matrices; JOINTS_n/WEIGHTS_n; animations. Container, buffers and accessors are checked here so
+//! that a broken or hostile file ends in one [`LoadError`] line, never a panic.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use base64::Engine as _;
+use glam::{DMat4, DQuat, DVec3, Vec3};
+use gltf::accessor::{DataType, Dimensions};
+use gltf::mesh::Mode;
+use gltf::Semantic;
+
+use super::accessor::read_expect;
+use super::LoadError;
+use crate::model::influences::VertexInfluences;
+use crate::model::{
+    Channel, ChannelPath, Clip, Influences, Interpolation, JointSetTable, Mesh, Model, Node, NodeTransform, NodeTree,
+    Primitive, Skin, SkinnedInstance, Topology, Trs,
+};
+
+const GLB_MAGIC: &[u8; 4] = b"glTF";
+const CHUNK_JSON: u32 = 0x4E4F_534A;
+const CHUNK_BIN: u32 = 0x004E_4942;
+
+/// Loads a model from a `.gltf` or `.glb` file.
+pub fn load_model(path: &Path) -> Result<Model, LoadError> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        LoadError::new(
+            path,
+            match e.kind() {
+                std::io::ErrorKind::NotFound => "no such file".to_owned(),
+                _ => format!("cannot be read: {e}"),
+            },
+        )
+    })?;
+    load_model_from_bytes(&bytes, path)
+}
+
+/// Loads a model from the bytes of a file at `path` (external buffers are resolved beside it).
+pub fn load_model_from_bytes(bytes: &[u8], path: &Path) -> Result<Model, LoadError> {
+    import(bytes, path).map_err(|problem| LoadError::new(path, problem))
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
+    bytes.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// Checks the container before handing it to the parser, for precise messages.
+fn check_container(bytes: &[u8], path: &Path) -> Result<(), String> {
+    if bytes.is_empty() {
+        return Err("the file is empty (not a glTF file)".into());
+    }
+    let is_glb_name = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("glb"));
+    if !bytes.starts_with(GLB_MAGIC) {
+        let first = bytes.iter().copied().find(|b| !b.is_ascii_whitespace() && *b != 0xEF && *b != 0xBB && *b != 0xBF);
+        if first == Some(b'{') && !is_glb_name {
+            return Ok(());
+        }
+        let magic: String = bytes.iter().take(4).map(|&b| if b.is_ascii_graphic() { b as char } else { '.' }).collect();
+        return Err(if is_glb_name {
+            format!("not a GLB file: wrong magic {magic:?} (expected \"glTF\")")
+        } else {
+            "not a glTF file (neither GLB nor glTF JSON)".into()
+        });
+    }
+    let (Some(version), Some(length)) = (u32_at(bytes, 4), u32_at(bytes, 8)) else {
+        return Err(format!("truncated GLB header ({} bytes, expected 12)", bytes.len()));
+    };
+    if version != 2 {
+        return Err(format!("GLB version {version} is not supported (expected 2)"));
+    }
+    if length as usize != bytes.len() {
+        return Err(format!(
+            "GLB header length {length} does not match the file size {} (truncated or corrupt)",
+            bytes.len()
+        ));
+    }
+    let mut at = 12;
+    let mut index = 0;
+    while at < bytes.len() {
+        let (Some(len), Some(kind)) = (u32_at(bytes, at), u32_at(bytes, at + 4)) else {
+            return Err(format!("GLB chunk {index} header at byte {at} is truncated"));
+        };
+        let end = at + 8 + len as usize;
+        if end > bytes.len() {
+            return Err(format!("GLB chunk {index} ({len} bytes at byte {at}) runs past the end of the file"));
+        }
+        if index == 0 && kind != CHUNK_JSON {
+            return Err("GLB's first chunk is not JSON".into());
+        }
+        if index == 1 && kind != CHUNK_BIN {
+            return Err(format!("GLB's second chunk has type {kind:#x}, expected BIN"));
+        }
+        at = end;
+        index += 1;
+    }
+    if index == 0 {
+        return Err("GLB has no JSON chunk".into());
+    }
+    Ok(())
+}
+
+fn percent_decode(uri: &str) -> String {
+    let bytes = uri.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let Ok(v) = u8::from_str_radix(&uri[i + 1..i + 3], 16) {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn load_buffers(doc: &gltf::Document, blob: Option<Vec<u8>>, path: &Path) -> Result<Vec<Vec<u8>>, String> {
+    let base = path.parent().unwrap_or(Path::new("."));
+    let mut blob = blob;
+    let mut out = Vec::new();
+    for buffer in doc.buffers() {
+        let i = buffer.index();
+        let data = match buffer.source() {
+            gltf::buffer::Source::Bin => blob
+                .take()
+                .ok_or_else(|| format!("buffer {i} refers to the GLB binary chunk, but the file has none"))?,
+            gltf::buffer::Source::Uri(uri) if uri.starts_with("data:") => {
+                let (head, payload) = uri.split_once(',').ok_or_else(|| format!("buffer {i}: malformed data URI"))?;
+                if !head.ends_with(";base64") {
+                    return Err(format!("buffer {i}: data URI is not base64"));
+                }
+                base64::engine::general_purpose::STANDARD
+                    .decode(payload)
+                    .map_err(|e| format!("buffer {i}: data URI is not valid base64 ({e})"))?
+            }
+            gltf::buffer::Source::Uri(uri) => {
+                let file = base.join(percent_decode(uri));
+                std::fs::read(&file).map_err(|e| match e.kind() {
+                    std::io::ErrorKind::NotFound => format!("buffer {i}: missing external buffer file {}", file.display()),
+                    _ => format!("buffer {i}: cannot read external buffer file {}: {e}", file.display()),
+                })?
+            }
+        };
+        if data.len() < buffer.length() {
+            return Err(format!("buffer {i} has {} bytes, but its byteLength is {}", data.len(), buffer.length()));
+        }
+        out.push(data);
+    }
+    Ok(out)
+}
+
+fn import(bytes: &[u8], path: &Path) -> Result<Model, String> {
+    check_container(bytes, path)?;
+    let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| format!("invalid glTF: {e}"))?;
+    let doc = gltf.document;
+    let buffers = load_buffers(&doc, gltf.blob, path)?;
+
+    let nodes = import_nodes(&doc)?;
+    let scene_roots: Vec<usize> = match doc.default_scene().or_else(|| doc.scenes().next()) {
+        Some(scene) => scene.nodes().map(|n| n.index()).collect(),
+        None => (0..nodes.len()).filter(|&i| nodes[i].parent.is_none()).collect(),
+    };
+    let tree = NodeTree::new(nodes, scene_roots);
+    if tree.order.len() != tree.len() {
+        return Err("the node hierarchy has a cycle".into());
+    }
+
+    let mut skins = Vec::new();
+    for skin in doc.skins() {
+        skins.push(import_skin(&skin, &buffers)?);
+    }
+
+    // Geometry once per mesh, then one copy per skin that uses it in the default scene.
+    let mut meshes = Vec::new();
+    for mesh in doc.meshes() {
+        let mut prims = Vec::new();
+        for prim in mesh.primitives() {
+            prims.push(import_geometry(&mesh, &prim, &buffers)?);
+        }
+        meshes.push(Mesh { name: mesh.name().map(str::to_owned), primitives: prims });
+    }
+    let scene_nodes = tree.scene_nodes();
+    let mut bound: HashMap<(usize, usize), usize> = HashMap::new();
+    let mut mesh_used = vec![false; meshes.len()];
+    let mut instances = Vec::new();
+    let mut rigid_instances = Vec::new();
+    let mut raw_influences: HashMap<usize, Vec<Option<Vec<VertexInfluences>>>> = HashMap::new();
+    for &n in &scene_nodes {
+        let node = &tree.nodes[n];
+        let (Some(mesh), Some(skin)) = (node.mesh, node.skin) else {
+            if let Some(mesh) = node.mesh {
+                rigid_instances.push((n, mesh));
+            }
+            continue;
+        };
+        let target = match bound.get(&(mesh, skin)) {
+            Some(&m) => m,
+            None => {
+                let m = if mesh_used[mesh] {
+                    meshes.push(meshes[mesh].clone());
+                    meshes.len() - 1
+                } else {
+                    mesh_used[mesh] = true;
+                    mesh
+                };
+                let gmesh = doc.meshes().nth(mesh).ok_or("mesh index out of range")?;
+                let mut per_prim = Vec::new();
+                for prim in gmesh.primitives() {
+                    per_prim.push(import_influences(&gmesh, &prim, &buffers, skins[skin].joints.len())?);
+                }
+                raw_influences.insert(m, per_prim);
+                bound.insert((mesh, skin), m);
+                m
+            }
+        };
+        instances.push(SkinnedInstance { node: n, mesh: target, skin });
+    }
+    // One joint-set table per skin, sized for the most influences any of its vertices has.
+    for (s, skin) in skins.iter_mut().enumerate() {
+        let meshes_of_skin: Vec<usize> = bound.iter().filter(|((_, sk), _)| *sk == s).map(|(_, &m)| m).collect();
+        let k = meshes_of_skin
+            .iter()
+            .flat_map(|m| raw_influences[m].iter().flatten().flatten())
+            .map(|v| v.pairs.len())
+            .max()
+            .unwrap_or(1);
+        skin.sets = JointSetTable::new(k);
+        let mut ordered = meshes_of_skin;
+        ordered.sort_unstable();
+        for m in ordered {
+            for (p, raw) in raw_influences[&m].iter().enumerate() {
+                if let Some(raw) = raw {
+                    let inf = Influences::from_vertices(raw, &mut skin.sets)
+                        .map_err(|e| format!("mesh {m} primitive {p}: {e}"))?;
+                    meshes[m].primitives[p].influences = Some(inf);
+                }
+            }
+        }
+    }
+
+    let mut clips = Vec::new();
+    for anim in doc.animations() {
+        clips.push(import_clip(&anim, &buffers)?);
+    }
+    Ok(Model { nodes: tree, meshes, skins, clips, instances, rigid_instances })
+}
+
+fn import_nodes(doc: &gltf::Document) -> Result<Vec<Node>, String> {
+    let mut nodes: Vec<Node> = doc
+        .nodes()
+        .map(|n| {
+            let rest = match n.transform() {
+                gltf::scene::Transform::Matrix { matrix } => {
+                    NodeTransform::Matrix(DMat4::from_cols_array_2d(&matrix.map(|c| c.map(f64::from))))
+                }
+                gltf::scene::Transform::Decomposed { translation, rotation, scale } => NodeTransform::Trs(Trs {
+                    translation: DVec3::from_array(translation.map(f64::from)),
+                    rotation: DQuat::from_array(rotation.map(f64::from)),
+                    scale: DVec3::from_array(scale.map(f64::from)),
+                }),
+            };
+            Node {
+                name: n.name().map(str::to_owned),
+                parent: None,
+                children: n.children().map(|c| c.index()).collect(),
+                rest,
+                mesh: n.mesh().map(|m| m.index()),
+                skin: n.skin().map(|s| s.index()),
+            }
+        })
+        .collect();
+    for p in 0..nodes.len() {
+        for c in nodes[p].children.clone() {
+            if c == p {
+                return Err(format!("node {p} is its own child"));
+            }
+            if let Some(other) = nodes[c].parent {
+                return Err(format!("node {c} has two parents (nodes {other} and {p})"));
+            }
+            nodes[c].parent = Some(p);
+        }
+    }
+    for (i, n) in nodes.iter().enumerate() {
+        let finite = match n.rest {
+            NodeTransform::Matrix(m) => m.is_finite(),
+            NodeTransform::Trs(t) => t.translation.is_finite() && t.rotation.is_finite() && t.scale.is_finite(),
+        };
+        if !finite {
+            return Err(format!("node {i} has a non-finite transform"));
+        }
+    }
+    Ok(nodes)
+}
+
+fn import_skin(skin: &gltf::Skin<'_>, buffers: &[Vec<u8>]) -> Result<Skin, String> {
+    let i = skin.index();
+    let joints: Vec<usize> = skin.joints().map(|j| j.index()).collect();
+    if joints.len() > usize::from(u16::MAX) {
+        return Err(format!("skin {i} has {} joints (at most 65535 are supported)", joints.len()));
+    }
+    let joint_from_bind = match skin.inverse_bind_matrices() {
+        None => vec![DMat4::IDENTITY; joints.len()],
+        Some(acc) => {
+            let what = format!("skin {i} inverseBindMatrices");
+            let v = read_expect(&what, buffers, &acc, &[Dimensions::Mat4], &[DataType::F32])?;
+            if acc.count() < joints.len() {
+                return Err(format!("{what} has {} matrices for {} joints", acc.count(), joints.len()));
+            }
+            let mats: Vec<DMat4> = v.chunks_exact(16).take(joints.len()).map(|c| DMat4::from_cols_slice(c)).collect();
+            if mats.iter().any(|m| !m.is_finite()) {
+                return Err(format!("{what} holds a non-finite number"));
+            }
+            mats
+        }
+    };
+    Ok(Skin { name: skin.name().map(str::to_owned), joints, joint_from_bind, sets: JointSetTable::default() })
+}
+
+fn vec3s(v: &[f64]) -> Vec<Vec3> {
+    v.chunks_exact(3).map(|c| Vec3::new(c[0] as f32, c[1] as f32, c[2] as f32)).collect()
+}
+
+fn import_geometry(mesh: &gltf::Mesh<'_>, prim: &gltf::Primitive<'_>, buffers: &[Vec<u8>]) -> Result<Primitive, String> {
+    let what = format!("mesh {} primitive {}", mesh.index(), prim.index());
+    let pos_acc = prim.get(&Semantic::Positions).ok_or_else(|| format!("{what} has no POSITION"))?;
+    let positions = vec3s(&read_expect(&format!("{what} POSITION"), buffers, &pos_acc, &[Dimensions::Vec3], &[DataType::F32])?);
+    if positions.iter().any(|p| !p.is_finite()) {
+        return Err(format!("{what} POSITION holds a non-finite number"));
+    }
+    let n = positions.len();
+    let normals = match prim.get(&Semantic::Normals) {
+        None => None,
+        Some(acc) => {
+            let normals = vec3s(&read_expect(&format!("{what} NORMAL"), buffers, &acc, &[Dimensions::Vec3], &[DataType::F32, DataType::I8, DataType::I16])?);
+            if normals.len() != n {
+                return Err(format!("{what} NORMAL has {} elements for {n} vertices", normals.len()));
+            }
+            if normals.iter().any(|p| !p.is_finite()) {
+                return Err(format!("{what} NORMAL holds a non-finite number"));
+            }
+            Some(normals)
+        }
+    };
+    let indices: Vec<u32> = match prim.indices() {
+        Some(acc) => {
+            let raw = read_expect(&format!("{what} indices"), buffers, &acc, &[Dimensions::Scalar], &[DataType::U8, DataType::U16, DataType::U32])?;
+            let mut out = Vec::with_capacity(raw.len());
+            for v in raw {
+                if v as usize >= n {
+                    return Err(format!("{what} indices (accessor {}): index {v} is beyond the {n} vertices", acc.index()));
+                }
+                out.push(v as u32);
+            }
+            out
+        }
+        None => (0..n as u32).collect(),
+    };
+    let (topology, triangles) = match prim.mode() {
+        Mode::Triangles => (Topology::Triangles, indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect()),
+        Mode::TriangleStrip => (
+            Topology::Triangles,
+            (0..indices.len().saturating_sub(2))
+                .map(|i| {
+                    if i % 2 == 0 {
+                        [indices[i], indices[i + 1], indices[i + 2]]
+                    } else {
+                        [indices[i], indices[i + 2], indices[i + 1]]
+                    }
+                })
+                .collect(),
+        ),
+        Mode::TriangleFan => (
+            Topology::Triangles,
+            (0..indices.len().saturating_sub(2)).map(|i| [indices[i + 1], indices[i + 2], indices[0]]).collect(),
+        ),
+        Mode::Points => (Topology::Points, Vec::new()),
+        Mode::Lines | Mode::LineLoop | Mode::LineStrip => (Topology::Lines, Vec::new()),
+    };
+    Ok(Primitive { positions, normals, triangles, topology, influences: None })
+}
+
+/// Reads JOINTS_n/WEIGHTS_n (every set present, in order) and applies the weight rules.
+fn import_influences(
+    mesh: &gltf::Mesh<'_>,
+    prim: &gltf::Primitive<'_>,
+    buffers: &[Vec<u8>],
+    joint_count: usize,
+) -> Result<Option<Vec<VertexInfluences>>, String> {
+    let what = format!("mesh {} primitive {}", mesh.index(), prim.index());
+    let n = prim.get(&Semantic::Positions).map_or(0, |a| a.count());
+    let mut joints: Vec<Vec<f64>> = Vec::new();
+    let mut weights: Vec<Vec<f64>> = Vec::new();
+    for set in 0.. {
+        let (j, w) = (prim.get(&Semantic::Joints(set)), prim.get(&Semantic::Weights(set)));
+        let (j, w) = match (j, w) {
+            (None, None) => break,
+            (Some(j), Some(w)) => (j, w),
+            (Some(_), None) => return Err(format!("{what} has JOINTS_{set} but no WEIGHTS_{set}")),
+            (None, Some(_)) => return Err(format!("{what} has WEIGHTS_{set} but no JOINTS_{set}")),
+        };
+        let jv = read_expect(&format!("{what} JOINTS_{set}"), buffers, &j, &[Dimensions::Vec4], &[DataType::U8, DataType::U16])?;
+        let wv = read_expect(&format!("{what} WEIGHTS_{set}"), buffers, &w, &[Dimensions::Vec4], &[DataType::F32, DataType::U8, DataType::U16])?;
+        if (w.data_type() != DataType::F32) && !w.normalized() {
+            return Err(format!("{what} WEIGHTS_{set} (accessor {}) is an integer type but not normalized", w.index()));
+        }
+        if jv.len() != n * 4 || wv.len() != n * 4 {
+            return Err(format!("{what} JOINTS_{set}/WEIGHTS_{set} do not have one element per vertex ({n})"));
+        }
+        joints.push(jv);
+        weights.push(wv);
+    }
+    if joints.is_empty() {
+        return Ok(None);
+    }
+    let slots = joints.len() * 4;
+    let mut out = Vec::with_capacity(n);
+    let mut js = vec![0u32; slots];
+    let mut ws = vec![0f32; slots];
+    for v in 0..n {
+        for (s, (jset, wset)) in joints.iter().zip(&weights).enumerate() {
+            for c in 0..4 {
+                js[s * 4 + c] = jset[v * 4 + c] as u32;
+                ws[s * 4 + c] = wset[v * 4 + c] as f32;
+            }
+        }
+        out.push(VertexInfluences::from_slots(v, &js, &ws, joint_count).map_err(|e| format!("{what}: {e}"))?);
+    }
+    Ok(Some(out))
+}
+
+fn import_clip(anim: &gltf::Animation<'_>, buffers: &[Vec<u8>]) -> Result<Clip, String> {
+    let a = anim.index();
+    let mut channels = Vec::new();
+    for (c, channel) in anim.channels().enumerate() {
+        let what = format!("animation {a} channel {c}");
+        let path = match channel.target().property() {
+            gltf::animation::Property::Translation => ChannelPath::Translation,
+            gltf::animation::Property::Rotation => ChannelPath::Rotation,
+            gltf::animation::Property::Scale => ChannelPath::Scale,
+            gltf::animation::Property::MorphTargetWeights => continue,
+        };
+        let sampler = channel.sampler();
+        let interpolation = match sampler.interpolation() {
+            gltf::animation::Interpolation::Step => Interpolation::Step,
+            gltf::animation::Interpolation::Linear => Interpolation::Linear,
+            gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
+        };
+        let times = read_expect(&format!("{what} input"), buffers, &sampler.input(), &[Dimensions::Scalar], &[DataType::F32])?;
+        if times.is_empty() {
+            return Err(format!("{what}: sampler has no keys"));
+        }
+        if times.iter().any(|t| !t.is_finite()) || times.windows(2).any(|w| w[1] < w[0]) {
+            return Err(format!("{what}: key times are not finite and increasing"));
+        }
+        let dims = if path == ChannelPath::Rotation { Dimensions::Vec4 } else { Dimensions::Vec3 };
+        let values = read_expect(
+            &format!("{what} output"),
+            buffers,
+            &sampler.output(),
+            &[dims],
+            &[DataType::F32, DataType::I8, DataType::U8, DataType::I16, DataType::U16],
+        )?;
+        let per_key = if interpolation == Interpolation::CubicSpline { 3 } else { 1 };
+        if values.len() != times.len() * per_key * path.width() {
+            return Err(format!(
+                "{what}: {} output values for {} keys (expected {})",
+                values.len() / path.width(),
+                times.len(),
+                times.len() * per_key
+            ));
+        }
+        if values.iter().any(|v| !v.is_finite()) {
+            return Err(format!("{what}: output holds a non-finite number"));
+        }
+        channels.push(Channel { node: channel.target().node().index(), path, interpolation, times, values });
+    }
+    Ok(Clip { name: anim.name().map(str::to_owned), channels })
+}

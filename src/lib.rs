@@ -1,0 +1,10 @@
+//! skinlab: a rigging and weight-painting editor that compares linear blend, dual quaternion and
+//! spherical blend skinning. This library is the GUI-free core (model, rig, skinning, io) plus
+//! the command line; see ARCHITECTURE.md for the map.
+
+pub mod cli;
+pub mod io;
+pub mod maths;
+pub mod model;
+pub mod rig;
+pub mod skinning;

@@ -1,0 +1,73 @@
+//! Animation clips as imported: keyframe channels targeting a node's translation, rotation or scale.
+
+/// Which local component a channel drives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChannelPath {
+    /// Translation (3 values per key).
+    Translation,
+    /// Rotation quaternion `[x, y, z, w]` (4 values per key).
+    Rotation,
+    /// Scale (3 values per key).
+    Scale,
+}
+
+impl ChannelPath {
+    /// Values per key (per element for cubic splines).
+    #[must_use]
+    pub fn width(self) -> usize {
+        match self {
+            Self::Rotation => 4,
+            _ => 3,
+        }
+    }
+}
+
+/// glTF sampler interpolation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Interpolation {
+    /// Hold the previous key.
+    Step,
+    /// Linear (shortest-path slerp for rotations).
+    Linear,
+    /// Cubic Hermite spline with in- and out-tangents.
+    CubicSpline,
+}
+
+/// One channel with its sampler.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Channel {
+    /// Target node.
+    pub node: usize,
+    /// Target component.
+    pub path: ChannelPath,
+    /// Interpolation mode.
+    pub interpolation: Interpolation,
+    /// Key times in seconds, strictly increasing.
+    pub times: Vec<f64>,
+    /// Key values, `path.width()` per element; cubic splines store
+    /// `[in-tangent, value, out-tangent]` per key.
+    pub values: Vec<f64>,
+}
+
+/// A named animation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Clip {
+    /// The clip's name, if any.
+    pub name: Option<String>,
+    /// Translation, rotation and scale channels, in file order (later wins on conflicts).
+    pub channels: Vec<Channel>,
+}
+
+impl Clip {
+    /// The clip's time range: smallest first key to largest last key (0..0 with no channels).
+    #[must_use]
+    pub fn range(&self) -> (f64, f64) {
+        let start = self.channels.iter().filter_map(|c| c.times.first()).copied().fold(f64::INFINITY, f64::min);
+        let end = self.channels.iter().filter_map(|c| c.times.last()).copied().fold(f64::NEG_INFINITY, f64::max);
+        if start.is_finite() && end.is_finite() {
+            (start, end)
+        } else {
+            (0.0, 0.0)
+        }
+    }
+}

@@ -1,0 +1,356 @@
+//! Per-vertex skinning influences in a compact, streaming-friendly layout, and the table of
+//! distinct joint sets they use.
+//!
+//! Each vertex stores `k` weights (padded with zeros) and one `u32`: the id of its joint set in the
+//! skin's [`JointSetTable`] plus, in the top bits, the slot of its pivot influence (the largest
+//! weight, first in file order on ties; spec "dqs"/"sbs"). A vertex's slot `m` belongs to member `m`
+//! of its set, whose joints are sorted ascending, so the per-vertex pass needs no joint indices.
+//! Invariants: weights are finite, non-negative and sum to 1 over a non-empty set; padded slots
+//! weigh exactly 0; set 0 is the empty set (a vertex with no influence, which is not moved).
+
+use std::collections::HashMap;
+
+/// The id of the empty joint set (a vertex with no influence).
+pub const EMPTY_SET: u32 = 0;
+const PIVOT_SHIFT: u32 = 28;
+const SET_MASK: u32 = (1 << PIVOT_SHIFT) - 1;
+/// The largest number of influences one vertex may keep (the pivot slot must fit in 4 bits).
+pub const MAX_SLOTS: usize = 16;
+
+/// Why a vertex's influences are invalid.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum InfluenceError {
+    /// A weight is negative or not finite.
+    #[error("vertex {vertex}: weight {value} in slot {slot} is negative or not finite")]
+    BadWeight {
+        /// Vertex index.
+        vertex: usize,
+        /// Slot index (over JOINTS_0, JOINTS_1, ...).
+        slot: usize,
+        /// The offending value.
+        value: f32,
+    },
+    /// A joint index is beyond the skin's joint list.
+    #[error("vertex {vertex}: joint index {joint} in slot {slot} is beyond the skin's {joint_count} joints")]
+    JointOutOfRange {
+        /// Vertex index.
+        vertex: usize,
+        /// Slot index.
+        slot: usize,
+        /// The offending joint index.
+        joint: u32,
+        /// Number of joints in the skin.
+        joint_count: usize,
+    },
+    /// More influences than the layout can hold.
+    #[error("vertex {vertex}: {count} distinct influences (at most {MAX_SLOTS} are supported)")]
+    TooMany {
+        /// Vertex index.
+        vertex: usize,
+        /// Number of distinct influences.
+        count: usize,
+    },
+}
+
+/// One vertex's influences in slot order: `(joint, weight)` with the pivot's position.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct VertexInfluences {
+    /// Distinct joints with their normalised weights, in file slot order.
+    pub pairs: Vec<(u16, f32)>,
+}
+
+impl VertexInfluences {
+    /// Applies the spec's weight rules to one vertex's raw slots: zero weights dropped, negative or
+    /// non-finite weights and out-of-range joints rejected, duplicate joints merged at the first
+    /// slot, the rest divided by their sum.
+    pub fn from_slots(
+        vertex: usize,
+        joints: &[u32],
+        weights: &[f32],
+        joint_count: usize,
+    ) -> Result<Self, InfluenceError> {
+        let mut pairs: Vec<(u16, f64)> = Vec::with_capacity(joints.len());
+        for (slot, (&joint, &value)) in joints.iter().zip(weights).enumerate() {
+            if !value.is_finite() || value < 0.0 {
+                return Err(InfluenceError::BadWeight { vertex, slot, value });
+            }
+            if value == 0.0 {
+                continue;
+            }
+            if joint as usize >= joint_count {
+                return Err(InfluenceError::JointOutOfRange { vertex, slot, joint, joint_count });
+            }
+            let joint = joint as u16;
+            match pairs.iter_mut().find(|(j, _)| *j == joint) {
+                Some(pair) => pair.1 += f64::from(value),
+                None => pairs.push((joint, f64::from(value))),
+            }
+        }
+        if pairs.len() > MAX_SLOTS {
+            return Err(InfluenceError::TooMany { vertex, count: pairs.len() });
+        }
+        let sum: f64 = pairs.iter().map(|p| p.1).sum();
+        Ok(Self { pairs: pairs.into_iter().map(|(j, w)| (j, (w / sum) as f32)).collect() })
+    }
+
+    /// Slot of the pivot: the largest weight, the first in order on ties.
+    #[must_use]
+    pub fn pivot(&self) -> usize {
+        let mut best = 0;
+        for (i, p) in self.pairs.iter().enumerate() {
+            if p.1 > self.pairs[best].1 {
+                best = i;
+            }
+        }
+        best
+    }
+}
+
+/// The distinct joint sets of one skin, each padded to `slots` members.
+#[derive(Clone, Debug)]
+pub struct JointSetTable {
+    slots: usize,
+    members: Vec<u16>,
+    lens: Vec<u8>,
+    index: HashMap<Vec<u16>, u32>,
+}
+
+impl Default for JointSetTable {
+    fn default() -> Self {
+        Self::new(1)
+    }
+}
+
+impl JointSetTable {
+    /// A table whose sets hold up to `slots` joints (rounded up to a power of two, at most
+    /// [`MAX_SLOTS`]), containing only the empty set (id 0).
+    #[must_use]
+    pub fn new(slots: usize) -> Self {
+        let slots = slots.clamp(1, MAX_SLOTS).next_power_of_two();
+        let mut index = HashMap::new();
+        index.insert(Vec::new(), EMPTY_SET);
+        Self { slots, members: vec![0; slots], lens: vec![0], index }
+    }
+
+    /// Members per set, padding included (the `k` of the influence layout).
+    #[must_use]
+    pub fn slots(&self) -> usize {
+        self.slots
+    }
+
+    /// Number of distinct sets, the empty set included.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.lens.len()
+    }
+
+    /// Whether the table holds only the empty set.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.lens.len() <= 1
+    }
+
+    /// The joints of set `id`, ascending.
+    #[must_use]
+    pub fn joints(&self, id: u32) -> &[u16] {
+        let start = id as usize * self.slots;
+        &self.members[start..start + self.lens[id as usize] as usize]
+    }
+
+    /// The joints of set `id` padded to `slots` entries (padding repeats the first joint).
+    #[must_use]
+    pub fn padded(&self, id: u32) -> &[u16] {
+        let start = id as usize * self.slots;
+        &self.members[start..start + self.slots]
+    }
+
+    /// All padded members, `slots` per set.
+    #[must_use]
+    pub fn all_padded(&self) -> &[u16] {
+        &self.members
+    }
+
+    /// The id of the set with these ascending joints, adding it if new. `None` when the set has
+    /// more joints than the table's `slots`.
+    pub fn intern(&mut self, sorted: &[u16]) -> Option<u32> {
+        if let Some(&id) = self.index.get(sorted) {
+            return Some(id);
+        }
+        if sorted.len() > self.slots {
+            return None;
+        }
+        let id = self.lens.len() as u32;
+        self.members.extend_from_slice(sorted);
+        let pad = sorted.first().copied().unwrap_or(0);
+        self.members.extend(std::iter::repeat_n(pad, self.slots - sorted.len()));
+        self.lens.push(sorted.len() as u8);
+        self.index.insert(sorted.to_vec(), id);
+        Some(id)
+    }
+
+    /// Counts of sets by kind: (non-empty distinct sets, non-trivial sets). A set is trivial when
+    /// it has one joint or two joints that are parent and child (SBS paper, Table 2).
+    #[must_use]
+    pub fn counts(&self, adjacent: impl Fn(u16, u16) -> bool) -> (usize, usize) {
+        let mut distinct = 0;
+        let mut nontrivial = 0;
+        for id in 1..self.len() as u32 {
+            let joints = self.joints(id);
+            distinct += 1;
+            let trivial = joints.len() == 1 || (joints.len() == 2 && adjacent(joints[0], joints[1]));
+            if !trivial {
+                nontrivial += 1;
+            }
+        }
+        (distinct, nontrivial)
+    }
+}
+
+/// Influences of every vertex of one primitive (see the module docs for the layout).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Influences {
+    slots: usize,
+    weights: Vec<f32>,
+    sets: Vec<u32>,
+}
+
+impl Influences {
+    /// Lays out validated per-vertex influences, interning their joint sets in `table`.
+    /// Every vertex must have at most `table.slots()` influences.
+    pub fn from_vertices(
+        vertices: &[VertexInfluences],
+        table: &mut JointSetTable,
+    ) -> Result<Self, InfluenceError> {
+        let slots = table.slots();
+        let mut out = Self { slots, weights: vec![0.0; vertices.len() * slots], sets: vec![EMPTY_SET; vertices.len()] };
+        for (v, inf) in vertices.iter().enumerate() {
+            out.set_vertex(v, inf, table)?;
+        }
+        Ok(out)
+    }
+
+    /// Replaces the influences of vertex `v` (already validated and normalised).
+    pub fn set_vertex(
+        &mut self,
+        v: usize,
+        inf: &VertexInfluences,
+        table: &mut JointSetTable,
+    ) -> Result<(), InfluenceError> {
+        let n = inf.pairs.len();
+        if n > self.slots {
+            return Err(InfluenceError::TooMany { vertex: v, count: n });
+        }
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by_key(|&i| inf.pairs[i].0);
+        let sorted: Vec<u16> = order.iter().map(|&i| inf.pairs[i].0).collect();
+        let id = table.intern(&sorted).ok_or(InfluenceError::TooMany { vertex: v, count: n })?;
+        let pivot_slot = if n == 0 { 0 } else { order.iter().position(|&i| i == inf.pivot()).unwrap_or(0) };
+        let row = &mut self.weights[v * self.slots..(v + 1) * self.slots];
+        row.fill(0.0);
+        for (slot, &i) in order.iter().enumerate() {
+            row[slot] = inf.pairs[i].1;
+        }
+        self.sets[v] = id | ((pivot_slot as u32) << PIVOT_SHIFT);
+        Ok(())
+    }
+
+    /// Number of vertices.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.sets.len()
+    }
+
+    /// Whether there are no vertices.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.sets.is_empty()
+    }
+
+    /// Weight slots per vertex.
+    #[must_use]
+    pub fn slots(&self) -> usize {
+        self.slots
+    }
+
+    /// All weights, `slots()` per vertex.
+    #[must_use]
+    pub fn weights(&self) -> &[f32] {
+        &self.weights
+    }
+
+    /// All packed set words (set id and pivot slot), one per vertex.
+    #[must_use]
+    pub fn packed_sets(&self) -> &[u32] {
+        &self.sets
+    }
+
+    /// The joint set id of vertex `v`.
+    #[must_use]
+    pub fn set_of(&self, v: usize) -> u32 {
+        self.sets[v] & SET_MASK
+    }
+
+    /// Splits a packed set word into (set id, pivot slot).
+    #[inline]
+    #[must_use]
+    pub fn unpack(word: u32) -> (u32, usize) {
+        (word & SET_MASK, (word >> PIVOT_SHIFT) as usize)
+    }
+
+    /// The `(joint, weight)` pairs of vertex `v`, joints ascending.
+    pub fn vertex<'a>(&'a self, v: usize, table: &'a JointSetTable) -> impl Iterator<Item = (u16, f32)> + 'a {
+        let id = self.set_of(v);
+        let w = &self.weights[v * self.slots..(v + 1) * self.slots];
+        table.joints(id).iter().copied().zip(w.iter().copied())
+    }
+
+    /// Number of influences of vertex `v`.
+    #[must_use]
+    pub fn count(&self, v: usize, table: &JointSetTable) -> usize {
+        table.joints(self.set_of(v)).len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slots_are_merged_dropped_and_normalised() {
+        let inf = VertexInfluences::from_slots(0, &[3, 1, 3, 7], &[0.25, 0.5, 0.25, 0.0], 4).unwrap();
+        assert_eq!(inf.pairs, vec![(3, 0.5), (1, 0.5)]);
+        assert_eq!(inf.pivot(), 0, "first on ties");
+        let inf = VertexInfluences::from_slots(0, &[0, 1], &[1.0, 3.0], 2).unwrap();
+        assert_eq!(inf.pairs, vec![(0, 0.25), (1, 0.75)]);
+    }
+
+    #[test]
+    fn bad_slots_are_rejected() {
+        assert!(matches!(
+            VertexInfluences::from_slots(5, &[0, 1], &[0.5, -0.5], 2),
+            Err(InfluenceError::BadWeight { vertex: 5, slot: 1, .. })
+        ));
+        assert!(matches!(
+            VertexInfluences::from_slots(0, &[0, 9], &[0.5, f32::NAN], 2),
+            Err(InfluenceError::BadWeight { .. })
+        ));
+        assert!(matches!(
+            VertexInfluences::from_slots(0, &[0, 9], &[0.5, 0.5], 2),
+            Err(InfluenceError::JointOutOfRange { joint: 9, .. })
+        ));
+    }
+
+    #[test]
+    fn layout_sorts_members_and_keeps_pivot() {
+        let mut table = JointSetTable::new(4);
+        let inf = VertexInfluences { pairs: vec![(5, 0.2), (2, 0.7), (9, 0.1)] };
+        let layout = Influences::from_vertices(&[inf.clone(), VertexInfluences::default()], &mut table).unwrap();
+        let (id, pivot) = Influences::unpack(layout.packed_sets()[0]);
+        assert_eq!(table.joints(id), &[2, 5, 9]);
+        assert_eq!(pivot, 0, "joint 2 has the largest weight and sorts first");
+        assert_eq!(&layout.weights()[..4], &[0.7, 0.2, 0.1, 0.0]);
+        assert_eq!(layout.set_of(1), EMPTY_SET);
+        assert_eq!(layout.vertex(0, &table).collect::<Vec<_>>(), vec![(2, 0.7), (5, 0.2), (9, 0.1)]);
+        assert_eq!(table.len(), 2);
+    }
+}

@@ -1,0 +1,40 @@
+//! Mesh geometry: per-primitive rest positions, normals, triangles and influences.
+
+use glam::Vec3;
+
+use super::influences::Influences;
+
+/// How a primitive's indices form elements (glTF primitive modes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Topology {
+    /// Triangles (lists, strips and fans are all converted to lists at import).
+    Triangles,
+    /// Lines, line loops and line strips: no faces.
+    Lines,
+    /// Points: no faces.
+    Points,
+}
+
+/// One primitive of a mesh.
+#[derive(Clone, Debug)]
+pub struct Primitive {
+    /// Rest positions (bind space), one per vertex in accessor order.
+    pub positions: Vec<Vec3>,
+    /// Rest normals from the file, if it has them.
+    pub normals: Option<Vec<Vec3>>,
+    /// Triangles as vertex indices (counter-clockwise), empty for lines and points.
+    pub triangles: Vec<[u32; 3]>,
+    /// The primitive's topology.
+    pub topology: Topology,
+    /// Skinning influences (present when the file has JOINTS_0/WEIGHTS_0).
+    pub influences: Option<Influences>,
+}
+
+/// One mesh: a list of primitives.
+#[derive(Clone, Debug, Default)]
+pub struct Mesh {
+    /// The mesh's name, if any.
+    pub name: Option<String>,
+    /// Primitives in file order.
+    pub primitives: Vec<Primitive>,
+}

@@ -1,0 +1,81 @@
+//! The imported model, independent of any file format: the node tree, meshes, skins with their
+//! joint-set tables, per-vertex influences and animation clips. The editor, the deformation core
+//! and the exporter all work on these types; nothing here knows about glTF or the GUI.
+
+pub mod animation;
+pub mod influences;
+pub mod mesh;
+pub mod skeleton;
+pub mod skin;
+
+pub use animation::{Channel, ChannelPath, Clip, Interpolation};
+pub use influences::{Influences, InfluenceError, JointSetTable, EMPTY_SET};
+pub use mesh::{Mesh, Primitive, Topology};
+pub use skeleton::{Node, NodeTransform, NodeTree, Trs};
+pub use skin::Skin;
+
+/// A node of the default scene that draws a mesh with a skin (the unit that `deform` writes).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SkinnedInstance {
+    /// The node that carries the mesh and the skin.
+    pub node: usize,
+    /// Index into [`Model::meshes`].
+    pub mesh: usize,
+    /// Index into [`Model::skins`].
+    pub skin: usize,
+}
+
+/// A whole imported model.
+#[derive(Clone, Debug, Default)]
+pub struct Model {
+    /// The node tree (every node of the file, parents before children in `order`).
+    pub nodes: NodeTree,
+    /// Meshes; a primitive's influences index the joints of the skin its instances use.
+    pub meshes: Vec<Mesh>,
+    /// Skins with their joint-set tables.
+    pub skins: Vec<Skin>,
+    /// Animation clips.
+    pub clips: Vec<Clip>,
+    /// Skinned mesh nodes of the default scene, in increasing node index.
+    pub instances: Vec<SkinnedInstance>,
+    /// Nodes of the default scene with a mesh but no skin (drawn rigidly with their node).
+    pub rigid_instances: Vec<(usize, usize)>,
+}
+
+impl Model {
+    /// Total number of vertices over every primitive of every skinned instance.
+    #[must_use]
+    pub fn skinned_vertex_count(&self) -> usize {
+        self.instances
+            .iter()
+            .map(|inst| self.meshes[inst.mesh].primitives.iter().map(|p| p.positions.len()).sum::<usize>())
+            .sum()
+    }
+
+    /// Finds a clip by name or `#N` index key.
+    pub fn find_clip(&self, key: &str) -> Option<usize> {
+        if let Some(idx) = key.strip_prefix('#').and_then(|n| n.parse::<usize>().ok()) {
+            return (idx < self.clips.len()).then_some(idx);
+        }
+        self.clips.iter().position(|c| c.name.as_deref() == Some(key))
+    }
+
+    /// Axis-aligned bounds (min, max) of the rest positions of every skinned primitive, or of
+    /// every mesh when there are none.
+    #[must_use]
+    pub fn rest_bounds(&self) -> (glam::Vec3, glam::Vec3) {
+        let mut lo = glam::Vec3::splat(f32::INFINITY);
+        let mut hi = glam::Vec3::splat(f32::NEG_INFINITY);
+        for mesh in &self.meshes {
+            for p in mesh.primitives.iter().flat_map(|p| p.positions.iter()) {
+                lo = lo.min(*p);
+                hi = hi.max(*p);
+            }
+        }
+        if lo.x > hi.x {
+            (glam::Vec3::ZERO, glam::Vec3::ZERO)
+        } else {
+            (lo, hi)
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! The per-frame entry point: pose → `model_from_node` → per-skin [`SkinFrame`] → per-primitive
+//! skinning into caller-owned buffers. Holds its scratch so that frames after the first allocate
+//! nothing.
+
+use std::time::Instant;
+
+use glam::DMat4;
+
+use super::{dqs, lbs, sbs, DeformedPrimitive, SkinFrame, SkinningMethod};
+use crate::model::{Model, SkinnedInstance};
+use crate::rig::{fk, Pose};
+
+/// What the last [`Deformer::prepare`] and deformation cost.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FrameStats {
+    /// SBS centres solved (one per distinct set of two or more joints per skin).
+    pub centre_solves: usize,
+    /// Seconds spent solving centres.
+    pub centre_secs: f64,
+    /// Seconds spent in FK and joint/set preparation (centres included).
+    pub prepare_secs: f64,
+}
+
+/// Reusable deformation state for one model.
+#[derive(Clone, Debug, Default)]
+pub struct Deformer {
+    model_from_node: Vec<DMat4>,
+    frames: Vec<SkinFrame>,
+    method: Option<SkinningMethod>,
+    /// Costs of the last preparation.
+    pub stats: FrameStats,
+}
+
+impl Deformer {
+    /// An empty deformer; buffers grow on first use.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Runs FK for `pose` and prepares every skin for `method`.
+    pub fn prepare(&mut self, model: &Model, pose: &Pose, method: SkinningMethod) {
+        let started = Instant::now();
+        fk::model_from_node(&model.nodes, pose, &mut self.model_from_node);
+        self.frames.resize_with(model.skins.len(), SkinFrame::default);
+        let mut stats = FrameStats::default();
+        for (frame, skin) in self.frames.iter_mut().zip(&model.skins) {
+            frame.prepare(skin, &self.model_from_node, method);
+            stats.centre_solves += frame.centre_solves;
+            stats.centre_secs += frame.centre_secs;
+        }
+        stats.prepare_secs = started.elapsed().as_secs_f64();
+        self.stats = stats;
+        self.method = Some(method);
+    }
+
+    /// Every node's `model_from_node` in the prepared pose.
+    #[must_use]
+    pub fn model_from_node(&self) -> &[DMat4] {
+        &self.model_from_node
+    }
+
+    /// The prepared frame of skin `skin`.
+    #[must_use]
+    pub fn skin_frame(&self, skin: usize) -> &SkinFrame {
+        &self.frames[skin]
+    }
+
+    /// Deforms primitive `prim` of `instance` by the prepared method into `out`. A primitive
+    /// without influences keeps its rest positions and normals.
+    pub fn deform_primitive(&self, model: &Model, instance: &SkinnedInstance, prim: usize, out: &mut DeformedPrimitive) {
+        let p = &model.meshes[instance.mesh].primitives[prim];
+        let normals = p.normals.as_deref();
+        let Some(inf) = &p.influences else {
+            out.resize(p.positions.len(), normals.is_some());
+            out.positions.copy_from_slice(&p.positions);
+            if let Some(n) = normals {
+                out.normals.copy_from_slice(n);
+            }
+            return;
+        };
+        let frame = &self.frames[instance.skin];
+        match self.method.unwrap_or(SkinningMethod::Lbs) {
+            SkinningMethod::Lbs => lbs::lbs(frame, inf, &p.positions, normals, out),
+            SkinningMethod::Dqs => dqs::dqs(frame, inf, &p.positions, normals, out),
+            SkinningMethod::Sbs => sbs::sbs(frame, inf, &p.positions, normals, out),
+        }
+    }
+
+    /// Prepares `pose` and deforms every primitive of every skinned instance into `out`
+    /// (`out[instance][primitive]`), reusing its buffers.
+    pub fn deform_all(&mut self, model: &Model, pose: &Pose, method: SkinningMethod, out: &mut Vec<Vec<DeformedPrimitive>>) {
+        self.prepare(model, pose, method);
+        out.resize_with(model.instances.len(), Vec::new);
+        for (inst, slot) in model.instances.iter().zip(out.iter_mut()) {
+            let prims = model.meshes[inst.mesh].primitives.len();
+            slot.resize_with(prims, DeformedPrimitive::default);
+            for (i, buf) in slot.iter_mut().enumerate() {
+                self.deform_primitive(model, inst, i, buf);
+            }
+        }
+    }
+}

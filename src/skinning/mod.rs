@@ -1,0 +1,122 @@
+//! The deformation core: linear blend skinning, dual quaternion skinning and spherical blend
+//! skinning, exactly as `shared/spec/deformation.md` defines them.
+//!
+//! Per pose, [`frame::SkinFrame`] turns each skin's joint matrices into the parts every method
+//! needs (f32 rows, rigid rotations, stretches, dual quaternions) and, per distinct joint set,
+//! member tables and the SBS centre of rotation (solved once per set per pose). The per-vertex pass
+//! ([`lbs`], [`dqs`], [`sbs`]) then streams each primitive's weights and packed set ids into
+//! caller-owned [`DeformedPrimitive`] buffers, split over rayon's threads.
+
+pub mod deformer;
+pub mod dqs;
+pub mod frame;
+pub mod lbs;
+pub mod sbs;
+mod vertex_pass;
+
+pub use deformer::{Deformer, FrameStats};
+pub use frame::SkinFrame;
+
+use std::fmt;
+use std::str::FromStr;
+
+use glam::Vec3;
+
+/// A skinning algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SkinningMethod {
+    /// Linear blend skinning.
+    Lbs,
+    /// Dual quaternion skinning (Kavan et al. 2008).
+    Dqs,
+    /// Spherical blend skinning (Kavan and Žára 2005).
+    Sbs,
+}
+
+impl SkinningMethod {
+    /// Every method, in menu order.
+    pub const ALL: [Self; 3] = [Self::Lbs, Self::Dqs, Self::Sbs];
+
+    /// The short lower-case name used on the command line.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Lbs => "lbs",
+            Self::Dqs => "dqs",
+            Self::Sbs => "sbs",
+        }
+    }
+
+    /// The upper-case label shown in the editor and pictures.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Lbs => "LBS",
+            Self::Dqs => "DQS",
+            Self::Sbs => "SBS",
+        }
+    }
+}
+
+impl fmt::Display for SkinningMethod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for SkinningMethod {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "lbs" => Ok(Self::Lbs),
+            "dqs" => Ok(Self::Dqs),
+            "sbs" => Ok(Self::Sbs),
+            _ => Err(format!("unknown skinning method {s:?} (expected lbs, dqs or sbs)")),
+        }
+    }
+}
+
+/// Deformed positions and normals of one primitive (normals empty when the primitive has none).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeformedPrimitive {
+    /// Deformed positions, one per vertex.
+    pub positions: Vec<Vec3>,
+    /// Deformed unit normals, one per vertex, or empty.
+    pub normals: Vec<Vec3>,
+}
+
+impl DeformedPrimitive {
+    /// Resizes the buffers (allocates only when they grow).
+    pub fn resize(&mut self, vertices: usize, with_normals: bool) {
+        self.positions.resize(vertices, Vec3::ZERO);
+        self.normals.resize(if with_normals { vertices } else { 0 }, Vec3::ZERO);
+    }
+}
+
+/// Calls `$pass::<K>(args..)` with the const `K` equal to the runtime slot count (1, 2, 4, 8, 16:
+/// [`crate::model::JointSetTable`] rounds slot counts up to a power of two).
+macro_rules! dispatch_slots {
+    ($k:expr, $pass:ident, $($arg:expr),*) => {
+        match $k {
+            1 => $pass::<1>($($arg),*),
+            2 => $pass::<2>($($arg),*),
+            4 => $pass::<4>($($arg),*),
+            8 => $pass::<8>($($arg),*),
+            _ => $pass::<16>($($arg),*),
+        }
+    };
+}
+pub(crate) use dispatch_slots;
+
+/// v_s = Σ w_i S_i v and n_s = (Σ w_i S_i)⁻¹ n for a set with stretched joints (spec "Rigid parts").
+#[inline]
+pub(crate) fn blend_stretch<const K: usize>(frame: &SkinFrame, base: usize, w: &[f32], v: Vec3, n: Vec3) -> (glam::Vec3A, glam::Vec3A) {
+    let mut s = glam::Mat3::ZERO;
+    for m in 0..K {
+        s += frame.stretches[base + m] * w[m];
+    }
+    let vs = s * v;
+    let det = s.determinant();
+    let ns = if det > 0.0 { s.inverse() * n } else { n };
+    (vs.into(), ns.into())
+}
