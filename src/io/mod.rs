@@ -4,6 +4,7 @@
 pub mod accessor;
 pub mod atomic_write;
 pub mod error;
+pub mod glb;
 pub mod gltf_import;
 pub mod obj;
 
