@@ -16,7 +16,11 @@ pub type CliError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Top-level arguments.
 #[derive(Debug, Parser)]
-#[command(name = "skinlab", version, about = "Rigging and weight-painting editor: compare LBS, DQS and spherical blend skinning")]
+#[command(
+    name = "skinlab",
+    version,
+    about = "Rigging and weight-painting editor: compare LBS, DQS and spherical blend skinning"
+)]
 pub struct Cli {
     /// What to do (no subcommand opens the editor on the demo model).
     #[command(subcommand)]
@@ -56,8 +60,12 @@ impl PoseArgs {
             return Ok(Pose::rest());
         };
         let clip = model.find_clip(name).ok_or_else(|| {
-            let names: Vec<String> =
-                model.clips.iter().enumerate().map(|(i, c)| c.name.clone().unwrap_or_else(|| format!("#{i}"))).collect();
+            let names: Vec<String> = model
+                .clips
+                .iter()
+                .enumerate()
+                .map(|(i, c)| c.name.clone().unwrap_or_else(|| format!("#{i}")))
+                .collect();
             if names.is_empty() {
                 format!("--animation {name:?}: the model has no animations")
             } else {

@@ -38,19 +38,35 @@ fn component(bytes: &[u8], at: usize, t: DataType, normalized: bool) -> f64 {
         DataType::U32 => f64::from(u32::from_le_bytes(b(4))),
         DataType::U8 => {
             let v = f64::from(bytes[at]);
-            if normalized { v / 255.0 } else { v }
+            if normalized {
+                v / 255.0
+            } else {
+                v
+            }
         }
         DataType::I8 => {
             let v = f64::from(bytes[at] as i8);
-            if normalized { (v / 127.0).max(-1.0) } else { v }
+            if normalized {
+                (v / 127.0).max(-1.0)
+            } else {
+                v
+            }
         }
         DataType::U16 => {
             let v = f64::from(u16::from_le_bytes([bytes[at], bytes[at + 1]]));
-            if normalized { v / 65535.0 } else { v }
+            if normalized {
+                v / 65535.0
+            } else {
+                v
+            }
         }
         DataType::I16 => {
             let v = f64::from(i16::from_le_bytes([bytes[at], bytes[at + 1]]));
-            if normalized { (v / 32767.0).max(-1.0) } else { v }
+            if normalized {
+                (v / 32767.0).max(-1.0)
+            } else {
+                v
+            }
         }
     }
 }
@@ -128,7 +144,17 @@ pub fn read(what: &str, buffers: &[Vec<u8>], acc: &gltf::Accessor<'_>) -> Result
     }
     let mut out = Vec::new();
     match acc.view() {
-        Some(view) => read_view(&what, buffers, &view, acc.offset(), count, acc.dimensions(), acc.data_type(), acc.normalized(), &mut out)?,
+        Some(view) => read_view(
+            &what,
+            buffers,
+            &view,
+            acc.offset(),
+            count,
+            acc.dimensions(),
+            acc.data_type(),
+            acc.normalized(),
+            &mut out,
+        )?,
         None => out.resize(count * comps, 0.0),
     }
     if let Some(sparse) = acc.sparse() {
@@ -140,10 +166,30 @@ pub fn read(what: &str, buffers: &[Vec<u8>], acc: &gltf::Accessor<'_>) -> Result
             gltf::accessor::sparse::IndexType::U16 => DataType::U16,
             gltf::accessor::sparse::IndexType::U32 => DataType::U32,
         };
-        read_view(&format!("{what} sparse indices"), buffers, &it.view(), it.offset(), n, Dimensions::Scalar, idx_type, false, &mut idx)?;
+        read_view(
+            &format!("{what} sparse indices"),
+            buffers,
+            &it.view(),
+            it.offset(),
+            n,
+            Dimensions::Scalar,
+            idx_type,
+            false,
+            &mut idx,
+        )?;
         let mut vals = Vec::new();
         let vt = sparse.values();
-        read_view(&format!("{what} sparse values"), buffers, &vt.view(), vt.offset(), n, acc.dimensions(), acc.data_type(), acc.normalized(), &mut vals)?;
+        read_view(
+            &format!("{what} sparse values"),
+            buffers,
+            &vt.view(),
+            vt.offset(),
+            n,
+            acc.dimensions(),
+            acc.data_type(),
+            acc.normalized(),
+            &mut vals,
+        )?;
         for (k, &i) in idx.iter().enumerate() {
             let i = i as usize;
             if i >= count {

@@ -142,7 +142,9 @@ fn load_buffers(doc: &gltf::Document, blob: Option<Vec<u8>>, path: &Path) -> Res
             gltf::buffer::Source::Uri(uri) => {
                 let file = base.join(percent_decode(uri));
                 std::fs::read(&file).map_err(|e| match e.kind() {
-                    std::io::ErrorKind::NotFound => format!("buffer {i}: missing external buffer file {}", file.display()),
+                    std::io::ErrorKind::NotFound => {
+                        format!("buffer {i}: missing external buffer file {}", file.display())
+                    }
                     _ => format!("buffer {i}: cannot read external buffer file {}: {e}", file.display()),
                 })?
             }
@@ -326,10 +328,15 @@ fn vec3s(v: &[f64]) -> Vec<Vec3> {
     v.chunks_exact(3).map(|c| Vec3::new(c[0] as f32, c[1] as f32, c[2] as f32)).collect()
 }
 
-fn import_geometry(mesh: &gltf::Mesh<'_>, prim: &gltf::Primitive<'_>, buffers: &[Vec<u8>]) -> Result<Primitive, String> {
+fn import_geometry(
+    mesh: &gltf::Mesh<'_>,
+    prim: &gltf::Primitive<'_>,
+    buffers: &[Vec<u8>],
+) -> Result<Primitive, String> {
     let what = format!("mesh {} primitive {}", mesh.index(), prim.index());
     let pos_acc = prim.get(&Semantic::Positions).ok_or_else(|| format!("{what} has no POSITION"))?;
-    let positions = vec3s(&read_expect(&format!("{what} POSITION"), buffers, &pos_acc, &[Dimensions::Vec3], &[DataType::F32])?);
+    let positions =
+        vec3s(&read_expect(&format!("{what} POSITION"), buffers, &pos_acc, &[Dimensions::Vec3], &[DataType::F32])?);
     if positions.iter().any(|p| !p.is_finite()) {
         return Err(format!("{what} POSITION holds a non-finite number"));
     }
@@ -337,7 +344,13 @@ fn import_geometry(mesh: &gltf::Mesh<'_>, prim: &gltf::Primitive<'_>, buffers: &
     let normals = match prim.get(&Semantic::Normals) {
         None => None,
         Some(acc) => {
-            let normals = vec3s(&read_expect(&format!("{what} NORMAL"), buffers, &acc, &[Dimensions::Vec3], &[DataType::F32, DataType::I8, DataType::I16])?);
+            let normals = vec3s(&read_expect(
+                &format!("{what} NORMAL"),
+                buffers,
+                &acc,
+                &[Dimensions::Vec3],
+                &[DataType::F32, DataType::I8, DataType::I16],
+            )?);
             if normals.len() != n {
                 return Err(format!("{what} NORMAL has {} elements for {n} vertices", normals.len()));
             }
@@ -349,11 +362,20 @@ fn import_geometry(mesh: &gltf::Mesh<'_>, prim: &gltf::Primitive<'_>, buffers: &
     };
     let indices: Vec<u32> = match prim.indices() {
         Some(acc) => {
-            let raw = read_expect(&format!("{what} indices"), buffers, &acc, &[Dimensions::Scalar], &[DataType::U8, DataType::U16, DataType::U32])?;
+            let raw = read_expect(
+                &format!("{what} indices"),
+                buffers,
+                &acc,
+                &[Dimensions::Scalar],
+                &[DataType::U8, DataType::U16, DataType::U32],
+            )?;
             let mut out = Vec::with_capacity(raw.len());
             for v in raw {
                 if v as usize >= n {
-                    return Err(format!("{what} indices (accessor {}): index {v} is beyond the {n} vertices", acc.index()));
+                    return Err(format!(
+                        "{what} indices (accessor {}): index {v} is beyond the {n} vertices",
+                        acc.index()
+                    ));
                 }
                 out.push(v as u32);
             }
@@ -404,8 +426,20 @@ fn import_influences(
             (Some(_), None) => return Err(format!("{what} has JOINTS_{set} but no WEIGHTS_{set}")),
             (None, Some(_)) => return Err(format!("{what} has WEIGHTS_{set} but no JOINTS_{set}")),
         };
-        let jv = read_expect(&format!("{what} JOINTS_{set}"), buffers, &j, &[Dimensions::Vec4], &[DataType::U8, DataType::U16])?;
-        let wv = read_expect(&format!("{what} WEIGHTS_{set}"), buffers, &w, &[Dimensions::Vec4], &[DataType::F32, DataType::U8, DataType::U16])?;
+        let jv = read_expect(
+            &format!("{what} JOINTS_{set}"),
+            buffers,
+            &j,
+            &[Dimensions::Vec4],
+            &[DataType::U8, DataType::U16],
+        )?;
+        let wv = read_expect(
+            &format!("{what} WEIGHTS_{set}"),
+            buffers,
+            &w,
+            &[Dimensions::Vec4],
+            &[DataType::F32, DataType::U8, DataType::U16],
+        )?;
         if (w.data_type() != DataType::F32) && !w.normalized() {
             return Err(format!("{what} WEIGHTS_{set} (accessor {}) is an integer type but not normalized", w.index()));
         }
@@ -451,7 +485,8 @@ fn import_clip(anim: &gltf::Animation<'_>, buffers: &[Vec<u8>]) -> Result<Clip, 
             gltf::animation::Interpolation::Linear => Interpolation::Linear,
             gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
         };
-        let times = read_expect(&format!("{what} input"), buffers, &sampler.input(), &[Dimensions::Scalar], &[DataType::F32])?;
+        let times =
+            read_expect(&format!("{what} input"), buffers, &sampler.input(), &[Dimensions::Scalar], &[DataType::F32])?;
         if times.is_empty() {
             return Err(format!("{what}: sampler has no keys"));
         }

@@ -217,10 +217,7 @@ pub struct Influences {
 impl Influences {
     /// Lays out validated per-vertex influences, interning their joint sets in `table`.
     /// Every vertex must have at most `table.slots()` influences.
-    pub fn from_vertices(
-        vertices: &[VertexInfluences],
-        table: &mut JointSetTable,
-    ) -> Result<Self, InfluenceError> {
+    pub fn from_vertices(vertices: &[VertexInfluences], table: &mut JointSetTable) -> Result<Self, InfluenceError> {
         let slots = table.slots();
         let mut out = Self { slots, weights: vec![0.0; vertices.len() * slots], sets: vec![EMPTY_SET; vertices.len()] };
         for (v, inf) in vertices.iter().enumerate() {

@@ -9,7 +9,7 @@ pub mod skeleton;
 pub mod skin;
 
 pub use animation::{Channel, ChannelPath, Clip, Interpolation};
-pub use influences::{Influences, InfluenceError, JointSetTable, EMPTY_SET};
+pub use influences::{InfluenceError, Influences, JointSetTable, EMPTY_SET};
 pub use mesh::{Mesh, Primitive, Topology};
 pub use skeleton::{Node, NodeTransform, NodeTree, Trs};
 pub use skin::Skin;

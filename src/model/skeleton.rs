@@ -119,8 +119,7 @@ impl NodeTree {
     #[must_use]
     pub fn new(nodes: Vec<Node>, scene_roots: Vec<usize>) -> Self {
         let mut order = Vec::with_capacity(nodes.len());
-        let mut stack: Vec<usize> =
-            (0..nodes.len()).rev().filter(|&i| nodes[i].parent.is_none()).collect();
+        let mut stack: Vec<usize> = (0..nodes.len()).rev().filter(|&i| nodes[i].parent.is_none()).collect();
         while let Some(i) = stack.pop() {
             order.push(i);
             stack.extend(nodes[i].children.iter().rev().copied());
@@ -167,9 +166,7 @@ impl NodeTree {
                 return Ok(idx);
             }
         }
-        let hits: Vec<usize> = (0..self.nodes.len())
-            .filter(|&i| self.nodes[i].name.as_deref() == Some(key))
-            .collect();
+        let hits: Vec<usize> = (0..self.nodes.len()).filter(|&i| self.nodes[i].name.as_deref() == Some(key)).collect();
         match hits.as_slice() {
             [] => Err(NodeKeyError::Unknown(key.to_owned())),
             [one] => Ok(*one),

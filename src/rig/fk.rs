@@ -45,10 +45,7 @@ mod tests {
 
     #[test]
     fn chain_composes_parent_first() {
-        let tree = NodeTree::new(
-            vec![node(None, vec![1], DVec3::X), node(Some(0), vec![], DVec3::X)],
-            vec![0],
-        );
+        let tree = NodeTree::new(vec![node(None, vec![1], DVec3::X), node(Some(0), vec![], DVec3::X)], vec![0]);
         let mut pose = Pose::rest();
         pose.set_rotation(0, DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2));
         let mut g = Vec::new();

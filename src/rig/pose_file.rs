@@ -161,10 +161,19 @@ mod tests {
         let cases = [
             (r#"{"format":"skinlab-pose","version":1,"joints":{"Leg":{}}}"#, "joint \"Leg\": no node"),
             (r#"{"format":"skinlab-pose","version":1,"joints":{"Dup":{}}}"#, "#1, #2"),
-            (r#"{"format":"skinlab-pose","version":1,"joints":{"Arm":{"rotaton":[0,0,0,1]}}}"#, "unknown field \"rotaton\""),
+            (
+                r#"{"format":"skinlab-pose","version":1,"joints":{"Arm":{"rotaton":[0,0,0,1]}}}"#,
+                "unknown field \"rotaton\"",
+            ),
             (r#"{"format":"skinlab-pose","version":1,"joints":{"Arm":{"rotation":[0,0,0,0]}}}"#, "zero quaternion"),
-            (r#"{"format":"skinlab-pose","version":1,"joints":{"Arm":{"rotation":[0,0,1]}}}"#, "has 3 numbers, expected 4"),
-            (r#"{"format":"skinlab-pose","version":1,"joints":{"Arm":{"scale":[1,"x",1]}}}"#, "\"scale\" must be an array of 3 finite numbers"),
+            (
+                r#"{"format":"skinlab-pose","version":1,"joints":{"Arm":{"rotation":[0,0,1]}}}"#,
+                "has 3 numbers, expected 4",
+            ),
+            (
+                r#"{"format":"skinlab-pose","version":1,"joints":{"Arm":{"scale":[1,"x",1]}}}"#,
+                "\"scale\" must be an array of 3 finite numbers",
+            ),
             (r#"{"format":"skinlab-pose","version":2,"joints":{}}"#, "\"version\" is 2"),
             (r#"{"format":"skinlab-pose","version":1}"#, "missing \"joints\""),
             (r#"{"format":"skinlab-pose","version":1,"joints":{},"extra":1}"#, "unknown top-level field \"extra\""),

@@ -105,7 +105,12 @@ mod tests {
 
     #[test]
     fn linear_step_and_hold() {
-        let c = channel(Interpolation::Linear, ChannelPath::Translation, vec![1.0, 3.0], vec![0.0, 0.0, 0.0, 2.0, 4.0, 6.0]);
+        let c = channel(
+            Interpolation::Linear,
+            ChannelPath::Translation,
+            vec![1.0, 3.0],
+            vec![0.0, 0.0, 0.0, 2.0, 4.0, 6.0],
+        );
         assert_eq!(sample_channel(&c, 2.0), [1.0, 2.0, 3.0, 0.0]);
         assert_eq!(sample_channel(&c, 0.0), [0.0; 4]);
         assert_eq!(sample_channel(&c, 9.0), [2.0, 4.0, 6.0, 0.0]);
@@ -117,7 +122,12 @@ mod tests {
     fn rotation_takes_the_shortest_path() {
         let a = DQuat::IDENTITY;
         let b = -DQuat::from_rotation_z(1.0); // same rotation, far hemisphere
-        let c = channel(Interpolation::Linear, ChannelPath::Rotation, vec![0.0, 1.0], vec![a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w]);
+        let c = channel(
+            Interpolation::Linear,
+            ChannelPath::Rotation,
+            vec![0.0, 1.0],
+            vec![a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w],
+        );
         let mid = quat(sample_channel(&c, 0.5));
         assert!(mid.angle_between(DQuat::from_rotation_z(0.5)) < 1e-9);
     }
@@ -125,7 +135,10 @@ mod tests {
     #[test]
     fn cubic_spline_hits_keys_and_uses_tangents() {
         // values: [in, value, out] per key, scalar-like in x.
-        let vals = vec![0.0, 0.0, 0.0, /*v0*/ 0.0, 0.0, 0.0, /*out0*/ 1.0, 0.0, 0.0, /*in1*/ 1.0, 0.0, 0.0, /*v1*/ 1.0, 0.0, 0.0, /*out1*/ 0.0, 0.0, 0.0];
+        let vals = vec![
+            0.0, 0.0, 0.0, /*v0*/ 0.0, 0.0, 0.0, /*out0*/ 1.0, 0.0, 0.0, /*in1*/ 1.0, 0.0, 0.0,
+            /*v1*/ 1.0, 0.0, 0.0, /*out1*/ 0.0, 0.0, 0.0,
+        ];
         let c = channel(Interpolation::CubicSpline, ChannelPath::Translation, vec![0.0, 1.0], vals);
         assert_eq!(sample_channel(&c, 0.0)[0], 0.0);
         assert!((sample_channel(&c, 0.5)[0] - 0.5).abs() < 1e-12, "tangents of slope 1 give a straight line");

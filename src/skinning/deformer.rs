@@ -68,7 +68,13 @@ impl Deformer {
 
     /// Deforms primitive `prim` of `instance` by the prepared method into `out`. A primitive
     /// without influences keeps its rest positions and normals.
-    pub fn deform_primitive(&self, model: &Model, instance: &SkinnedInstance, prim: usize, out: &mut DeformedPrimitive) {
+    pub fn deform_primitive(
+        &self,
+        model: &Model,
+        instance: &SkinnedInstance,
+        prim: usize,
+        out: &mut DeformedPrimitive,
+    ) {
         let p = &model.meshes[instance.mesh].primitives[prim];
         let normals = p.normals.as_deref();
         let Some(inf) = &p.influences else {
@@ -89,7 +95,13 @@ impl Deformer {
 
     /// Prepares `pose` and deforms every primitive of every skinned instance into `out`
     /// (`out[instance][primitive]`), reusing its buffers.
-    pub fn deform_all(&mut self, model: &Model, pose: &Pose, method: SkinningMethod, out: &mut Vec<Vec<DeformedPrimitive>>) {
+    pub fn deform_all(
+        &mut self,
+        model: &Model,
+        pose: &Pose,
+        method: SkinningMethod,
+        out: &mut Vec<Vec<DeformedPrimitive>>,
+    ) {
         self.prepare(model, pose, method);
         out.resize_with(model.instances.len(), Vec::new);
         for (inst, slot) in model.instances.iter().zip(out.iter_mut()) {

@@ -38,7 +38,8 @@ fn pass<const K: usize>(frame: &SkinFrame, inf: &Influences, input: VertexInput<
         let inv_len = real.length_recip();
         let c0 = real * inv_len;
         let ce = dual * inv_len;
-        let (vs, ns) = if flags & SET_STRETCH != 0 { blend_stretch::<K>(frame, base, w, p, n) } else { (p.into(), n.into()) };
+        let (vs, ns) =
+            if flags & SET_STRETCH != 0 { blend_stretch::<K>(frame, base, w, p, n) } else { (p.into(), n.into()) };
         let u0 = Vec3A::new(c0.x, c0.y, c0.z);
         let ue = Vec3A::new(ce.x, ce.y, ce.z);
         let translation = 2.0 * (c0.w * ue - ce.w * u0 + u0.cross(ue));
@@ -48,7 +49,13 @@ fn pass<const K: usize>(frame: &SkinFrame, inf: &Influences, input: VertexInput<
 }
 
 /// Deforms one primitive by DQS into `out`; `frame` must be prepared for DQS.
-pub fn dqs(frame: &SkinFrame, inf: &Influences, positions: &[Vec3], normals: Option<&[Vec3]>, out: &mut DeformedPrimitive) {
+pub fn dqs(
+    frame: &SkinFrame,
+    inf: &Influences,
+    positions: &[Vec3],
+    normals: Option<&[Vec3]>,
+    out: &mut DeformedPrimitive,
+) {
     let input = VertexInput { positions, normals };
     super::dispatch_slots!(inf.slots(), pass, frame, inf, input, out);
 }

@@ -46,7 +46,13 @@ fn pass<const K: usize>(frame: &SkinFrame, inf: &Influences, input: VertexInput<
 }
 
 /// Deforms one primitive by LBS into `out`.
-pub fn lbs(frame: &SkinFrame, inf: &Influences, positions: &[Vec3], normals: Option<&[Vec3]>, out: &mut DeformedPrimitive) {
+pub fn lbs(
+    frame: &SkinFrame,
+    inf: &Influences,
+    positions: &[Vec3],
+    normals: Option<&[Vec3]>,
+    out: &mut DeformedPrimitive,
+) {
     let input = VertexInput { positions, normals };
     super::dispatch_slots!(inf.slots(), pass, frame, inf, input, out);
 }

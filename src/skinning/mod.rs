@@ -110,7 +110,13 @@ pub(crate) use dispatch_slots;
 
 /// v_s = Σ w_i S_i v and n_s = (Σ w_i S_i)⁻¹ n for a set with stretched joints (spec "Rigid parts").
 #[inline]
-pub(crate) fn blend_stretch<const K: usize>(frame: &SkinFrame, base: usize, w: &[f32], v: Vec3, n: Vec3) -> (glam::Vec3A, glam::Vec3A) {
+pub(crate) fn blend_stretch<const K: usize>(
+    frame: &SkinFrame,
+    base: usize,
+    w: &[f32],
+    v: Vec3,
+    n: Vec3,
+) -> (glam::Vec3A, glam::Vec3A) {
     let mut s = glam::Mat3::ZERO;
     for m in 0..K {
         s += frame.stretches[base + m] * w[m];

@@ -43,14 +43,21 @@ fn pass<const K: usize>(frame: &SkinFrame, inf: &Influences, input: VertexInput<
         }
         let base = set * K;
         let (s, t) = blend::<K>(&frame.quats[base..base + K], &frame.points[base..base + K], w, pivot);
-        let (vs, ns) = if flags & SET_STRETCH != 0 { blend_stretch::<K>(frame, base, w, p, n) } else { (p.into(), n.into()) };
+        let (vs, ns) =
+            if flags & SET_STRETCH != 0 { blend_stretch::<K>(frame, base, w, p, n) } else { (p.into(), n.into()) };
         let pos = rotate_unnormalised(s, vs - frame.centres[set]) / s.length_squared() + t;
         (Vec3::from(pos), unit(rotate_unnormalised(s, ns)))
     });
 }
 
 /// Deforms one primitive by SBS into `out`; `frame` must be prepared for SBS.
-pub fn sbs(frame: &SkinFrame, inf: &Influences, positions: &[Vec3], normals: Option<&[Vec3]>, out: &mut DeformedPrimitive) {
+pub fn sbs(
+    frame: &SkinFrame,
+    inf: &Influences,
+    positions: &[Vec3],
+    normals: Option<&[Vec3]>,
+    out: &mut DeformedPrimitive,
+) {
     let input = VertexInput { positions, normals };
     super::dispatch_slots!(inf.slots(), pass, frame, inf, input, out);
 }

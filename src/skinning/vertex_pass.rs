@@ -31,7 +31,9 @@ where
         match input.normals {
             Some(normals) => {
                 let rest_n = &normals[start..start + pos.len()];
-                for (i, ((p, q), (&v, &vn))) in pos.iter_mut().zip(nrm.iter_mut()).zip(rest.iter().zip(rest_n)).enumerate() {
+                for (i, ((p, q), (&v, &vn))) in
+                    pos.iter_mut().zip(nrm.iter_mut()).zip(rest.iter().zip(rest_n)).enumerate()
+                {
                     (*p, *q) = f(start + i, v, vn);
                 }
             }
