@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use glam::{DMat3, DMat4, DQuat, DVec3, Mat3, Vec3A, Vec4};
+use glam::{DMat3, DMat4, DQuat, DVec3, DVec4, Mat3, Vec3A, Vec4};
 
 use super::SkinningMethod;
 use crate::maths;
@@ -16,6 +16,14 @@ pub const SET_EMPTY: u8 = 1;
 pub const SET_LBS_FALLBACK: u8 = 2;
 /// Set flag: a member joint has a stretch S ≠ I, so stretches are blended first.
 pub const SET_STRETCH: u8 = 4;
+
+/// Set flag: the centre is far from the skin (rotations nearly about one axis), so its vertices
+/// are evaluated in f64 from [`SkinFrame::far_quats`] and [`SkinFrame::far_points`].
+pub const SET_FAR_CENTRE: u8 = 8;
+
+/// A centre farther than this many skin extents from the origin is "far": in f32 the terms of
+/// `Q (v_s − r_c) + Σ w_i D_i r_c` would cancel digits of size |r_c|.
+const FAR_CENTRE_EXTENTS: f64 = 32.0;
 
 /// A stretch closer to the identity than this (max abs entry) is treated as exactly I.
 const RIGID_TOLERANCE: f64 = 1e-6;
@@ -102,6 +110,12 @@ pub struct SkinFrame {
     pub points: Vec<Vec3A>,
     /// Per member: S_j (read only for sets flagged `SET_STRETCH`).
     pub stretches: Vec<Mat3>,
+    /// Per set flagged `SET_FAR_CENTRE`: r_c in f64 (the f32 form would cancel |r_c|-sized terms).
+    pub far_centres: Vec<DVec3>,
+    /// Per member of a far set: q_i in f64, `[x, y, z, w]`.
+    pub far_quats: Vec<DVec4>,
+    /// Per member of a far set: D_i r_c in f64.
+    pub far_points: Vec<DVec3>,
     /// Centre solves done by the last [`SkinFrame::prepare`].
     pub centre_solves: usize,
     /// Seconds spent solving centres in the last [`SkinFrame::prepare`].
@@ -126,6 +140,9 @@ impl SkinFrame {
         self.duals.resize(members, Vec4::ZERO);
         self.points.resize(members, Vec3A::ZERO);
         self.stretches.resize(members, Mat3::IDENTITY);
+        self.far_centres.resize(n_sets, DVec3::ZERO);
+        self.far_quats.resize(members, DVec4::W);
+        self.far_points.resize(members, DVec3::ZERO);
         self.centre_solves = 0;
         self.centre_secs = 0.0;
 
@@ -156,37 +173,59 @@ impl SkinFrame {
             }
         }
         if method == SkinningMethod::Sbs {
-            self.prepare_centres(skin);
+            let extent = self.extent(skin);
+            self.prepare_centres(skin, extent);
         }
     }
 
+    /// Size of the skin's neighbourhood of the origin: the largest joint translation and
+    /// stretched bind-space joint position (vertices lie among the joints).
+    fn extent(&self, skin: &Skin) -> f64 {
+        let mut extent: f64 = 0.0;
+        for (part, ibm) in self.joints.iter().zip(&skin.joint_from_bind) {
+            let bind_position = ibm.inverse().w_axis.truncate();
+            let stretched = part.stretch.as_dmat3() * bind_position;
+            extent = extent.max(part.translation.length()).max(stretched.length());
+        }
+        extent
+    }
+
     /// SBS step 2: one least-squares centre per distinct set of two or more joints, and each
-    /// member's image D_j r_c of it.
-    fn prepare_centres(&mut self, skin: &Skin) {
+    /// member's image D_j r_c of it (or, for far centres, the cancellation-free parts).
+    fn prepare_centres(&mut self, skin: &Skin, extent: f64) {
         let started = Instant::now();
         let table = &skin.sets;
         let k = self.slots;
-        let mut rotations = Vec::with_capacity(k);
-        let mut translations = Vec::with_capacity(k);
+        let mut rotations = [DMat3::IDENTITY; crate::model::influences::MAX_SLOTS];
+        let mut translations = [DVec3::ZERO; crate::model::influences::MAX_SLOTS];
         for set in 1..table.len() {
             let joints = table.joints(set as u32);
             let centre = if joints.len() < 2 || self.flags[set] & SET_LBS_FALLBACK != 0 {
                 DVec3::ZERO
             } else {
-                rotations.clear();
-                translations.clear();
-                for &j in joints {
-                    rotations.push(self.joints[j as usize].rotation);
-                    translations.push(self.joints[j as usize].translation);
+                for (i, &j) in joints.iter().enumerate() {
+                    rotations[i] = self.joints[j as usize].rotation;
+                    translations[i] = self.joints[j as usize].translation;
                 }
                 self.centre_solves += 1;
-                maths::least_squares_centre(&rotations, &translations)
+                maths::least_squares_centre(&rotations[..joints.len()], &translations[..joints.len()])
             };
             self.centres[set] = centre.as_vec3().into();
             let padded = table.padded(set as u32);
-            for (slot, &j) in padded.iter().enumerate() {
-                let part = &self.joints[j as usize];
-                self.points[set * k + slot] = (part.rotation * centre + part.translation).as_vec3().into();
+            if centre.length() > FAR_CENTRE_EXTENTS * extent {
+                self.flags[set] |= SET_FAR_CENTRE;
+                self.far_centres[set] = centre;
+                for (slot, &j) in padded.iter().enumerate() {
+                    let part = &self.joints[j as usize];
+                    let q = DQuat::from_mat3(&part.rotation).normalize();
+                    self.far_quats[set * k + slot] = DVec4::new(q.x, q.y, q.z, q.w);
+                    self.far_points[set * k + slot] = part.rotation * centre + part.translation;
+                }
+            } else {
+                for (slot, &j) in padded.iter().enumerate() {
+                    let part = &self.joints[j as usize];
+                    self.points[set * k + slot] = (part.rotation * centre + part.translation).as_vec3().into();
+                }
             }
         }
         self.centre_secs = started.elapsed().as_secs_f64();

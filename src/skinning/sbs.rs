@@ -3,9 +3,9 @@
 //! v' = Q (v_s − r_c) + Σ w_i D_i r_c, n' = normalise(Q n_s).
 //! Per vertex this is a plain weighted sum: D_i r_c is prepared once per set per pose.
 
-use glam::{Vec3, Vec3A, Vec4};
+use glam::{DQuat, DVec3, DVec4, Vec3, Vec3A, Vec4};
 
-use super::frame::{SkinFrame, SET_EMPTY, SET_LBS_FALLBACK, SET_STRETCH};
+use super::frame::{SkinFrame, SET_EMPTY, SET_FAR_CENTRE, SET_LBS_FALLBACK, SET_STRETCH};
 use super::lbs::{apply_rows, blend_rows};
 use super::vertex_pass::{self, rotate_unnormalised, unit, VertexInput};
 use super::{blend_stretch, DeformedPrimitive};
@@ -27,6 +27,37 @@ fn blend<const K: usize>(quats: &[Vec4], points: &[Vec3A], w: &[f32], pivot: usi
     (s, t)
 }
 
+/// SBS of a vertex whose set has a far centre, in f64: the same formula as the fast path, with
+/// the |r_c|-sized terms kept to double precision.
+#[inline(never)]
+fn far_centre_vertex<const K: usize>(
+    frame: &SkinFrame,
+    set: usize,
+    w: &[f32],
+    pivot: usize,
+    p: Vec3,
+    n: Vec3,
+) -> (Vec3, Vec3) {
+    let base = set * K;
+    let quats = &frame.far_quats[base..base + K];
+    let qp = quats[pivot];
+    let mut s = DVec4::ZERO;
+    let mut t = DVec3::ZERO;
+    for m in 0..K {
+        let wm = f64::from(w[m]);
+        s += if qp.dot(quats[m]) < 0.0 { -wm } else { wm } * quats[m];
+        t += wm * frame.far_points[base + m];
+    }
+    let (vs, ns) = if frame.flags[set] & SET_STRETCH != 0 {
+        blend_stretch::<K>(frame, base, w, p, n)
+    } else {
+        (p.into(), n.into())
+    };
+    let q = DQuat::from_vec4(s).normalize();
+    let pos = q * (Vec3::from(vs).as_dvec3() - frame.far_centres[set]) + t;
+    (pos.as_vec3(), unit(rotate_unnormalised(Vec4::from(s.as_vec4()), ns)))
+}
+
 fn pass<const K: usize>(frame: &SkinFrame, inf: &Influences, input: VertexInput<'_>, out: &mut DeformedPrimitive) {
     let weights = inf.weights();
     let sets = inf.packed_sets();
@@ -35,11 +66,14 @@ fn pass<const K: usize>(frame: &SkinFrame, inf: &Influences, input: VertexInput<
         let set = set as usize;
         let flags = frame.flags[set];
         let w = &weights[v * K..v * K + K];
-        if flags & (SET_EMPTY | SET_LBS_FALLBACK) != 0 {
+        if flags & (SET_EMPTY | SET_LBS_FALLBACK | SET_FAR_CENTRE) != 0 {
             if flags & SET_EMPTY != 0 {
                 return (p, n);
             }
-            return apply_rows(&blend_rows::<K>(frame, set, w), p, n);
+            if flags & SET_LBS_FALLBACK != 0 {
+                return apply_rows(&blend_rows::<K>(frame, set, w), p, n);
+            }
+            return far_centre_vertex::<K>(frame, set, w, pivot, p, n);
         }
         let base = set * K;
         let (s, t) = blend::<K>(&frame.quats[base..base + K], &frame.points[base..base + K], w, pivot);
