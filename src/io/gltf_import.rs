@@ -53,6 +53,9 @@ fn check_container(bytes: &[u8], path: &Path) -> Result<(), String> {
         return Err("the file is empty (not a glTF file)".into());
     }
     let is_glb_name = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("glb"));
+    if bytes.len() < GLB_MAGIC.len() && GLB_MAGIC.starts_with(bytes) {
+        return Err(format!("truncated GLB header ({} bytes, expected 12)", bytes.len()));
+    }
     if !bytes.starts_with(GLB_MAGIC) {
         let first = bytes.iter().copied().find(|b| !b.is_ascii_whitespace() && *b != 0xEF && *b != 0xBB && *b != 0xBF);
         if first == Some(b'{') && !is_glb_name {
@@ -108,8 +111,9 @@ fn percent_decode(uri: &str) -> String {
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let Ok(v) = u8::from_str_radix(&uri[i + 1..i + 3], 16) {
-                out.push(v);
+            let hex = |b: u8| char::from(b).to_digit(16);
+            if let (Some(hi), Some(lo)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                out.push((hi * 16 + lo) as u8);
                 i += 3;
                 continue;
             }
@@ -157,10 +161,64 @@ fn load_buffers(doc: &gltf::Document, blob: Option<Vec<u8>>, path: &Path) -> Res
     Ok(out)
 }
 
+/// Indices that the `gltf` crate (1.4) uses without checking: its own validation reads a primitive's
+/// POSITION accessor before checking that it exists, and it never checks an animation channel's
+/// target node and path (all would panic). Checked here before its validation runs.
+fn check_unvalidated_indices(root: &gltf::json::Root) -> Result<(), String> {
+    for (m, mesh) in root.meshes.iter().enumerate() {
+        for (p, prim) in mesh.primitives.iter().enumerate() {
+            for (semantic, index) in &prim.attributes {
+                if index.value() >= root.accessors.len() {
+                    let name = match semantic {
+                        gltf::json::validation::Checked::Valid(s) => s.to_string(),
+                        gltf::json::validation::Checked::Invalid => "an attribute".to_owned(),
+                    };
+                    return Err(format!(
+                        "mesh {m} primitive {p}: {name} refers to accessor {}, but the file has {} accessors",
+                        index.value(),
+                        root.accessors.len()
+                    ));
+                }
+            }
+        }
+    }
+    for (a, anim) in root.animations.iter().enumerate() {
+        for (c, channel) in anim.channels.iter().enumerate() {
+            if channel.target.path == gltf::json::validation::Checked::Invalid {
+                return Err(format!("animation {a} channel {c} has an unknown target path"));
+            }
+            if channel.target.node.value() >= root.nodes.len() {
+                return Err(format!(
+                    "animation {a} channel {c} targets node {}, but the file has {} nodes",
+                    channel.target.node.value(),
+                    root.nodes.len()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The `gltf` crate's error as one line: its validation problems (JSON paths) joined, at most three.
+fn validation_message(e: &gltf::Error) -> String {
+    match e {
+        gltf::Error::Validation(problems) => {
+            let mut parts: Vec<String> = problems.iter().take(3).map(|(path, err)| format!("{path}: {err}")).collect();
+            if problems.len() > 3 {
+                parts.push(format!("and {} more problems", problems.len() - 3));
+            }
+            format!("invalid glTF: {}", parts.join("; "))
+        }
+        other => format!("invalid glTF: {other}"),
+    }
+}
+
 fn import(bytes: &[u8], path: &Path) -> Result<Model, String> {
     check_container(bytes, path)?;
-    let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| format!("invalid glTF: {e}"))?;
-    let doc = gltf.document;
+    let gltf = gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| format!("invalid glTF: {e}"))?;
+    let root = gltf.document.into_json();
+    check_unvalidated_indices(&root)?;
+    let doc = gltf::Document::from_json(root).map_err(|e| validation_message(&e))?;
     let buffers = load_buffers(&doc, gltf.blob, path)?;
 
     let nodes = import_nodes(&doc)?;
@@ -314,7 +372,7 @@ fn import_skin(skin: &gltf::Skin<'_>, buffers: &[Vec<u8>]) -> Result<Skin, Strin
             if acc.count() < joints.len() {
                 return Err(format!("{what} has {} matrices for {} joints", acc.count(), joints.len()));
             }
-            let mats: Vec<DMat4> = v.chunks_exact(16).take(joints.len()).map(|c| DMat4::from_cols_slice(c)).collect();
+            let mats: Vec<DMat4> = v.chunks_exact(16).take(joints.len()).map(DMat4::from_cols_slice).collect();
             if mats.iter().any(|m| !m.is_finite()) {
                 return Err(format!("{what} holds a non-finite number"));
             }
