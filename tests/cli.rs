@@ -92,6 +92,8 @@ fn missing_and_empty_files() {
     assert_model_fails(&dir.path().join("nowhere.glb"), &["no such file"]);
     assert_model_fails(&write(dir.path(), "empty.glb", b""), &["empty"]);
     assert_model_fails(&write(dir.path(), "empty.gltf", b""), &["empty"]);
+    // A device would never end.
+    assert_model_fails(Path::new("/dev/zero"), &["not a regular file"]);
     // A directory is not a file.
     let sub = dir.path().join("folder.gltf");
     fs::create_dir(&sub).unwrap();
@@ -193,6 +195,24 @@ fn invalid_gltf_json() {
 }
 
 #[test]
+fn zero_quaternions() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut doc = GltfDoc::simple_skin();
+    doc.json["nodes"][2]["rotation"] = json!([0.0, 0.0, 0.0, 0.0]);
+    assert_model_fails(&doc.write(&dir.path().join("node.gltf")), &["node 2", "zero rotation quaternion"]);
+
+    // The 4th rotation key of the clip (buffer 3, values from byte 48, 16 bytes each).
+    let mut doc = GltfDoc::simple_skin();
+    for c in 0..4 {
+        doc.set_f32(3, 48 + 16 * 3 + 4 * c, 0.0);
+    }
+    assert_model_fails(
+        &doc.write(&dir.path().join("key.gltf")),
+        &["animation 0 channel 0", "key 3", "zero quaternion"],
+    );
+}
+
+#[test]
 fn accessor_out_of_bounds() {
     let dir = tempfile::tempdir().unwrap();
     let mut doc = GltfDoc::simple_skin();
@@ -210,6 +230,17 @@ fn accessor_out_of_bounds() {
     let mut doc = GltfDoc::simple_skin();
     doc.json["accessors"][4]["count"] = json!(4_000_000_000u64);
     assert_model_fails(&doc.write(&dir.path().join("hugecount.gltf")), &["accessor 4"]);
+
+    // A sparse accessor without a view must not allocate gigabytes on a file's word.
+    let mut doc = GltfDoc::simple_skin();
+    let ibm = doc.json["accessors"][4].as_object_mut().unwrap();
+    ibm.remove("bufferView");
+    ibm.insert("count".into(), json!(268_435_455));
+    ibm.insert(
+        "sparse".into(),
+        json!({"count": 1, "indices": {"bufferView": 0, "componentType": 5123}, "values": {"bufferView": 3}}),
+    );
+    assert_model_fails(&doc.write(&dir.path().join("viewless.gltf")), &["accessor 4", "without a buffer view"]);
 
     let mut doc = GltfDoc::simple_skin();
     doc.json["accessors"][6]["count"] = json!(13);
@@ -263,6 +294,15 @@ fn buffers_missing_or_short() {
     fs::write(dir.path().join("skin data.bin"), &doc.buffers[1]).unwrap();
     let ok = skinlab([OsStr::new("info"), path.as_os_str()]);
     assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stderr));
+
+    // A device or a directory is not a buffer file.
+    json["buffers"][1]["uri"] = json!("/dev/zero");
+    let device = write(dir.path(), "device.gltf", &serde_json::to_vec(&json).unwrap());
+    assert_model_fails(&device, &["buffer 1", "/dev/zero", "not a regular file"]);
+    fs::create_dir(dir.path().join("sub")).unwrap();
+    json["buffers"][1]["uri"] = json!("sub");
+    let folder = write(dir.path(), "folder.gltf", &serde_json::to_vec(&json).unwrap());
+    assert_model_fails(&folder, &["buffer 1", "not a regular file"]);
 
     // An embedded buffer shorter than its byteLength.
     doc.buffers[2].truncate(100);
@@ -363,6 +403,11 @@ fn bad_pose_files() {
         all.extend(needles);
         assert_deform_fails(&[model.as_os_str(), OsStr::new("--pose"), path.as_os_str()], &all);
     }
+    // A device as the pose file.
+    assert_deform_fails(
+        &[model.as_os_str(), OsStr::new("--pose"), OsStr::new("/dev/zero")],
+        &["pose file /dev/zero", "not a regular file"],
+    );
     // A missing pose file.
     let gone = dir.path().join("gone.json");
     assert_deform_fails(&[model.as_os_str(), OsStr::new("--pose"), gone.as_os_str()], &["pose file", "gone.json"]);

@@ -26,6 +26,10 @@ const CHUNK_BIN: u32 = 0x004E_4942;
 
 /// Loads a model from a `.gltf` or `.glb` file.
 pub fn load_model(path: &Path) -> Result<Model, LoadError> {
+    // Only regular files: reading a device such as /dev/zero would never end.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return Err(LoadError::new(path, "is not a regular file"));
+    }
     let bytes = std::fs::read(path).map_err(|e| {
         LoadError::new(
             path,
@@ -124,6 +128,24 @@ fn percent_decode(uri: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// Reads the first `length` bytes of an external buffer file (all of it when shorter). Only regular
+/// files are read, and never more than `length` bytes, so a URI naming a device or a huge file
+/// cannot exhaust memory.
+fn read_external(file: &Path, length: usize) -> Result<Vec<u8>, String> {
+    use std::io::Read as _;
+    let fail = |e: std::io::Error| match e.kind() {
+        std::io::ErrorKind::NotFound => format!("missing external buffer file {}", file.display()),
+        _ => format!("cannot read external buffer file {}: {e}", file.display()),
+    };
+    let meta = std::fs::metadata(file).map_err(fail)?;
+    if !meta.is_file() {
+        return Err(format!("external buffer {} is not a regular file", file.display()));
+    }
+    let mut data = Vec::new();
+    std::fs::File::open(file).and_then(|f| f.take(length as u64).read_to_end(&mut data)).map_err(fail)?;
+    Ok(data)
+}
+
 fn load_buffers(doc: &gltf::Document, blob: Option<Vec<u8>>, path: &Path) -> Result<Vec<Vec<u8>>, String> {
     let base = path.parent().unwrap_or(Path::new("."));
     let mut blob = blob;
@@ -143,15 +165,8 @@ fn load_buffers(doc: &gltf::Document, blob: Option<Vec<u8>>, path: &Path) -> Res
                     .decode(payload)
                     .map_err(|e| format!("buffer {i}: data URI is not valid base64 ({e})"))?
             }
-            gltf::buffer::Source::Uri(uri) => {
-                let file = base.join(percent_decode(uri));
-                std::fs::read(&file).map_err(|e| match e.kind() {
-                    std::io::ErrorKind::NotFound => {
-                        format!("buffer {i}: missing external buffer file {}", file.display())
-                    }
-                    _ => format!("buffer {i}: cannot read external buffer file {}: {e}", file.display()),
-                })?
-            }
+            gltf::buffer::Source::Uri(uri) => read_external(&base.join(percent_decode(uri)), buffer.length())
+                .map_err(|e| format!("buffer {i}: {e}"))?,
         };
         if data.len() < buffer.length() {
             return Err(format!("buffer {i} has {} bytes, but its byteLength is {}", data.len(), buffer.length()));
@@ -353,6 +368,9 @@ fn import_nodes(doc: &gltf::Document) -> Result<Vec<Node>, String> {
         };
         if !finite {
             return Err(format!("node {i} has a non-finite transform"));
+        }
+        if matches!(n.rest, NodeTransform::Trs(t) if t.rotation.length_squared() == 0.0) {
+            return Err(format!("node {i} has a zero rotation quaternion"));
         }
     }
     Ok(nodes)
@@ -570,6 +588,14 @@ fn import_clip(anim: &gltf::Animation<'_>, buffers: &[Vec<u8>]) -> Result<Clip, 
         }
         if values.iter().any(|v| !v.is_finite()) {
             return Err(format!("{what}: output holds a non-finite number"));
+        }
+        if path == ChannelPath::Rotation {
+            // Key values only: cubic-spline tangents may well be zero.
+            let stride = 4 * per_key;
+            let offset = if per_key == 3 { 4 } else { 0 };
+            if let Some(k) = (0..times.len()).find(|k| values[k * stride + offset..][..4].iter().all(|&c| c == 0.0)) {
+                return Err(format!("{what}: key {k} is a zero quaternion"));
+            }
         }
         channels.push(Channel { node: channel.target().node().index(), path, interpolation, times, values });
     }
