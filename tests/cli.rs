@@ -543,6 +543,40 @@ fn info_on_cesium_man() {
     assert_eq!(tree_lines, 19, "{text}");
 }
 
+/// Joint-set counts and influence histograms per skin, counted independently of skinlab (a small
+/// Python GLB reader over JOINTS_0/WEIGHTS_0: zero weights dropped, duplicate joints merged, a set
+/// trivial when it has one joint or a parent and its child).
+#[test]
+fn info_counts_match_an_independent_count() {
+    let cases: [(&str, &[(&str, &str)]); 3] = [
+        ("Fox.glb", &[("1: 772 (44.7%) 2: 917 (53.1%) 3: 33 (1.9%) 4: 6 (0.3%)", "41 distinct, 7 non-trivial")]),
+        (
+            "Knight.glb",
+            &[("1: 985 (26.5%) 2: 1362 (36.7%) 3: 1127 (30.3%) 4: 242 (6.5%)", "34 distinct, 15 non-trivial")],
+        ),
+        (
+            "Character_HumanoidRig.glb",
+            &[
+                ("1: 2 (0.4%) 2: 37 (7.3%) 3: 163 (32.2%) 4: 304 (60.1%)", "68 distinct, 59 non-trivial"),
+                ("1: 16 (6.9%) 2: 204 (87.9%) 3: 12 (5.2%)", "8 distinct, 2 non-trivial"),
+                ("1: 781 (100.0%)", "1 distinct, 0 non-trivial"),
+                ("1: 4 (1.1%) 2: 190 (50.5%) 3: 182 (48.4%)", "12 distinct, 4 non-trivial"),
+            ],
+        ),
+    ];
+    for (file, skins) in cases {
+        let out = skinlab([OsStr::new("info"), model(file).as_os_str()]);
+        let text = String::from_utf8(out.stdout).unwrap();
+        let histograms: Vec<&str> =
+            text.lines().filter_map(|l| l.trim().strip_prefix("influences per vertex: ")).collect();
+        let sets: Vec<&str> = text.lines().filter_map(|l| l.trim().strip_prefix("joint sets: ")).collect();
+        let expect_h: Vec<&str> = skins.iter().map(|s| s.0).collect();
+        let expect_s: Vec<&str> = skins.iter().map(|s| s.1).collect();
+        assert_eq!(histograms, expect_h, "{file}");
+        assert_eq!(sets, expect_s, "{file}");
+    }
+}
+
 #[test]
 fn info_on_every_model() {
     let mut names: Vec<PathBuf> = fs::read_dir(gltf_edit::models_dir())
