@@ -82,6 +82,35 @@ impl PoseArgs {
     }
 }
 
+impl PoseArgs {
+    /// Resolves the pose against `model`, loaded from `model_path`: an `--animation` error names
+    /// that file (a pose-file error names the pose file).
+    pub fn resolve_for_file(&self, model: &Model, model_path: &Path) -> Result<Pose, CliError> {
+        match self.resolve(model) {
+            Err(e) if self.pose.is_none() => Err(format!("{}: {e}", model_path.display()).into()),
+            other => other,
+        }
+    }
+}
+
+/// A command-line usage error (unknown option, bad value, missing argument) as one line, for the
+/// single `error: ...` line on stderr: clap's message without its usage block and `--help` hint.
+#[must_use]
+pub fn usage_error_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let mut parts = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with("Usage:") || line.starts_with("For more information") {
+            break;
+        }
+        if !line.is_empty() {
+            parts.push(line.strip_prefix("error:").map_or(line, str::trim_start));
+        }
+    }
+    format!("{} (see --help)", parts.join(" "))
+}
+
 /// Loads a model (the error names the file).
 pub fn load(path: &Path) -> Result<Model, CliError> {
     Ok(crate::io::load_model(path)?)

@@ -10,4 +10,4 @@ pub mod obj;
 
 pub use atomic_write::atomic_write;
 pub use error::LoadError;
-pub use gltf_import::load_model;
+pub use gltf_import::{load_model, load_model_from_bytes};
