@@ -87,7 +87,7 @@ pub fn run(args: &ExportArgs) -> Result<(), CliError> {
         container,
         weights_format: args.weights_format,
         max_influences: usize::from(args.max_influences),
-        bake: args.bake.then(|| Bake { pose, method: args.method }),
+        bake: args.bake.then_some(Bake { pose, method: args.method }),
         overwrite_source: args.force,
     };
     let report = io::export_model(&model, &source, &options, &args.out)?;

@@ -536,6 +536,10 @@ fn f32_bytes(values: impl IntoIterator<Item = f32>) -> Vec<u8> {
     values.into_iter().flat_map(f32::to_le_bytes).collect()
 }
 
+/// An accessor's use of a buffer view: (accessor, offset field: 0 its own, 1 sparse indices,
+/// 2 sparse values, first byte, end byte).
+type ViewUser = (usize, u8, usize, usize);
+
 /// The working copy of the document and the data of the buffer views added to it.
 struct Exporter<'a> {
     source: &'a SourceDocument,
@@ -887,6 +891,11 @@ impl<'a> Exporter<'a> {
                 .collect();
             *items = kept;
         }
+        if array_len(&self.json, key) == 0 {
+            if let Some(root) = self.json.as_object_mut() {
+                root.shift_remove(key);
+            }
+        }
         for path in refs {
             visit_mut(&mut self.json, path, &mut |v| {
                 if let Some(Some(new)) = v.as_u64().and_then(|i| map.get(i as usize)) {
@@ -934,7 +943,7 @@ impl<'a> Exporter<'a> {
 
     /// Byte ranges that accessors use in view `view`, as (accessor, which offset field, start,
     /// end); `None` when something else (an image, an unknown extension) uses the whole view.
-    fn view_users(&self, view: usize, stride: Option<usize>) -> Result<Option<Vec<(usize, u8, usize, usize)>>, String> {
+    fn view_users(&self, view: usize, stride: Option<usize>) -> Result<Option<Vec<ViewUser>>, String> {
         let images = self.json.get("images").and_then(Value::as_array).into_iter().flatten();
         if images.into_iter().any(|im| index(im.get("bufferView")) == Some(view)) {
             return Ok(None);

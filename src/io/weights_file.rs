@@ -267,8 +267,9 @@ pub fn apply_weights(text: &str, model: &mut Model) -> Result<WeightsApplied, St
     Ok(applied)
 }
 
-/// Re-lays every primitive that uses skin `skin` with a joint-set table of `slots` members.
-fn relayout_skin(model: &mut Model, skin: usize, slots: usize) -> Result<(), String> {
+/// Re-lays every primitive that uses skin `skin` with a joint-set table of `slots` members (so
+/// that vertices can get more influences than the skin's layout held), keeping each pivot.
+pub fn relayout_skin(model: &mut Model, skin: usize, slots: usize) -> Result<(), String> {
     let meshes: BTreeSet<usize> = model.instances.iter().filter(|i| i.skin == skin).map(|i| i.mesh).collect();
     let old = model.skins[skin].sets.clone();
     let mut table = JointSetTable::new(slots);
