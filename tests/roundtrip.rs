@@ -888,3 +888,44 @@ fn cli_refuses_bad_outputs_with_one_line_and_leaves_nothing() {
     assert_eq!(again.instances.len(), 1);
     assert_eq!(listing(), vec!["busy.glb".to_owned(), "model.glb".to_owned()]);
 }
+
+#[test]
+fn unknown_extensions_are_carried_without_renumbering_and_compressed_data_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let base: Value =
+        serde_json::from_slice(&std::fs::read(Path::new(MODELS).join("SimpleSkin.gltf")).unwrap()).unwrap();
+    let accessors = base["accessors"].as_array().unwrap().len();
+
+    let mut json = base.clone();
+    json["extensionsUsed"] = serde_json::json!(["EXT_made_up"]);
+    json["nodes"][0]["extensions"] = serde_json::json!({"EXT_made_up": {"accessor": 3, "note": "kept"}});
+    json["extras"] = serde_json::json!({"author": "test", "list": [1, 2.5, "x"]});
+    let src = dir.path().join("unknown.gltf");
+    std::fs::write(&src, serde_json::to_vec(&json).unwrap()).unwrap();
+    let (model, source) = load_document(&src).unwrap();
+    let out = dir.path().join("unknown-out.gltf");
+    let opts = ExportOptions {
+        container: Container::GltfEmbedded,
+        weights_format: Some(WeightsFormat::U16),
+        ..ExportOptions::default()
+    };
+    let report = export_model(&model, &source, &opts, &out).unwrap();
+    assert!(!report.compacted, "an unknown extension may hold indices: nothing is renumbered");
+    let (j, _) = read_gltf(&out);
+    assert_eq!(j["accessors"].as_array().unwrap().len(), accessors + 2, "old accessors stay, new ones are appended");
+    assert_eq!(j["nodes"][0]["extensions"], json["nodes"][0]["extensions"]);
+    assert_eq!(j["extras"], json["extras"]);
+    assert_eq!(j["extensionsUsed"], json["extensionsUsed"]);
+    let again = io::load_model(&out).unwrap();
+    assert_same_model(&model, &again, 2e-5, "unknown extension");
+
+    let mut json = base;
+    json["extensionsUsed"] = serde_json::json!(["EXT_meshopt_compression"]);
+    let src = dir.path().join("meshopt.gltf");
+    std::fs::write(&src, serde_json::to_vec(&json).unwrap()).unwrap();
+    let (model, source) = load_document(&src).unwrap();
+    let out = dir.path().join("meshopt-out.glb");
+    let e = export_model(&model, &source, &ExportOptions::default(), &out).unwrap_err().to_string();
+    assert!(e.contains("EXT_meshopt_compression") && e.starts_with(&out.display().to_string()), "{e}");
+    assert!(!out.exists());
+}

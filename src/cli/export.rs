@@ -100,6 +100,12 @@ pub fn run(args: &ExportArgs) -> Result<(), CliError> {
             report.trimmed_vertices, args.max_influences
         ));
     }
+    if report.empty_vertices > 0 {
+        summary.push(format!(
+            "{} vertices have no influence (written with zero weights, which glTF validators reject)",
+            report.empty_vertices
+        ));
+    }
     if report.baked_nodes > 0 {
         summary.push(format!("baked {} skinned mesh nodes ({})", report.baked_nodes, args.method));
     }
