@@ -8,8 +8,9 @@
 //!   the glTF validator's tolerance (float) or exactly (normalised u16/u8), zero weights with joint
 //!   index 0. A mesh shared with nodes that do not use these weights is cloned first.
 //! - Bake: every skinned instance of the default scene gets its deformed positions and normals
-//!   (in its node's frame in the posed tree), loses its skin and its JOINTS/WEIGHTS, and the pose is
-//!   written into the nodes' transforms so that rigid attachments follow.
+//!   (in its node's frame in the posed tree), loses its skin, its JOINTS/WEIGHTS and its TANGENT
+//!   (which would be stale), and the pose is written into the nodes' transforms so that rigid
+//!   attachments follow. Morph targets are kept as they are (their deltas apply to the baked mesh).
 //! - Objects that only the changed data used (old skin accessors, skins nobody uses any more) are
 //!   removed and indices renumbered; every buffer is re-packed into one (the GLB BIN chunk, a data
 //!   URI, or an external `.bin`) and views that lost an accessor are compacted, so no dead bytes
@@ -1148,6 +1149,28 @@ mod tests {
         assert!((sum - 1.0).abs() <= 2e-7, "{sum}");
         assert_eq!(f[7], 0.0);
         assert!(float_weights(&[], 1).iter().all(|&w| w == 0.0));
+    }
+
+    #[test]
+    fn encoded_weights_are_sorted_trimmed_and_padded_with_joint_zero() {
+        use crate::model::influences::VertexInfluences;
+        let mut table = JointSetTable::new(8);
+        let five = VertexInfluences { pairs: vec![(9, 0.1), (3, 0.4), (5, 0.2), (7, 0.2), (2, 0.1)] };
+        let one = VertexInfluences { pairs: vec![(4, 1.0)] };
+        let inf = Influences::from_vertices(&[five, one], &mut table).unwrap();
+        // Four slots: the 0.1 on joint 9 goes (joint 2 wins the tie), the rest is renormalised.
+        let enc = encode_weights(&inf, &table, 4, WeightsFormat::U8, true);
+        assert_eq!((enc.sets, enc.trimmed, enc.empty), (1, 1, 0));
+        assert_eq!(enc.joints[0], vec![3, 5, 7, 2, 4, 0, 0, 0]);
+        assert_eq!(enc.weights[0].iter().map(|&w| u32::from(w)).sum::<u32>(), 2 * 255);
+        assert_eq!(&enc.weights[0][4..], &[255, 0, 0, 0]);
+        // Eight slots: two sets, u16 joints, float weights.
+        let enc = encode_weights(&inf, &table, 8, WeightsFormat::Float, false);
+        assert_eq!((enc.sets, enc.trimmed), (2, 0));
+        let joints: Vec<u16> = enc.joints[1].chunks(2).map(|b| u16::from_le_bytes([b[0], b[1]])).collect();
+        assert_eq!(joints, vec![9, 0, 0, 0, 0, 0, 0, 0]);
+        let w: Vec<f32> = enc.weights[0].chunks(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+        assert_eq!(&w[4..], &[1.0, 0.0, 0.0, 0.0]);
     }
 
     #[test]
