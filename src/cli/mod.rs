@@ -2,6 +2,7 @@
 //! returned as one error whose `Display` is a single line; `main` prints it and exits with 2.
 
 pub mod deform;
+pub mod export;
 pub mod info;
 
 use std::path::{Path, PathBuf};
@@ -32,6 +33,8 @@ pub struct Cli {
 pub enum Command {
     /// Deform a model's skinned meshes and write the contract's OBJ.
     Deform(deform::DeformArgs),
+    /// Export a model as .glb/.gltf with edited weights or a baked pose, keeping everything else.
+    Export(export::ExportArgs),
     /// Print a model's meshes, skins, joint tree, influence histogram and joint-set counts.
     Info(info::InfoArgs),
 }
@@ -121,6 +124,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Some(Command::Deform(args)) => deform::run(&args),
         Some(Command::Info(args)) => info::run(&args),
+        Some(Command::Export(args)) => export::run(&args),
         None => {
             use clap::CommandFactory;
             Cli::command().print_help()?;

@@ -13,7 +13,8 @@ use gltf::mesh::Mode;
 use gltf::Semantic;
 
 use super::accessor::read_expect;
-use super::LoadError;
+use super::source_document::percent_decode;
+use super::{LoadError, SourceDocument};
 use crate::model::influences::VertexInfluences;
 use crate::model::{
     Channel, ChannelPath, Clip, Influences, Interpolation, JointSetTable, Mesh, Model, Node, NodeTransform, NodeTree,
@@ -26,11 +27,43 @@ const CHUNK_BIN: u32 = 0x004E_4942;
 
 /// Loads a model from a `.gltf` or `.glb` file.
 pub fn load_model(path: &Path) -> Result<Model, LoadError> {
+    let bytes = read_file(path)?;
+    load_model_from_bytes(&bytes, path)
+}
+
+/// Loads a model together with its source document (the glTF JSON and every loaded buffer), which
+/// the exporter needs to write everything the editor does not change back unchanged.
+pub fn load_document(path: &Path) -> Result<(Model, SourceDocument), LoadError> {
+    let bytes = read_file(path)?;
+    let (model, buffers) = import(&bytes, path).map_err(|problem| LoadError::new(path, problem))?;
+    let json = raw_json(&bytes).map_err(|problem| LoadError::new(path, problem))?;
+    let source = SourceDocument::new(path, json, buffers, model.clone());
+    Ok((model, source))
+}
+
+/// The document's JSON as a generic value (the GLB JSON chunk, or the whole `.gltf` text).
+fn raw_json(bytes: &[u8]) -> Result<serde_json::Value, String> {
+    let text: &[u8] = if bytes.starts_with(GLB_MAGIC) {
+        let len = u32_at(bytes, 12).ok_or("truncated GLB JSON chunk header")? as usize;
+        bytes.get(20..20 + len).ok_or("GLB JSON chunk runs past the end of the file")?
+    } else {
+        bytes.strip_prefix(b"\xEF\xBB\xBF".as_slice()).unwrap_or(bytes)
+    };
+    let end = text.iter().rposition(|&b| b != 0 && !b.is_ascii_whitespace()).map_or(0, |i| i + 1);
+    let value: serde_json::Value =
+        serde_json::from_slice(&text[..end]).map_err(|e| format!("invalid glTF JSON: {e}"))?;
+    if !value.is_object() {
+        return Err("the glTF JSON is not an object".into());
+    }
+    Ok(value)
+}
+
+fn read_file(path: &Path) -> Result<Vec<u8>, LoadError> {
     // Only regular files: reading a device such as /dev/zero would never end.
     if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
         return Err(LoadError::new(path, "is not a regular file"));
     }
-    let bytes = std::fs::read(path).map_err(|e| {
+    std::fs::read(path).map_err(|e| {
         LoadError::new(
             path,
             match e.kind() {
@@ -38,13 +71,12 @@ pub fn load_model(path: &Path) -> Result<Model, LoadError> {
                 _ => format!("cannot be read: {e}"),
             },
         )
-    })?;
-    load_model_from_bytes(&bytes, path)
+    })
 }
 
 /// Loads a model from the bytes of a file at `path` (external buffers are resolved beside it).
 pub fn load_model_from_bytes(bytes: &[u8], path: &Path) -> Result<Model, LoadError> {
-    import(bytes, path).map_err(|problem| LoadError::new(path, problem))
+    import(bytes, path).map(|(model, _)| model).map_err(|problem| LoadError::new(path, problem))
 }
 
 fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
@@ -107,25 +139,6 @@ fn check_container(bytes: &[u8], path: &Path) -> Result<(), String> {
         return Err("GLB has no JSON chunk".into());
     }
     Ok(())
-}
-
-fn percent_decode(uri: &str) -> String {
-    let bytes = uri.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = |b: u8| char::from(b).to_digit(16);
-            if let (Some(hi), Some(lo)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                out.push((hi * 16 + lo) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Reads the first `length` bytes of an external buffer file (all of it when shorter). Only regular
@@ -228,7 +241,7 @@ fn validation_message(e: &gltf::Error) -> String {
     }
 }
 
-fn import(bytes: &[u8], path: &Path) -> Result<Model, String> {
+fn import(bytes: &[u8], path: &Path) -> Result<(Model, Vec<Vec<u8>>), String> {
     check_container(bytes, path)?;
     let gltf = gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| format!("invalid glTF: {e}"))?;
     let root = gltf.document.into_json();
@@ -323,7 +336,7 @@ fn import(bytes: &[u8], path: &Path) -> Result<Model, String> {
     for anim in doc.animations() {
         clips.push(import_clip(&anim, &buffers)?);
     }
-    Ok(Model { nodes: tree, meshes, skins, clips, instances, rigid_instances })
+    Ok((Model { nodes: tree, meshes, skins, clips, instances, rigid_instances }, buffers))
 }
 
 fn import_nodes(doc: &gltf::Document) -> Result<Vec<Node>, String> {
