@@ -20,7 +20,7 @@ fn main() -> ExitCode {
     match skinlab::cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", skinlab::cli::one_line(&e.to_string()));
             ExitCode::from(2)
         }
     }

@@ -473,6 +473,19 @@ fn bad_arguments() {
 }
 
 #[test]
+fn names_from_the_file_cannot_break_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut doc = GltfDoc::simple_skin();
+    doc.json["animations"][0]["name"] = json!("Wave\nerror: fake second line");
+    let path = doc.write(&dir.path().join("names.gltf"));
+    let line = assert_deform_fails(
+        &[path.as_os_str(), OsStr::new("--animation"), OsStr::new("Jump")],
+        &["names.gltf", "no such animation", "Wave\\nerror: fake second line"],
+    );
+    assert!(!line.contains('\n'));
+}
+
+#[test]
 fn unwritable_output() {
     let dir = tempfile::tempdir().unwrap();
     let fox = model("Fox.glb");

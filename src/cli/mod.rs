@@ -96,6 +96,13 @@ impl PoseArgs {
     }
 }
 
+/// An error message as exactly one line: control characters (a newline in a node or clip name
+/// from the file, say) are escaped.
+#[must_use]
+pub fn one_line(message: &str) -> String {
+    message.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+}
+
 /// A command-line usage error (unknown option, bad value, missing argument) as one line, for the
 /// single `error: ...` line on stderr: clap's message without its usage block and `--help` hint.
 #[must_use]

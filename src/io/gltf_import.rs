@@ -614,3 +614,16 @@ fn import_clip(anim: &gltf::Animation<'_>, buffers: &[Vec<u8>]) -> Result<Clip, 
     }
     Ok(Clip { name: anim.name().map(str::to_owned), channels })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::percent_decode;
+
+    #[test]
+    fn percent_decoding_never_splits_a_character() {
+        assert_eq!(percent_decode("skin%20data.bin"), "skin data.bin");
+        assert_eq!(percent_decode("%zz%2"), "%zz%2");
+        assert_eq!(percent_decode("%aé%"), "%aé%");
+        assert_eq!(percent_decode("%C3%A9.bin"), "é.bin");
+    }
+}
