@@ -3,6 +3,7 @@
 //! the command line; see ARCHITECTURE.md for the map.
 
 pub mod cli;
+pub mod demo;
 pub mod io;
 pub mod maths;
 pub mod model;

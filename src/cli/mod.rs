@@ -2,6 +2,7 @@
 //! returned as one error whose `Display` is a single line; `main` prints it and exits with 2.
 
 pub mod deform;
+pub mod demo;
 pub mod info;
 
 use std::path::{Path, PathBuf};
@@ -32,6 +33,8 @@ pub struct Cli {
 pub enum Command {
     /// Deform a model's skinned meshes and write the contract's OBJ.
     Deform(deform::DeformArgs),
+    /// Write the built-in demo arm model (GLB).
+    Demo(demo::DemoArgs),
     /// Print a model's meshes, skins, joint tree, influence histogram and joint-set counts.
     Info(info::InfoArgs),
 }
@@ -92,6 +95,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Some(Command::Deform(args)) => deform::run(&args),
         Some(Command::Info(args)) => info::run(&args),
+        Some(Command::Demo(args)) => demo::run(&args),
         None => {
             use clap::CommandFactory;
             Cli::command().print_help()?;
