@@ -7,5 +7,7 @@ pub mod demo;
 pub mod io;
 pub mod maths;
 pub mod model;
+#[cfg(feature = "gui")]
+pub mod render;
 pub mod rig;
 pub mod skinning;

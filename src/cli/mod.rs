@@ -4,6 +4,8 @@
 pub mod deform;
 pub mod demo;
 pub mod info;
+#[cfg(feature = "gui")]
+pub mod render;
 
 use std::path::{Path, PathBuf};
 
@@ -35,6 +37,9 @@ pub enum Command {
     Deform(deform::DeformArgs),
     /// Write the built-in demo arm model (GLB).
     Demo(demo::DemoArgs),
+    /// Draw a posed model offscreen, one panel per method, into a PNG (no window needed).
+    #[cfg(feature = "gui")]
+    Render(render::RenderArgs),
     /// Print a model's meshes, skins, joint tree, influence histogram and joint-set counts.
     Info(info::InfoArgs),
 }
@@ -96,6 +101,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Deform(args)) => deform::run(&args),
         Some(Command::Info(args)) => info::run(&args),
         Some(Command::Demo(args)) => demo::run(&args),
+        #[cfg(feature = "gui")]
+        Some(Command::Render(args)) => render::run(&args),
         None => {
             use clap::CommandFactory;
             Cli::command().print_help()?;
