@@ -5,6 +5,8 @@ pub mod deform;
 pub mod demo;
 pub mod info;
 #[cfg(feature = "gui")]
+pub mod open;
+#[cfg(feature = "gui")]
 pub mod render;
 
 use std::path::{Path, PathBuf};
@@ -40,6 +42,9 @@ pub enum Command {
     /// Draw a posed model offscreen, one panel per method, into a PNG (no window needed).
     #[cfg(feature = "gui")]
     Render(render::RenderArgs),
+    /// Open the editor window on a model (no subcommand: on the built-in demo arm).
+    #[cfg(feature = "gui")]
+    Open(open::OpenArgs),
     /// Print a model's meshes, skins, joint tree, influence histogram and joint-set counts.
     Info(info::InfoArgs),
 }
@@ -103,6 +108,11 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Demo(args)) => demo::run(&args),
         #[cfg(feature = "gui")]
         Some(Command::Render(args)) => render::run(&args),
+        #[cfg(feature = "gui")]
+        Some(Command::Open(args)) => open::run(&args),
+        #[cfg(feature = "gui")]
+        None => open::run(&open::OpenArgs::default()),
+        #[cfg(not(feature = "gui"))]
         None => {
             use clap::CommandFactory;
             Cli::command().print_help()?;
