@@ -28,14 +28,18 @@ pub fn inspector_ui(ui: &mut egui::Ui, s: &mut EditorState, gesture: &mut u64) -
         cmds.push(Command::SetSplit(split));
     }
     ui.horizontal(|ui| {
-        ui.label("Compare with");
-        egui::ComboBox::from_id_salt("compare").selected_text(s.compare.label()).show_ui(ui, |ui| {
-            for m in SkinningMethod::ALL {
-                if ui.selectable_label(s.compare == m, m.label()).clicked() {
-                    cmds.push(Command::SetCompare(m));
+        let l = ui.label("Compare with");
+        egui::ComboBox::from_id_salt("compare")
+            .selected_text(s.compare.label())
+            .show_ui(ui, |ui| {
+                for m in SkinningMethod::ALL {
+                    if ui.selectable_label(s.compare == m, m.label()).clicked() {
+                        cmds.push(Command::SetCompare(m));
+                    }
                 }
-            }
-        });
+            })
+            .response
+            .labelled_by(l.id);
     });
     let mut diff = s.difference;
     if ui.checkbox(&mut diff, "Difference overlay").changed() {

@@ -11,16 +11,21 @@ pub fn timeline_ui(ui: &mut egui::Ui, s: &EditorState) -> Vec<Command> {
     ui.horizontal(|ui| {
         let name = |i: usize| s.model.clips[i].name.clone().unwrap_or_else(|| format!("#{i}"));
         let current = s.clip.map_or_else(|| "(no animation)".to_owned(), name);
-        egui::ComboBox::from_id_salt("clip").selected_text(current).show_ui(ui, |ui| {
-            if ui.selectable_label(s.clip.is_none(), "(no animation)").clicked() {
-                cmds.push(Command::SelectClip(None));
-            }
-            for i in 0..s.model.clips.len() {
-                if ui.selectable_label(s.clip == Some(i), name(i)).clicked() {
-                    cmds.push(Command::SelectClip(Some(i)));
+        let l = ui.label("Animation");
+        egui::ComboBox::from_id_salt("clip")
+            .selected_text(current)
+            .show_ui(ui, |ui| {
+                if ui.selectable_label(s.clip.is_none(), "(no animation)").clicked() {
+                    cmds.push(Command::SelectClip(None));
                 }
-            }
-        });
+                for i in 0..s.model.clips.len() {
+                    if ui.selectable_label(s.clip == Some(i), name(i)).clicked() {
+                        cmds.push(Command::SelectClip(Some(i)));
+                    }
+                }
+            })
+            .response
+            .labelled_by(l.id);
         let Some(clip) = s.clip.and_then(|c| s.model.clips.get(c)) else {
             ui.weak(if s.model.clips.is_empty() {
                 "this model has no animations"
