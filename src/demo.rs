@@ -312,6 +312,13 @@ mod tests {
     }
 
     #[test]
+    fn committed_asset_matches_the_generator() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets").join(DEMO_NAME);
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(bytes == demo_glb(), "{} is stale: run `skinlab demo --out assets/demo_arm.glb`", path.display());
+    }
+
+    #[test]
     fn generation_is_deterministic() {
         assert_eq!(demo_glb(), demo_glb());
     }

@@ -93,12 +93,12 @@ impl Scene {
         target.clear_partially(scissor, ClearState::depth(1.0));
         let (right, up) = camera.right_up();
         let back = camera.back();
-        let key_dir = -(back + up * 0.6 + right * 0.4);
-        let fill_dir = -(back - up * 0.2 - right * 0.8);
+        let key_dir = -(back * 0.6 + up * 0.9 + right * 0.8);
+        let fill_dir = -(back * 0.5 - up * 0.3 - right * 1.0);
         let v = super::gl_convert::v3;
-        let ambient = AmbientLight::new(&self.ctx, 0.35, Srgba::WHITE);
-        let key = DirectionalLight::new(&self.ctx, 2.2, Srgba::WHITE, v(key_dir));
-        let fill = DirectionalLight::new(&self.ctx, 0.6, Srgba::new(200, 215, 255, 255), v(fill_dir));
+        let ambient = AmbientLight::new(&self.ctx, 0.25, Srgba::WHITE);
+        let key = DirectionalLight::new(&self.ctx, 2.0, Srgba::WHITE, v(key_dir));
+        let fill = DirectionalLight::new(&self.ctx, 0.7, Srgba::new(190, 205, 255, 255), v(fill_dir));
         let lights: [&dyn three_d::Light; 3] = [&ambient, &key, &fill];
         if opts.grid {
             target.render_partially(scissor, &cam, [&self.grid], &[]);

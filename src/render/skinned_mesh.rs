@@ -13,7 +13,7 @@ use crate::model::{Model, Primitive, Topology};
 use crate::skinning::DeformedPrimitive;
 
 /// The colour of the skin surface when no overlay is shown (sRGB).
-pub const BASE_COLOUR: [u8; 4] = [214, 186, 160, 255];
+pub const BASE_COLOUR: [u8; 4] = [196, 160, 130, 255];
 
 /// Where a drawn part's vertices come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
