@@ -2,6 +2,8 @@
 //! `--screenshot-after-frames` and exits cleanly; with no display it refuses with one line and
 //! status 2. Needs `xvfb-run` (package xvfb) and Mesa's GL (scripts/setup.sh installs them).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::process::Command;
 
 fn skinlab_under_xvfb(args: &[&str]) -> std::process::Output {

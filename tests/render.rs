@@ -2,6 +2,8 @@
 //! size, is not blank, and its panels differ where the methods differ. Needs libegl1,
 //! libegl-mesa0 and libgl1-mesa-dri (scripts/setup.sh installs them).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -122,4 +124,32 @@ fn bad_arguments_fail_with_one_line_and_status_2() {
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(err.starts_with("error"), "{args:?}: {err}");
     }
+}
+
+#[test]
+fn a_real_model_in_a_bent_pose_renders_with_differing_panels() {
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/models");
+    let pose = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/poses/cesiumman_bent.json");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("cesium.png");
+    let img = render(
+        &[
+            models.join("CesiumMan.glb").to_str().unwrap(),
+            "--pose",
+            pose.to_str().unwrap(),
+            "--method",
+            "lbs,dqs,sbs",
+            "--camera",
+            "three-quarter",
+            "--size",
+            "900x400",
+        ],
+        &out,
+    );
+    assert_eq!(img.dimensions(), (900, 400));
+    let (a, c) = (panel(&img, 0, 3), panel(&img, 2, 3));
+    let background = img.get_pixel(5, img.height() / 4).0;
+    assert!(a.iter().filter(|p| **p != background).count() > a.len() / 20, "LBS panel nearly blank");
+    let differ = a.iter().zip(&c).filter(|(p, q)| p.iter().zip(q.iter()).any(|(x, y)| x.abs_diff(*y) > 24)).count();
+    assert!(differ > 30, "LBS and SBS panels differ in only {differ} pixels");
 }

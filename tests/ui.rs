@@ -2,6 +2,8 @@
 //! viewport draws nothing but everything else runs): selecting a joint in the tree, editing a
 //! rotation field, switching the method, undo/redo, and a bad file leaving the old model.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
