@@ -71,6 +71,12 @@ impl SkinlabApp {
         self
     }
 
+    /// Where the 3D viewport was drawn last frame (screen points), for tests that click into it.
+    #[must_use]
+    pub fn viewport_rect(&self) -> Option<egui::Rect> {
+        self.viewport.last_rect
+    }
+
     fn shortcuts(&mut self, ctx: &egui::Context) -> Vec<Command> {
         use egui::{Key, KeyboardShortcut, Modifiers};
         let mut cmds = Vec::new();
@@ -177,6 +183,18 @@ impl SkinlabApp {
     }
 }
 
+/// What dropping a file does: a .gltf/.glb opens as the model, a .json loads as a pose, anything
+/// else is refused with a message.
+#[must_use]
+pub fn dropped_command(path: PathBuf) -> Command {
+    let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    match ext.as_str() {
+        "json" => Command::LoadPose(path),
+        // Anything else goes to the model loader, which names the file and the problem.
+        _ => Command::OpenModel(path),
+    }
+}
+
 fn save_png(path: &std::path::Path, img: &egui::ColorImage) -> Result<(), String> {
     use image::ImageEncoder as _;
     let [w, h] = img.size;
@@ -194,7 +212,9 @@ impl eframe::App for SkinlabApp {
         self.screenshot_step(&ctx);
         let mut cmds = self.shortcuts(&ctx);
         let dropped: Vec<PathBuf> = ctx.input(|i| i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).collect());
-        cmds.extend(dropped.into_iter().filter(|p| !p.as_os_str().is_empty()).map(Command::OpenModel));
+        for path in dropped.into_iter().filter(|p| !p.as_os_str().is_empty()) {
+            cmds.push(dropped_command(path));
+        }
         if self.state.playing {
             let dt = ctx.input(|i| f64::from(i.stable_dt).min(0.1));
             self.state.advance(dt);

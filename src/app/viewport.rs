@@ -77,6 +77,8 @@ pub struct Viewport {
     sent: Option<(u64, u64, Option<usize>, bool)>,
     drag: Option<Drag>,
     next_gesture: u64,
+    /// Where the viewport was drawn last frame (screen points).
+    pub last_rect: Option<egui::Rect>,
 }
 
 struct Drag {
@@ -119,6 +121,7 @@ impl Viewport {
     pub fn ui(&mut self, ui: &mut egui::Ui, s: &mut EditorState) {
         self.send(s);
         let rect = ui.available_rect_before_wrap();
+        self.last_rect = Some(rect);
         let response = ui.allocate_rect(rect, egui::Sense::click_and_drag());
         let panels = if s.split { 2 } else { 1 };
         let panel_w = rect.width() / panels as f32;
