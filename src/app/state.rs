@@ -48,6 +48,8 @@ pub struct EditorState {
     pub model_name: String,
     /// Bumped whenever `model` is replaced.
     pub model_rev: u64,
+    /// The model's box as first shown (posed, model space): places the grid, sizes the joints.
+    pub model_bounds: (Vec3, Vec3),
     /// The current pose.
     pub pose: Pose,
     /// Undo/redo of pose edits.
@@ -101,6 +103,7 @@ impl EditorState {
             model: Arc::new(Model::default()),
             model_name: String::new(),
             model_rev: 0,
+            model_bounds: (Vec3::ZERO, Vec3::ONE),
             pose: Pose::rest(),
             history: History::default(),
             method: SkinningMethod::Lbs,
@@ -154,6 +157,7 @@ impl EditorState {
         self.playing = false;
         self.dirty = true;
         self.refresh();
+        self.model_bounds = deformed_bounds(&self.deformed[0], self.model.rest_bounds());
         self.frame_all();
     }
 

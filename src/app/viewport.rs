@@ -25,6 +25,7 @@ use crate::skinning::DeformedPrimitive;
 struct Upload {
     model: Arc<Model>,
     model_rev: u64,
+    bounds: (glam::Vec3, glam::Vec3),
     deformed: [Vec<Vec<DeformedPrimitive>>; 2],
     colours: Option<Vec<Vec<Vec<[u8; 4]>>>>,
     model_from_node: Vec<DMat4>,
@@ -54,7 +55,7 @@ impl GpuShared {
             },
         };
         if self.scene.is_none() || self.scene_model_rev != up.model_rev {
-            self.scene = Some(Scene::new(&ctx, &up.model, 2));
+            self.scene = Some(Scene::new(&ctx, &up.model, 2, up.bounds));
             self.scene_model_rev = up.model_rev;
         }
         let Some(scene) = &mut self.scene else { return };
@@ -107,6 +108,7 @@ impl Viewport {
         let up = Upload {
             model: Arc::clone(&s.model),
             model_rev: s.model_rev,
+            bounds: s.model_bounds,
             deformed: [s.deformed[0].clone(), right],
             colours: s.difference.then(|| s.difference_colours.clone()),
             model_from_node: s.model_from_node.clone(),

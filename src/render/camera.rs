@@ -129,11 +129,17 @@ impl OrbitCamera {
 
     /// Looks at the box `lo..hi` so that it fills a view of aspect `aspect` (width / height).
     pub fn frame(&mut self, lo: Vec3, hi: Vec3, aspect: f32) {
-        let radius = ((hi - lo).length() * 0.5).max(1e-3);
         self.target = (lo + hi) * 0.5;
-        let half_y = self.fov_y_rad * 0.5;
-        let half_x = (half_y.tan() * aspect.max(0.1)).atan();
-        self.distance = radius / half_y.min(half_x).sin() * 1.02;
+        let (right, up) = self.right_up();
+        let back = self.back();
+        // Half extents of the box along the view axes.
+        let half = (hi - lo).max(Vec3::splat(1e-4)) * 0.5;
+        let extent = |axis: Vec3| half.x * axis.x.abs() + half.y * axis.y.abs() + half.z * axis.z.abs();
+        let (w, h, d) = (extent(right), extent(up), extent(back));
+        let tan_y = (self.fov_y_rad * 0.5).tan();
+        let tan_x = tan_y * aspect.max(0.1);
+        // A margin of 8 % around the box; the near face sits `d` in front of the target.
+        self.distance = (w / tan_x).max(h / tan_y) * 1.08 + d;
     }
 
     /// The view matrix (world → eye).

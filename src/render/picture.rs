@@ -99,7 +99,7 @@ pub fn render_picture(gl: &Headless, model: &Model, pose: &Pose, req: &PictureRe
     (camera.yaw_rad, camera.pitch_rad) = req.camera.angles_rad();
     camera.frame(lo, hi, panel_w as f32 / h as f32);
 
-    let mut scene = Scene::new(gl.context(), model, methods.len());
+    let mut scene = Scene::new(gl.context(), model, methods.len(), (lo, hi));
     let diff = (req.difference && all.len() >= 2).then(|| {
         let max = max_distance(&all[0], &all[1]);
         let mut colours = Vec::new();

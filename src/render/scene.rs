@@ -43,10 +43,11 @@ pub struct Scene {
 }
 
 impl Scene {
-    /// Uploads `model` once per panel (at least one).
+    /// Uploads `model` once per panel (at least one); `bounds` (model space, posed) place the
+    /// ground grid under the model and size the joints.
     #[must_use]
-    pub fn new(ctx: &Context, model: &Model, panels: usize) -> Self {
-        let (lo, hi) = model.rest_bounds();
+    pub fn new(ctx: &Context, model: &Model, panels: usize, bounds: (Vec3, Vec3)) -> Self {
+        let (lo, hi) = bounds;
         let size = (hi - lo).length().max(1e-3);
         Self {
             ctx: ctx.clone(),
