@@ -2,9 +2,14 @@
 //! spherical blend skinning. This library is the GUI-free core (model, rig, skinning, io) plus
 //! the command line; see ARCHITECTURE.md for the map.
 
+#[cfg(feature = "gui")]
+pub mod app;
 pub mod cli;
+pub mod demo;
 pub mod io;
 pub mod maths;
 pub mod model;
+#[cfg(feature = "gui")]
+pub mod render;
 pub mod rig;
 pub mod skinning;

@@ -3,7 +3,12 @@
 
 pub mod deform;
 pub mod export;
+pub mod demo;
 pub mod info;
+#[cfg(feature = "gui")]
+pub mod open;
+#[cfg(feature = "gui")]
+pub mod render;
 
 use std::path::{Path, PathBuf};
 
@@ -35,6 +40,14 @@ pub enum Command {
     Deform(deform::DeformArgs),
     /// Export a model as .glb/.gltf with edited weights or a baked pose, keeping everything else.
     Export(export::ExportArgs),
+    /// Write the built-in demo arm model (GLB).
+    Demo(demo::DemoArgs),
+    /// Draw a posed model offscreen, one panel per method, into a PNG (no window needed).
+    #[cfg(feature = "gui")]
+    Render(render::RenderArgs),
+    /// Open the editor window on a model (no subcommand: on the built-in demo arm).
+    #[cfg(feature = "gui")]
+    Open(open::OpenArgs),
     /// Print a model's meshes, skins, joint tree, influence histogram and joint-set counts.
     Info(info::InfoArgs),
 }
@@ -132,6 +145,14 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Deform(args)) => deform::run(&args),
         Some(Command::Info(args)) => info::run(&args),
         Some(Command::Export(args)) => export::run(&args),
+        Some(Command::Demo(args)) => demo::run(&args),
+        #[cfg(feature = "gui")]
+        Some(Command::Render(args)) => render::run(&args),
+        #[cfg(feature = "gui")]
+        Some(Command::Open(args)) => open::run(&args),
+        #[cfg(feature = "gui")]
+        None => open::run(&open::OpenArgs::default()),
+        #[cfg(not(feature = "gui"))]
         None => {
             use clap::CommandFactory;
             Cli::command().print_help()?;
