@@ -6,5 +6,6 @@ pub mod cli;
 pub mod io;
 pub mod maths;
 pub mod model;
+pub mod paint;
 pub mod rig;
 pub mod skinning;

@@ -1,0 +1,166 @@
+//! X-mirror painting: the mirrored joint by name (Left/Right, .L/.R, _l/_r, L_/R_ ...) and the
+//! mirrored vertex by rest position (x → −x, nearest within a tolerance, found with a hash grid).
+
+use glam::Vec3;
+
+use super::grid::{relative_tolerance, PointGrid};
+
+/// Default mirror tolerance as a fraction of the bounding-box diagonal.
+pub const MIRROR_FRACTION: f32 = 1e-3;
+
+const WORDS: [(&str, &str); 3] = [("Left", "Right"), ("left", "right"), ("LEFT", "RIGHT")];
+
+fn is_separator(c: char) -> bool {
+    matches!(c, '.' | '_' | '-' | ' ' | ':' | '|')
+}
+
+fn swap_side(c: char) -> Option<char> {
+    match c {
+        'L' => Some('R'),
+        'R' => Some('L'),
+        'l' => Some('r'),
+        'r' => Some('l'),
+        _ => None,
+    }
+}
+
+/// The name of the joint on the other side, or `None` when the name has no side marker. Whole
+/// words Left/Right (any of three casings, anywhere in the name) are swapped first; otherwise a
+/// single L/R/l/r standing between separators (`.`, `_`, `-`, space, `:`, `|`), the start, the end
+/// or digits, the last such one (so `hand.L.001`, `arm_l`, `L_foot`, `Bip01 L Thigh` all work).
+#[must_use]
+pub fn mirror_name(name: &str) -> Option<String> {
+    let mut best: Option<(usize, &str, &str)> = None;
+    for (a, b) in WORDS {
+        for (from, to) in [(a, b), (b, a)] {
+            if let Some(i) = name.find(from) {
+                if best.is_none_or(|(j, _, _)| i < j) {
+                    best = Some((i, from, to));
+                }
+            }
+        }
+    }
+    if let Some((i, from, to)) = best {
+        return Some(format!("{}{}{}", &name[..i], to, &name[i + from.len()..]));
+    }
+    let chars: Vec<(usize, char)> = name.char_indices().collect();
+    for k in (0..chars.len()).rev() {
+        let (i, c) = chars[k];
+        let Some(other) = swap_side(c) else { continue };
+        let before_ok = k == 0 || is_separator(chars[k - 1].1);
+        let after_ok = k + 1 == chars.len() || is_separator(chars[k + 1].1) || chars[k + 1].1.is_ascii_digit();
+        // A lone letter with no separator at all (the name "L") is not a side marker.
+        let bounded = (k > 0 && is_separator(chars[k - 1].1)) || (k + 1 < chars.len() && is_separator(chars[k + 1].1));
+        if before_ok && after_ok && bounded {
+            return Some(format!("{}{}{}", &name[..i], other, &name[i + c.len_utf8()..]));
+        }
+    }
+    None
+}
+
+/// For each joint, the index of its mirror joint by name (itself when it has no side marker or
+/// its mirror name is not among `names`; unnamed joints map to themselves).
+#[must_use]
+pub fn joint_mirror_map(names: &[Option<&str>]) -> Vec<u16> {
+    let mut map: Vec<u16> = (0..names.len() as u16).collect();
+    for (j, name) in names.iter().enumerate() {
+        let Some(mirrored) = name.and_then(mirror_name) else { continue };
+        if let Some(k) = names.iter().position(|n| *n == Some(mirrored.as_str())) {
+            map[j] = k as u16;
+        }
+    }
+    map
+}
+
+/// For each vertex, the vertex at its x-mirrored position (within a tolerance), if any.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MirrorMap {
+    map: Vec<u32>,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl MirrorMap {
+    /// Matches every vertex with the vertex nearest to its mirror image `(−x, y, z)` within `tol`.
+    #[must_use]
+    pub fn new(positions: &[Vec3], tol: f32) -> Self {
+        let mut grid = PointGrid::new(tol);
+        for (i, &p) in positions.iter().enumerate() {
+            grid.insert(p, i as u32);
+        }
+        let map =
+            positions.iter().map(|p| grid.nearest(positions, Vec3::new(-p.x, p.y, p.z), tol).unwrap_or(NONE)).collect();
+        Self { map }
+    }
+
+    /// Builds the map with the default tolerance ([`MIRROR_FRACTION`] of the diagonal).
+    #[must_use]
+    pub fn with_default_tolerance(positions: &[Vec3]) -> Self {
+        Self::new(positions, relative_tolerance(positions, MIRROR_FRACTION))
+    }
+
+    /// The mirror of vertex `v` (itself for vertices on the plane x = 0).
+    #[must_use]
+    pub fn get(&self, v: u32) -> Option<u32> {
+        self.map.get(v as usize).copied().filter(|&m| m != NONE)
+    }
+
+    /// Number of vertices that have a mirror.
+    #[must_use]
+    pub fn matched(&self) -> usize {
+        self.map.iter().filter(|&&m| m != NONE).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_mirrored() {
+        let cases = [
+            ("LeftArm", "RightArm"),
+            ("mixamorig:RightHand", "mixamorig:LeftHand"),
+            ("upper_arm_left", "upper_arm_right"),
+            ("LEFT_LEG", "RIGHT_LEG"),
+            ("hand.L", "hand.R"),
+            ("hand.R.001", "hand.L.001"),
+            ("thigh_l", "thigh_r"),
+            ("foot_R", "foot_L"),
+            ("L_clavicle", "R_clavicle"),
+            ("r_eye", "l_eye"),
+            ("Bip01 L Thigh", "Bip01 R Thigh"),
+            ("arm-L", "arm-R"),
+        ];
+        for (a, b) in cases {
+            assert_eq!(mirror_name(a).as_deref(), Some(b), "{a}");
+            assert_eq!(mirror_name(b).as_deref(), Some(a), "{b}");
+        }
+        for plain in ["Spine", "Hips", "L", "Lower", "neck_01", "Head_end", "Root"] {
+            assert_eq!(mirror_name(plain), None, "{plain}");
+        }
+    }
+
+    #[test]
+    fn joint_map_pairs_sides_and_keeps_centre_joints() {
+        let names = [Some("Hips"), Some("arm.L"), Some("arm.R"), None, Some("leg_l")];
+        assert_eq!(joint_mirror_map(&names), vec![0, 2, 1, 3, 4]);
+    }
+
+    #[test]
+    fn vertices_are_mirrored_by_position() {
+        let p = [
+            Vec3::new(1.0, 2.0, 3.0),
+            Vec3::new(0.0, 1.0, 0.0),
+            Vec3::new(-1.0005, 2.0, 3.0),
+            Vec3::new(2.0, 0.0, 0.0),
+        ];
+        let m = MirrorMap::new(&p, 0.01);
+        assert_eq!(m.get(0), Some(2));
+        assert_eq!(m.get(2), Some(0));
+        assert_eq!(m.get(1), Some(1), "on the plane: itself");
+        assert_eq!(m.get(3), None);
+        assert_eq!(m.get(99), None);
+        assert_eq!(m.matched(), 3);
+    }
+}
