@@ -438,6 +438,39 @@ mod tests {
     }
 
     #[test]
+    fn growing_slots_keeps_ids_weights_and_pivots() {
+        let mut table = JointSetTable::new(1);
+        let verts = [VertexInfluences { pairs: vec![(4, 1.0)] }, VertexInfluences { pairs: vec![(2, 1.0)] }];
+        let mut inf = Influences::from_vertices(&verts, &mut table).unwrap();
+        let before: Vec<Vec<(u16, f32)>> = (0..2).map(|v| inf.vertex(v, &table).collect()).collect();
+        let snap = inf.snapshot(1);
+        table.grow_slots(3);
+        inf.grow_slots(table.slots());
+        assert_eq!(table.slots(), 4);
+        assert_eq!(inf.slots(), 4);
+        assert_eq!(table.padded(1), &[4, 4, 4, 4]);
+        for v in 0..2 {
+            assert_eq!(inf.vertex(v, &table).collect::<Vec<_>>(), before[v]);
+        }
+        assert_eq!(&inf.weights()[4..8], &[1.0, 0.0, 0.0, 0.0]);
+        // Tied weights in file order (7, 3): the pivot is joint 7, which sorts second.
+        let tied = VertexInfluences { pairs: vec![(7, 0.5), (3, 0.5)] };
+        inf.set_vertex(0, &tied, &mut table).unwrap();
+        let word = inf.packed_sets()[0];
+        assert_eq!(Influences::unpack(word).1, 1);
+        let round = inf.vertex_influences(0, &table);
+        inf.set_vertex(0, &round, &mut table).unwrap();
+        assert_eq!(inf.packed_sets()[0], word, "vertex_influences round-trips the pivot");
+        inf.restore(1, &snap);
+        assert_eq!(inf.vertex(1, &table).collect::<Vec<_>>(), before[1]);
+        let sub = inf.gather(&[1, 0, 9]);
+        assert_eq!(sub.len(), 2);
+        assert_eq!(sub.packed_sets(), &[inf.packed_sets()[1], inf.packed_sets()[0]]);
+        table.grow_slots(2);
+        assert_eq!(table.slots(), 4, "never shrinks");
+    }
+
+    #[test]
     fn layout_sorts_members_and_keeps_pivot() {
         let mut table = JointSetTable::new(4);
         let inf = VertexInfluences { pairs: vec![(5, 0.2), (2, 0.7), (9, 0.1)] };

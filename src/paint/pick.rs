@@ -28,24 +28,29 @@ pub struct Hit {
 }
 
 /// Ray parameter and barycentric (u, v) of the ray's crossing of triangle `(a, b, c)`, if it
-/// crosses it at `t > 0`.
+/// crosses it at `t > 0` (Möller–Trumbore; both faces count).
 #[must_use]
 pub fn ray_triangle(ray: &Ray, a: Vec3, b: Vec3, c: Vec3) -> Option<(f32, f32, f32)> {
+    crossing(ray.origin, ray.direction, a, b, c)
+}
+
+#[inline(always)]
+fn crossing(origin: Vec3, dir: Vec3, a: Vec3, b: Vec3, c: Vec3) -> Option<(f32, f32, f32)> {
     let e1 = b - a;
     let e2 = c - a;
-    let p = ray.direction.cross(e2);
+    let p = dir.cross(e2);
     let det = e1.dot(p);
-    if det.abs() < f32::EPSILON * e1.length_squared().max(e2.length_squared()) * ray.direction.length() {
+    if det == 0.0 || !det.is_finite() {
         return None;
     }
     let inv = 1.0 / det;
-    let s = ray.origin - a;
+    let s = origin - a;
     let u = s.dot(p) * inv;
     if !(0.0..=1.0).contains(&u) {
         return None;
     }
     let q = s.cross(e1);
-    let v = ray.direction.dot(q) * inv;
+    let v = dir.dot(q) * inv;
     if v < 0.0 || u + v > 1.0 {
         return None;
     }
@@ -53,26 +58,52 @@ pub fn ray_triangle(ray: &Ray, a: Vec3, b: Vec3, c: Vec3) -> Option<(f32, f32, f
     (t > 0.0 && t.is_finite()).then_some((t, u, v))
 }
 
-/// The nearest triangle of `triangles` (indices into `positions`, e.g. deformed positions) that
-/// `ray` meets. Triangles with an index out of range are skipped.
-#[must_use]
-pub fn pick(ray: &Ray, positions: &[Vec3], triangles: &[[u32; 3]]) -> Option<Hit> {
-    if !ray.origin.is_finite() || !ray.direction.is_finite() || ray.direction == Vec3::ZERO {
-        return None;
-    }
+/// Triangles per parallel work item.
+const CHUNK: usize = 16 * 1024;
+
+/// The nearest crossing in one run of triangles: (t, triangle, u, v).
+fn nearest_in(ray: &Ray, positions: &[Vec3], triangles: &[[u32; 3]], first: usize) -> Option<(f32, usize, f32, f32)> {
     let n = positions.len();
     let mut best: Option<(f32, usize, f32, f32)> = None;
     for (i, t) in triangles.iter().enumerate() {
-        if t.iter().any(|&k| k as usize >= n) {
+        let (Some(&a), Some(&b), Some(&c)) =
+            (positions.get(t[0] as usize), positions.get(t[1] as usize), positions.get(t[2] as usize))
+        else {
             continue;
-        }
-        let [a, b, c] = t.map(|k| positions[k as usize]);
-        if let Some((d, u, v)) = ray_triangle(ray, a, b, c) {
+        };
+        debug_assert!(t.iter().all(|&k| (k as usize) < n));
+        if let Some((d, u, v)) = crossing(ray.origin, ray.direction, a, b, c) {
             if best.is_none_or(|bst| d < bst.0) {
-                best = Some((d, i, u, v));
+                best = Some((d, first + i, u, v));
             }
         }
     }
+    best
+}
+
+/// The nearest triangle of `triangles` (indices into `positions`, e.g. deformed positions) that
+/// `ray` meets; ties go to the lower triangle index. Triangles with an index out of range are
+/// skipped. Large meshes are split over rayon's threads.
+#[must_use]
+pub fn pick(ray: &Ray, positions: &[Vec3], triangles: &[[u32; 3]]) -> Option<Hit> {
+    use rayon::prelude::*;
+    if !ray.origin.is_finite() || !ray.direction.is_finite() || ray.direction == Vec3::ZERO {
+        return None;
+    }
+    let better = |a: Option<(f32, usize, f32, f32)>, b: Option<(f32, usize, f32, f32)>| match (a, b) {
+        (Some(x), Some(y)) => Some(if (y.0, y.1) < (x.0, x.1) { y } else { x }),
+        (x, None) => x,
+        (None, y) => y,
+    };
+    let best = if triangles.len() <= CHUNK || rayon::current_num_threads() == 1 {
+        nearest_in(ray, positions, triangles, 0)
+    } else {
+        triangles
+            .par_chunks(CHUNK)
+            .enumerate()
+            .map(|(c, tris)| nearest_in(ray, positions, tris, c * CHUNK))
+            .reduce(|| None, better)
+    };
     let (t, triangle, u, v) = best?;
     let tri = triangles[triangle];
     let point = ray.origin + ray.direction * t;

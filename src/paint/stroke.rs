@@ -39,7 +39,8 @@ pub struct TouchedPrimitive {
 pub struct StrokeRecord {
     label: String,
     entries: Vec<StrokeEntry>,
-    index: HashMap<(usize, usize, u32), usize>,
+    /// Per primitive: entry index + 1 of each vertex (0 = not recorded), grown on demand.
+    index: HashMap<(usize, usize), Vec<u32>>,
 }
 
 impl StrokeRecord {
@@ -76,12 +77,17 @@ impl StrokeRecord {
     /// Records that vertex `vertex` of `(mesh, prim)` changed from `before` to `after`; a vertex
     /// already recorded keeps its first `before` and takes the new `after`.
     pub fn record(&mut self, mesh: usize, prim: usize, vertex: u32, before: VertexSnapshot, after: VertexSnapshot) {
-        match self.index.get(&(mesh, prim, vertex)) {
-            Some(&i) => self.entries[i].after = after,
-            None => {
-                self.index.insert((mesh, prim, vertex), self.entries.len());
+        let slots = self.index.entry((mesh, prim)).or_default();
+        let v = vertex as usize;
+        if slots.len() <= v {
+            slots.resize(v + 1, 0);
+        }
+        match slots[v] {
+            0 => {
                 self.entries.push(StrokeEntry { mesh, prim, vertex, before, after });
+                slots[v] = self.entries.len() as u32;
             }
+            i => self.entries[i as usize - 1].after = after,
         }
     }
 
