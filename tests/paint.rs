@@ -710,3 +710,65 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn painted_weights_survive_a_roundtrip_through_per_vertex_slots() {
+    // What any weights file or glTF writer stores: per vertex, `slots` (joint, weight) pairs.
+    let mut m = paint_rig::cylinder_rig(41, 16, 2, 4);
+    let topo = ModelTopology::new(&m);
+    let pose = posed(&m);
+    let mut deformer = Deformer::new();
+    let mut out = Vec::new();
+    deformer.deform_all(&m, &pose, SkinningMethod::Sbs, &mut out);
+    let mut rec = StrokeRecord::new("paint");
+    let mut edited = skinlab::paint::EditedVertices::new();
+    for (x, name) in [(0.4, "seg2.R"), (-1.0, "Spine"), (1.3, "seg1.R")] {
+        let b = BrushSettings { mode: BlendMode::Add, strength: 0.6, ..BrushSettings::default() };
+        let j = paint_rig::joint(&m, name);
+        stroke_at(
+            &mut m,
+            &topo,
+            &mut deformer,
+            &pose,
+            &mut out,
+            (x, 0.5),
+            j,
+            &b,
+            0.5,
+            &WeightRules::default(),
+            &mut rec,
+        )
+        .unwrap();
+    }
+    edited.note(&rec);
+    assert!(edited.is_dirty() && edited.len() == rec.len());
+    assert_eq!(edited.primitives().collect::<Vec<_>>(), vec![(0, 0)]);
+    let table = &m.skins[0].sets;
+    let inf = influences(&m);
+    let slots = table.slots();
+    let mut reloaded_table = JointSetTable::new(slots);
+    let verts: Vec<VertexInfluences> = (0..inf.len())
+        .map(|v| {
+            let mut joints = vec![0u32; slots];
+            let mut ws = vec![0.0f32; slots];
+            for (s, (j, w)) in inf.vertex(v, table).enumerate() {
+                joints[s] = u32::from(j);
+                ws[s] = w;
+            }
+            VertexInfluences::from_slots(v, &joints, &ws, m.skins[0].joints.len()).unwrap()
+        })
+        .collect();
+    let mut reloaded = m.clone();
+    reloaded.meshes[0].primitives[0].influences = Some(Influences::from_vertices(&verts, &mut reloaded_table).unwrap());
+    reloaded.skins[0].sets = reloaded_table;
+    let mut again = Vec::new();
+    Deformer::new().deform_all(&reloaded, &pose, SkinningMethod::Sbs, &mut again);
+    for (a, b) in again[0][0].positions.iter().zip(&out[0][0].positions) {
+        assert!((*a - *b).length() < 1e-5, "{a} vs {b}");
+    }
+    for v in 0..inf.len() {
+        let (x, y) = (weights(&m, v), weights(&reloaded, v));
+        assert_eq!(x.len(), y.len());
+        assert!(x.iter().zip(&y).all(|(p, q)| p.0 == q.0 && (p.1 - q.1).abs() < 1e-6), "vertex {v}");
+    }
+}

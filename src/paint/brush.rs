@@ -141,6 +141,27 @@ impl BrushSettings {
     }
 }
 
+/// Model units spanned by one screen pixel at `depth` (distance along the view axis) for a
+/// perspective camera with vertical field of view `fov_y_rad` and a viewport `viewport_height_px`
+/// tall; multiply a radius in pixels by it (see [`BrushSettings::radius_model`]).
+#[must_use]
+pub fn model_units_per_px(fov_y_rad: f32, viewport_height_px: f32, depth: f32) -> f32 {
+    if viewport_height_px.is_nan() || viewport_height_px <= 0.0 || !depth.is_finite() {
+        return 0.0;
+    }
+    2.0 * depth.abs() * (0.5 * fov_y_rad).tan() / viewport_height_px
+}
+
+/// Model units spanned by one screen pixel for an orthographic camera showing `view_height`
+/// model units over `viewport_height_px` pixels.
+#[must_use]
+pub fn model_units_per_px_ortho(view_height: f32, viewport_height_px: f32) -> f32 {
+    if viewport_height_px.is_nan() || viewport_height_px <= 0.0 || !view_height.is_finite() {
+        return 0.0;
+    }
+    view_height.abs() / viewport_height_px
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -189,5 +210,9 @@ mod tests {
         assert_eq!(b.amount(0.0, 2.0), 0.5);
         assert_eq!(b.amount(3.0, 2.0), 0.0);
         assert_eq!(b.amount(0.0, 0.0), 0.0);
+        let per_px = model_units_per_px(std::f32::consts::FRAC_PI_2, 100.0, 5.0);
+        assert!((per_px - 0.1).abs() < 1e-6);
+        assert_eq!(model_units_per_px(1.0, 0.0, 5.0), 0.0);
+        assert_eq!(model_units_per_px_ortho(4.0, 400.0), 0.01);
     }
 }

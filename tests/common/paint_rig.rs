@@ -2,7 +2,7 @@
 //! symmetric about x = 0, with a UV seam (a duplicated column of vertices), driven by a chain of
 //! joints along its axis named for mirroring ("Spine", "seg1.L", "seg1.R", ...).
 
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used)]
 
 use glam::{DMat4, DVec3, Vec3};
 use skinlab::model::influences::VertexInfluences;
