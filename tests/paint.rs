@@ -376,6 +376,8 @@ fn stroke_at(
     let prim = &model.meshes[0].primitives[0];
     let deformed = &out[0][0];
     let hit = pick(&ray, &deformed.positions, &prim.triangles)?;
+    let (target, model_hit) = skinlab::paint::pick_model(&ray, model, out).expect("pick_model agrees");
+    assert_eq!((target, model_hit), (TARGET, hit));
     let mut touches = Vec::new();
     let options = FootprintOptions {
         radius,

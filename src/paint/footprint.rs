@@ -104,6 +104,26 @@ pub fn footprint(
     }
 }
 
+/// Area-weighted vertex normals of a triangle mesh into `out` (zero for vertices on no triangle),
+/// for primitives without normals: pass them to [`footprint`] so front-faces-only still works.
+pub fn vertex_normals(positions: &[Vec3], triangles: &[[u32; 3]], out: &mut Vec<Vec3>) {
+    out.clear();
+    out.resize(positions.len(), Vec3::ZERO);
+    for t in triangles {
+        if t.iter().any(|&k| k as usize >= positions.len()) {
+            continue;
+        }
+        let [a, b, c] = t.map(|k| positions[k as usize]);
+        let n = (b - a).cross(c - a);
+        for &k in t {
+            out[k as usize] += n;
+        }
+    }
+    for n in out.iter_mut() {
+        *n = n.normalize_or_zero();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,5 +181,9 @@ mod tests {
         assert_eq!(out.len(), 5);
         let ortho = View::Orthographic { direction: -Vec3::Z };
         assert!(ortho.faces(Vec3::ZERO, Vec3::Z) && !ortho.faces(Vec3::ZERO, -Vec3::Z));
+        let mut computed = Vec::new();
+        vertex_normals(&p, &t, &mut computed);
+        assert_eq!(computed[4], Vec3::Z);
+        assert_eq!(computed[13], Vec3::Z, "the winding decides (the slab winds both sides alike)");
     }
 }

@@ -38,7 +38,7 @@ pub use edited::EditedVertices;
 pub use footprint::{footprint, FootprintOptions, Touch, View};
 pub use mirror::{joint_mirror_map, mirror_name, MirrorMap};
 pub use normalize::{WeightRules, DEFAULT_LIMIT};
-pub use pick::{pick, Hit, Ray};
+pub use pick::{pick, pick_model, Hit, Ray};
 pub use stroke::{StrokeRecord, TouchedPrimitive};
 pub use surface::SurfaceScratch;
 pub use topology::{ModelTopology, PrimTopology};

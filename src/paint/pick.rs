@@ -117,6 +117,33 @@ pub fn pick(ray: &Ray, positions: &[Vec3], triangles: &[[u32; 3]]) -> Option<Hit
     Some(Hit { point, triangle, vertex, barycentric, t })
 }
 
+/// The nearest hit over every primitive of every skinned instance, on the deformed positions
+/// `deformed[instance][primitive]` (as `Deformer::deform_all` fills them; all in model space).
+/// Primitives whose buffer is missing or sized differently from their rest positions are skipped.
+#[must_use]
+pub fn pick_model(
+    ray: &Ray,
+    model: &crate::model::Model,
+    deformed: &[Vec<crate::skinning::DeformedPrimitive>],
+) -> Option<(super::dab::DabTarget, Hit)> {
+    let mut best: Option<(super::dab::DabTarget, Hit)> = None;
+    for (i, inst) in model.instances.iter().enumerate() {
+        let Some(mesh) = model.meshes.get(inst.mesh) else { continue };
+        for (p, prim) in mesh.primitives.iter().enumerate() {
+            let Some(buf) = deformed.get(i).and_then(|d| d.get(p)) else { continue };
+            if buf.positions.len() != prim.positions.len() {
+                continue;
+            }
+            if let Some(hit) = pick(ray, &buf.positions, &prim.triangles) {
+                if best.as_ref().is_none_or(|b| hit.t < b.1.t) {
+                    best = Some((super::dab::DabTarget { instance: i, prim: p }, hit));
+                }
+            }
+        }
+    }
+    best
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
