@@ -210,27 +210,30 @@ fn run_pass(
         }
         _ => {}
     }
+    let mut next = VertexInfluences::default();
     for (i, (&(v, a), old)) in amounts.iter().zip(&olds).enumerate() {
-        let mut w = old.pairs.clone();
+        let w = &mut next.pairs;
+        w.clear();
+        w.extend_from_slice(&old.pairs);
         let held = if pass.mode.paints_joint() {
-            let c = weight_of(&w, pass.joint);
-            set_weight(&mut w, pass.joint, blend_joint(pass.mode, c, a, pass.value));
+            let c = weight_of(w, pass.joint);
+            set_weight(w, pass.joint, blend_joint(pass.mode, c, a, pass.value));
             Some(pass.joint)
         } else {
             let target = if pass.mode == BlendMode::Smooth { &targets[i] } else { &targets[0] };
             if target.is_empty() {
                 continue;
             }
-            blend_towards(&mut w, target, a);
-            keep_locked(&mut w, &old.pairs, rules);
+            blend_towards(w, target, a);
+            keep_locked(w, &old.pairs, rules);
             None
         };
-        apply_rules(&mut w, rules, held, &old.pairs);
-        if w.is_empty() || w == old.pairs {
+        apply_rules(w, rules, held, &old.pairs);
+        if w.is_empty() || *w == old.pairs {
             continue;
         }
         let before = inf.snapshot(v as usize);
-        inf.set_vertex(v as usize, &VertexInfluences { pairs: w }, table)?;
+        inf.set_vertex(v as usize, &next, table)?;
         record.record(pass.mesh, pass.prim, v, before, inf.snapshot(v as usize));
         touched.push(v);
     }

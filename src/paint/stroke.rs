@@ -3,8 +3,6 @@
 //! (weights, packed set word, hence identical joint-set lookups). Joint-set tables only grow, so
 //! every recorded set id stays valid.
 
-use std::collections::HashMap;
-
 use crate::model::influences::VertexSnapshot;
 use crate::model::{Influences, Model};
 
@@ -40,7 +38,7 @@ pub struct StrokeRecord {
     label: String,
     entries: Vec<StrokeEntry>,
     /// Per primitive: entry index + 1 of each vertex (0 = not recorded), grown on demand.
-    index: HashMap<(usize, usize), Vec<u32>>,
+    index: Vec<((usize, usize), Vec<u32>)>,
 }
 
 impl StrokeRecord {
@@ -77,7 +75,15 @@ impl StrokeRecord {
     /// Records that vertex `vertex` of `(mesh, prim)` changed from `before` to `after`; a vertex
     /// already recorded keeps its first `before` and takes the new `after`.
     pub fn record(&mut self, mesh: usize, prim: usize, vertex: u32, before: VertexSnapshot, after: VertexSnapshot) {
-        let slots = self.index.entry((mesh, prim)).or_default();
+        let key = (mesh, prim);
+        let at = match self.index.iter().rposition(|e| e.0 == key) {
+            Some(i) => i,
+            None => {
+                self.index.push((key, Vec::new()));
+                self.index.len() - 1
+            }
+        };
+        let slots = &mut self.index[at].1;
         let v = vertex as usize;
         if slots.len() <= v {
             slots.resize(v + 1, 0);
