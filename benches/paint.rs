@@ -42,7 +42,7 @@ fn scene(method: SkinningMethod) -> Scene {
     let mut pose = Pose::rest();
     for (i, node) in model.nodes.nodes.iter().enumerate() {
         if node.mesh.is_none() {
-            pose.set_rotation(i, DQuat::from_rotation_z(0.15) * DQuat::from_rotation_x(0.1 * i as f64));
+            pose.set_rotation(i, DQuat::from_rotation_z(0.12) * DQuat::from_rotation_x(0.04));
         }
     }
     let mut deformer = Deformer::new();

@@ -40,7 +40,8 @@ impl Deformer {
     /// their entries of `out` (which must already hold the primitive's other vertices, e.g. from
     /// [`Deformer::deform_primitive`]). When `out` has the wrong size, or the skin's frame is
     /// stale (call [`Deformer::prepare_new_sets`] after appending sets), the whole primitive is
-    /// deformed instead. Indices out of range are ignored.
+    /// deformed instead. Indices out of range are ignored; an unknown primitive or a skin that was
+    /// never prepared leaves `out` untouched.
     pub fn deform_vertices(
         &self,
         model: &Model,
@@ -49,11 +50,12 @@ impl Deformer {
         vertices: &[u32],
         out: &mut DeformedPrimitive,
     ) {
-        let p = &model.meshes[instance.mesh].primitives[prim];
+        let Some(p) = model.meshes.get(instance.mesh).and_then(|m| m.primitives.get(prim)) else { return };
+        let (Some(frame), Some(skin)) = (self.frames.get(instance.skin), model.skins.get(instance.skin)) else {
+            return;
+        };
         let n = p.positions.len();
         let normals = p.normals.as_deref();
-        let frame = &self.frames[instance.skin];
-        let skin = &model.skins[instance.skin];
         let sized = out.positions.len() == n && out.normals.len() == if normals.is_some() { n } else { 0 };
         let current = frame.slots == skin.sets.slots() && frame.prepared_sets() == skin.sets.len();
         let Some(inf) = p.influences.as_ref().filter(|_| sized && current) else {
