@@ -347,14 +347,19 @@ fn posed(model: &Model) -> Pose {
     pose
 }
 
-/// A ray at the deformed surface point whose rest position is nearest to axial position `x`,
-/// angle `a`, coming in along its deformed normal from 3 units away.
+/// A ray at the deformed surface near the rest point at axial position `x`, angle `a`: aimed at
+/// the centroid of a triangle at the nearest vertex, along that vertex's deformed normal, from 3
+/// units away.
 fn side_ray(out: &[Vec<DeformedPrimitive>], model: &Model, x: f32, a: f32) -> Ray {
     let target = Vec3::new(x, paint_rig::RADIUS * a.cos(), paint_rig::RADIUS * a.sin());
-    let rest = &model.meshes[0].primitives[0].positions;
+    let prim = &model.meshes[0].primitives[0];
+    let rest = &prim.positions;
     let v = (0..rest.len()).min_by(|&i, &j| rest[i].distance(target).total_cmp(&rest[j].distance(target))).unwrap();
-    let (p, n) = (out[0][0].positions[v], out[0][0].normals[v]);
-    Ray { origin: p + n * 3.0, direction: -n }
+    let tri = prim.triangles.iter().find(|t| t.contains(&(v as u32))).unwrap();
+    let d = &out[0][0];
+    let c = tri.iter().fold(Vec3::ZERO, |acc, &k| acc + d.positions[k as usize]) / 3.0;
+    let n = d.normals[v];
+    Ray { origin: c + n * 3.0, direction: -n }
 }
 
 /// pick → footprint → dab → re-skin, as the editor does it; returns what the dab changed.
@@ -640,7 +645,12 @@ fn front_faces_only_spares_the_far_side() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig {
+        cases: 24,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x5EED_5EED),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn random_strokes_keep_every_vertex_valid_and_undo_exactly(
@@ -772,5 +782,126 @@ fn painted_weights_survive_a_roundtrip_through_per_vertex_slots() {
         let (x, y) = (weights(&m, v), weights(&reloaded, v));
         assert_eq!(x.len(), y.len());
         assert!(x.iter().zip(&y).all(|(p, q)| p.0 == q.0 && (p.1 - q.1).abs() < 1e-6), "vertex {v}");
+    }
+}
+
+/// The shared real models, loaded when present.
+fn real_models() -> Vec<(String, Model)> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/models");
+    let names = [
+        "RiggedSimple.glb",
+        "RiggedFigure.glb",
+        "CesiumMan.glb",
+        "Fox.glb",
+        "Knight.glb",
+        "Character_HumanoidRig.glb",
+        "Enemy_Flying_Gun.glb",
+        "Stegosaurus.glb",
+    ];
+    names
+        .iter()
+        .filter_map(|n| {
+            let path = std::path::Path::new(dir).join(n);
+            path.exists().then(|| (n.to_string(), skinlab::io::load_model(&path).unwrap()))
+        })
+        .collect()
+}
+
+#[test]
+fn real_models_keep_every_invariant_under_painting() {
+    for (name, mut m) in real_models() {
+        let topo = ModelTopology::new(&m);
+        let original: Vec<Vec<Option<(Vec<u32>, Vec<u32>)>>> = m
+            .meshes
+            .iter()
+            .map(|mesh| mesh.primitives.iter().map(|p| p.influences.as_ref().map(bits)).collect())
+            .collect();
+        let pairs: usize = topo.joint_mirrors.iter().flatten().enumerate().filter(|(j, &k)| *j != k as usize).count();
+        let pose = Pose::rest();
+        let method = SkinningMethod::Sbs;
+        let mut deformer = Deformer::new();
+        let mut out = Vec::new();
+        deformer.deform_all(&m, &pose, method, &mut out);
+        let (lo, hi) = m.rest_bounds();
+        let diag = lo.distance(hi);
+        let mut records = Vec::new();
+        let mut landed = 0;
+        for (i, mode) in [BlendMode::Add, BlendMode::Smooth, BlendMode::Replace, BlendMode::Blur, BlendMode::Subtract]
+            .into_iter()
+            .enumerate()
+        {
+            for (inst_i, inst) in m.instances.clone().iter().enumerate() {
+                let prims = m.meshes[inst.mesh].primitives.len();
+                let prim = i % prims;
+                let buf = &out[inst_i][prim];
+                if buf.positions.is_empty() || m.meshes[inst.mesh].primitives[prim].influences.is_none() {
+                    continue;
+                }
+                let v = (buf.positions.len() * (i + 1)) / 7;
+                let centre = buf.positions.iter().fold(Vec3::ZERO, |a, p| a + *p) / buf.positions.len() as f32;
+                let away = (buf.positions[v] - centre).normalize_or(Vec3::Z);
+                let ray = Ray { origin: buf.positions[v] + away * diag, direction: -away };
+                let Some((target, hit)) = skinlab::paint::pick_model(&ray, &m, &out) else { continue };
+                let t_inst = m.instances[target.instance].clone();
+                let p = &m.meshes[t_inst.mesh].primitives[target.prim];
+                if p.influences.is_none() {
+                    continue;
+                }
+                let d = &out[target.instance][target.prim];
+                let mut touches = Vec::new();
+                let opts = FootprintOptions {
+                    radius: 0.08 * diag,
+                    whole_volume: i % 2 == 1,
+                    front_faces_only: true,
+                    view: Some(View::Perspective { eye: ray.origin }),
+                };
+                footprint(
+                    &hit,
+                    &d.positions,
+                    &d.normals,
+                    &p.triangles,
+                    &topo.prims[t_inst.mesh][target.prim].adjacency,
+                    &opts,
+                    &mut SurfaceScratch::default(),
+                    &mut touches,
+                );
+                let joint = (i * 7 % m.skins[t_inst.skin].joints.len()) as u16;
+                let b = BrushSettings { mode, strength: 0.6, value: 0.7, mirror_x: true, ..BrushSettings::default() };
+                let mut rec = StrokeRecord::new("real");
+                let dab = Dab { joint, brush: &b, radius: opts.radius, touches: &touches };
+                let outcome = apply_dab(&mut m, target, &dab, &WeightRules::default(), &topo, &mut rec).unwrap();
+                landed += usize::from(!outcome.touched.is_empty());
+                reskin_after_dab(&mut deformer, &m, &pose, target, &outcome, &mut out);
+                records.push(rec);
+            }
+        }
+        assert!(landed > 0, "{name}: no dab landed");
+        for (mi, mesh) in m.meshes.iter().enumerate() {
+            for (pi, p) in mesh.primitives.iter().enumerate() {
+                let Some(inf) = &p.influences else { continue };
+                let skin = m.instances.iter().find(|i| i.mesh == mi).map_or(0, |i| i.skin);
+                for v in 0..inf.len() {
+                    let ws: Vec<(u16, f32)> = inf.vertex(v, &m.skins[skin].sets).collect();
+                    assert!(ws.is_empty() || is_valid(&ws), "{name} mesh {mi} prim {pi} vertex {v}: {ws:?}");
+                }
+            }
+        }
+        let mut fresh = Vec::new();
+        Deformer::new().deform_all(&m, &pose, method, &mut fresh);
+        assert_eq!(out, fresh, "{name}: partial re-skinning == full pass");
+        for rec in records.iter().rev() {
+            rec.undo(&mut m);
+        }
+        for (mi, mesh) in m.meshes.iter().enumerate() {
+            for (pi, p) in mesh.primitives.iter().enumerate() {
+                let (Some(inf), Some(orig)) = (&p.influences, &original[mi][pi]) else { continue };
+                let now = bits(inf);
+                assert_eq!(now.1, orig.1, "{name}: set words after undo");
+                if now.0.len() == orig.0.len() {
+                    assert_eq!(now.0, orig.0, "{name}: weights after undo");
+                }
+            }
+        }
+        eprintln!("{name}: {landed} dabs landed, {pairs} mirrored joints");
     }
 }

@@ -58,14 +58,40 @@ pub fn mirror_name(name: &str) -> Option<String> {
     None
 }
 
+/// `name` without a trailing `_<digits>` / `.<digits>` / `-<digits>` group (exporters such as
+/// FBX2glTF append a per-joint index: `b_LeftLeg01_015`).
+fn without_index(name: &str) -> &str {
+    let digits = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    if digits.len() < name.len() {
+        if let Some(stem) = digits.strip_suffix(['_', '.', '-']) {
+            if !stem.is_empty() {
+                return stem;
+            }
+        }
+    }
+    name
+}
+
 /// For each joint, the index of its mirror joint by name (itself when it has no side marker or
-/// its mirror name is not among `names`; unnamed joints map to themselves).
+/// its mirror name is not among `names`; unnamed joints map to themselves). When the exact mirror
+/// name is missing, a unique joint whose name matches once a trailing index is ignored is taken
+/// (`b_LeftLeg01_015` ↔ `b_RightLeg01_019`).
 #[must_use]
 pub fn joint_mirror_map(names: &[Option<&str>]) -> Vec<u16> {
     let mut map: Vec<u16> = (0..names.len() as u16).collect();
     for (j, name) in names.iter().enumerate() {
         let Some(mirrored) = name.and_then(mirror_name) else { continue };
         if let Some(k) = names.iter().position(|n| *n == Some(mirrored.as_str())) {
+            map[j] = k as u16;
+            continue;
+        }
+        let stem = without_index(&mirrored);
+        let mut found = names
+            .iter()
+            .enumerate()
+            .filter(|(k, n)| *k != j && n.is_some_and(|n| without_index(n) == stem))
+            .map(|(k, _)| k);
+        if let (Some(k), None) = (found.next(), found.next()) {
             map[j] = k as u16;
         }
     }
@@ -84,12 +110,26 @@ impl MirrorMap {
     /// Matches every vertex with the vertex nearest to its mirror image `(−x, y, z)` within `tol`.
     #[must_use]
     pub fn new(positions: &[Vec3], tol: f32) -> Self {
+        Self::across(positions, 0, tol)
+    }
+
+    /// Matches every vertex with the vertex nearest to its mirror image across the plane through
+    /// the origin normal to `axis` (0 = x, 1 = y, 2 = z) within `tol`.
+    #[must_use]
+    pub fn across(positions: &[Vec3], axis: usize, tol: f32) -> Self {
         let mut grid = PointGrid::new(tol);
         for (i, &p) in positions.iter().enumerate() {
             grid.insert(p, i as u32);
         }
-        let map =
-            positions.iter().map(|p| grid.nearest(positions, Vec3::new(-p.x, p.y, p.z), tol).unwrap_or(NONE)).collect();
+        let axis = axis.min(2);
+        let map = positions
+            .iter()
+            .map(|&p| {
+                let mut q = p;
+                q[axis] = -q[axis];
+                grid.nearest(positions, q, tol).unwrap_or(NONE)
+            })
+            .collect();
         Self { map }
     }
 
@@ -97,6 +137,12 @@ impl MirrorMap {
     #[must_use]
     pub fn with_default_tolerance(positions: &[Vec3]) -> Self {
         Self::new(positions, relative_tolerance(positions, MIRROR_FRACTION))
+    }
+
+    /// Builds the map across `axis` with the default tolerance.
+    #[must_use]
+    pub fn across_with_default_tolerance(positions: &[Vec3], axis: usize) -> Self {
+        Self::across(positions, axis, relative_tolerance(positions, MIRROR_FRACTION))
     }
 
     /// The mirror of vertex `v` (itself for vertices on the plane x = 0).
@@ -110,6 +156,43 @@ impl MirrorMap {
     pub fn matched(&self) -> usize {
         self.map.iter().filter(|&&m| m != NONE).count()
     }
+}
+
+/// Vertices sampled per primitive by [`symmetry_axis`].
+const AXIS_SAMPLES: usize = 2048;
+
+/// The axis (0 = x, 1 = y, 2 = z) across whose origin plane the meshes are most symmetric, by the
+/// share of sampled vertices that have a mirror partner (default tolerance); x wins ties. glTF
+/// models are usually symmetric across x, but some exporters leave them Z-up (CesiumMan is
+/// symmetric across y), so the editor's "X-mirror" mirrors across the model's own symmetry plane.
+#[must_use]
+pub fn symmetry_axis<'a>(primitives: impl IntoIterator<Item = &'a [Vec3]>) -> usize {
+    let mut matched = [0usize; 3];
+    for positions in primitives {
+        if positions.is_empty() {
+            continue;
+        }
+        let tol = relative_tolerance(positions, MIRROR_FRACTION);
+        let mut grid = PointGrid::new(tol);
+        for (i, &p) in positions.iter().enumerate() {
+            grid.insert(p, i as u32);
+        }
+        let step = positions.len().div_ceil(AXIS_SAMPLES).max(1);
+        for p in positions.iter().step_by(step) {
+            for (axis, count) in matched.iter_mut().enumerate() {
+                let mut q = *p;
+                q[axis] = -q[axis];
+                *count += usize::from(grid.nearest(positions, q, tol).is_some());
+            }
+        }
+    }
+    let mut best = 0;
+    for axis in 1..3 {
+        if matched[axis] > matched[best] {
+            best = axis;
+        }
+    }
+    best
 }
 
 #[cfg(test)]
@@ -145,6 +228,12 @@ mod tests {
     fn joint_map_pairs_sides_and_keeps_centre_joints() {
         let names = [Some("Hips"), Some("arm.L"), Some("arm.R"), None, Some("leg_l")];
         assert_eq!(joint_mirror_map(&names), vec![0, 2, 1, 3, 4]);
+        let fox = [Some("b_Hip_01"), Some("b_LeftLeg01_015"), Some("b_RightLeg01_019"), Some("b_Tail01_012")];
+        assert_eq!(joint_mirror_map(&fox), vec![0, 2, 1, 3]);
+        assert_eq!(without_index("b_Spine01_02"), "b_Spine01");
+        assert_eq!(without_index("Bone.001"), "Bone");
+        assert_eq!(without_index("_01"), "_01");
+        assert_eq!(without_index("neck"), "neck");
     }
 
     #[test]
@@ -162,5 +251,11 @@ mod tests {
         assert_eq!(m.get(3), None);
         assert_eq!(m.get(99), None);
         assert_eq!(m.matched(), 3);
+        // Symmetric across y, not x.
+        let p =
+            [Vec3::new(0.3, 1.0, 0.0), Vec3::new(0.3, -1.0, 0.0), Vec3::new(0.7, 2.0, 1.0), Vec3::new(0.7, -2.0, 1.0)];
+        assert_eq!(symmetry_axis([&p[..]]), 1);
+        assert_eq!(MirrorMap::across(&p, 1, 0.01).get(2), Some(3));
+        assert_eq!(symmetry_axis([&[][..]]), 0);
     }
 }

@@ -36,7 +36,7 @@ pub use brush::{BrushSettings, Falloff, RadiusUnit};
 pub use dab::{apply_dab, ensure_influences, Dab, DabOutcome, DabTarget, PaintError};
 pub use edited::EditedVertices;
 pub use footprint::{footprint, FootprintOptions, Touch, View};
-pub use mirror::{joint_mirror_map, mirror_name, MirrorMap};
+pub use mirror::{joint_mirror_map, mirror_name, symmetry_axis, MirrorMap};
 pub use normalize::{WeightRules, DEFAULT_LIMIT};
 pub use pick::{pick, pick_model, Hit, Ray};
 pub use stroke::{StrokeRecord, TouchedPrimitive};
