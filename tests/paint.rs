@@ -905,3 +905,31 @@ fn real_models_keep_every_invariant_under_painting() {
         eprintln!("{name}: {landed} dabs landed, {pairs} mirrored joints");
     }
 }
+
+#[test]
+fn real_models_mirror_across_their_symmetry_plane() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/models");
+    // (file, expected axis, minimum share of prim 0 mirrored, a joint pair)
+    let cases = [
+        ("CesiumMan.glb", 1, 0.99, ("leg_joint_L_1", "leg_joint_R_1")),
+        ("Fox.glb", 0, 0.95, ("b_LeftUpperArm_09", "b_RightUpperArm_06")),
+        ("RiggedFigure.glb", 0, 0.99, ("arm_joint_L_2", "arm_joint_R_2")),
+    ];
+    for (file, axis, share, (left, right)) in cases {
+        let path = std::path::Path::new(dir).join(file);
+        if !path.exists() {
+            continue;
+        }
+        let m = skinlab::io::load_model(&path).unwrap();
+        let topo = ModelTopology::new(&m);
+        assert_eq!(topo.mirror_axis, axis, "{file}");
+        let n = m.meshes[0].primitives[0].positions.len();
+        let matched = topo.prims[0][0].mirror.matched();
+        assert!(matched as f64 >= share * n as f64, "{file}: {matched} of {n} mirrored");
+        let find = |name: &str| {
+            m.skins[0].joints.iter().position(|&j| m.nodes.nodes[j].name.as_deref() == Some(name)).unwrap() as u16
+        };
+        assert_eq!(topo.mirror_joint(0, find(left)), find(right), "{file}");
+        assert_eq!(topo.mirror_joint(0, find(right)), find(left), "{file}");
+    }
+}
