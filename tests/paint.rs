@@ -158,6 +158,12 @@ fn smooth_averages_mesh_neighbours() {
     dab(&mut m, A, &brush(BlendMode::Smooth, 1.0, 0.0), &[1, 4], &rules);
     assert_weights(&m, 1, &[(A, 1.0)]);
     assert_weights(&m, 4, &[(A, 0.5), (B, 0.25), (C, 0.25)]);
+    // Neighbours without influence do not count: 1's mean over 0, 2, 4 is A 2/3, B 1/3.
+    let w: [&[(u16, f32)]; 6] = [&[(A, 1.0)], &[(C, 1.0)], &[(B, 1.0)], &[(A, 1.0)], &[(A, 1.0)], &[]];
+    let mut m = small_model(&w);
+    dab(&mut m, A, &brush(BlendMode::Smooth, 0.5, 0.0), &[1], &rules);
+    assert_weights(&m, 1, &[(A, 1.0 / 3.0), (B, 1.0 / 6.0), (C, 0.5)]);
+    assert_weights(&m, 5, &[]);
 }
 
 #[test]

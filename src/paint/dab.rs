@@ -180,10 +180,12 @@ fn run_pass(
                 let mut mean = Vec::new();
                 let mut count = 0usize;
                 for &u in nbrs.iter().filter(|&&u| (u as usize) < inf.len()) {
+                    let mut any = false;
                     for (j, w) in inf.vertex(u as usize, table) {
                         accumulate(&mut mean, &[(j, w)], 1.0);
+                        any = true;
                     }
-                    count += 1;
+                    count += usize::from(any);
                 }
                 if count == 0 {
                     mean.clone_from(&old.pairs);
