@@ -1,15 +1,52 @@
 //! A uniform hash grid over points for "which points lie within `tol` of here" queries (vertex
-//! welding across UV seams, mirror matching). Cells are `tol` wide, so a query visits 27 cells.
+//! welding across UV seams, mirror matching). Cells are `2 tol` wide, so the query box
+//! `p ± tol` overlaps at most 8 cells.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use glam::Vec3;
+
+/// A fast multiplicative hasher for integer cell keys (the keys are not attacker-controlled).
+#[derive(Clone, Copy, Debug, Default)]
+struct CellHasher(u64);
+
+impl Hasher for CellHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(c);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+        for &b in chunks.remainder() {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+
+    fn write_i64(&mut self, i: i64) {
+        self.write_u64(i as u64);
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
 
 /// Points bucketed by cell.
 #[derive(Clone, Debug, Default)]
 pub struct PointGrid {
     inv_cell: f32,
-    cells: HashMap<[i64; 3], Vec<u32>>,
+    tol: f32,
+    cells: HashMap<[i64; 3], Vec<u32>, BuildHasherDefault<CellHasher>>,
 }
 
 impl PointGrid {
@@ -17,8 +54,8 @@ impl PointGrid {
     /// positions only).
     #[must_use]
     pub fn new(tol: f32) -> Self {
-        let cell = if tol.is_finite() && tol > 0.0 { tol } else { 1e-12 };
-        Self { inv_cell: 1.0 / cell, cells: HashMap::new() }
+        let tol = if tol.is_finite() && tol > 0.0 { tol } else { 1e-12 };
+        Self { inv_cell: 0.5 / tol, tol, cells: HashMap::default() }
     }
 
     fn key(&self, p: Vec3) -> [i64; 3] {
@@ -34,18 +71,18 @@ impl PointGrid {
         }
     }
 
-    /// Calls `f(id)` for every point in the 27 cells around `p` (a superset of the points within
-    /// the grid's tolerance; callers check the distance).
+    /// Calls `f(id)` for every point in the cells that the box `p ± tol` (the grid's tolerance)
+    /// overlaps: a superset of the points within the tolerance; callers check the distance.
     pub fn for_each_near(&self, p: Vec3, mut f: impl FnMut(u32)) {
         if !p.is_finite() {
             return;
         }
-        let [x, y, z] = self.key(p);
-        for dx in -1..=1 {
-            for dy in -1..=1 {
-                for dz in -1..=1 {
-                    let key = [x.saturating_add(dx), y.saturating_add(dy), z.saturating_add(dz)];
-                    if let Some(ids) = self.cells.get(&key) {
+        let lo = self.key(p - Vec3::splat(self.tol));
+        let hi = self.key(p + Vec3::splat(self.tol));
+        for x in lo[0]..=hi[0] {
+            for y in lo[1]..=hi[1] {
+                for z in lo[2]..=hi[2] {
+                    if let Some(ids) = self.cells.get(&[x, y, z]) {
                         ids.iter().for_each(|&id| f(id));
                     }
                 }
@@ -53,7 +90,7 @@ impl PointGrid {
         }
     }
 
-    /// The point nearest to `p` within `tol`, by `positions[id]`.
+    /// The point nearest to `p` within `tol` (at most the grid's tolerance), by `positions[id]`.
     #[must_use]
     pub fn nearest(&self, positions: &[Vec3], p: Vec3, tol: f32) -> Option<u32> {
         let mut best: Option<(f32, u32)> = None;
