@@ -1,7 +1,8 @@
 //! One weight-painting dab on a 100k-vertex mesh with a brush covering about 5k vertices,
 //! including the footprint, blending, renormalisation and influence limit, joint-set interning,
 //! incremental set preparation (SBS centres for new sets) and re-skinning of the touched vertices.
-//! Also the CPU pick of the deformed mesh under the cursor. Run with `cargo bench --bench paint`.
+//! Also the CPU pick of the deformed mesh under the cursor, and building the brush caches
+//! (welded adjacency, mirror maps) once per load. Run with `cargo bench --bench paint`.
 
 #![allow(missing_docs, clippy::expect_used)]
 
@@ -157,9 +158,20 @@ fn picking(c: &mut Criterion) {
     c.bench_function("pick_100k", |b| b.iter(|| black_box(pick(&s.ray, &s.out[0][0].positions, tris))));
 }
 
+fn topology(c: &mut Criterion) {
+    let model = paint_rig::cylinder_rig(776, 128, 8, 4);
+    c.bench_function("topology_100k", |b| b.iter(|| black_box(ModelTopology::new(&model))));
+}
+
+criterion_group! {
+    name = once_per_load;
+    config = Criterion::default().sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(5));
+    targets = topology
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(30).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(5));
     targets = dabs, picking
 }
-criterion_main!(benches);
+criterion_main!(benches, once_per_load);
