@@ -498,7 +498,7 @@ fn partial_reskin_equals_a_full_pass() {
         // Undo, re-skin what it touched, and compare again.
         let touched = rec.undo(&mut m);
         for t in touched {
-            deformer.deform_vertices(&m, &m.instances[0], t.prim, &t.vertices, &mut out[0][t.prim]);
+            assert!(deformer.deform_vertices(&m, &m.instances[0], t.prim, &t.vertices, &mut out[0][t.prim]));
         }
         Deformer::new().deform_all(&m, &pose, method, &mut fresh);
         assert_eq!(out, fresh, "{method}: after undo");
@@ -938,4 +938,32 @@ fn real_models_mirror_across_their_symmetry_plane() {
         assert_eq!(topo.mirror_joint(0, find(left)), find(right), "{file}");
         assert_eq!(topo.mirror_joint(0, find(right)), find(left), "{file}");
     }
+}
+
+#[test]
+fn deform_vertices_falls_back_to_a_full_pass_when_it_must() {
+    let m = paint_rig::cylinder_rig(21, 8, 2, 4);
+    let pose = posed(&m);
+    let mut deformer = Deformer::new();
+    let mut full = Vec::new();
+    deformer.deform_all(&m, &pose, SkinningMethod::Dqs, &mut full);
+    assert!(deformer.is_current(&m));
+    // An empty buffer cannot be patched: the whole primitive is deformed.
+    let mut buf = DeformedPrimitive::default();
+    assert!(deformer.deform_vertices(&m, &m.instances[0], 0, &[3, 4, 999_999], &mut buf));
+    assert_eq!(buf, full[0][0]);
+    // Unknown primitive: untouched.
+    let mut other = DeformedPrimitive::default();
+    assert!(!deformer.deform_vertices(&m, &m.instances[0], 7, &[0], &mut other));
+    assert_eq!(other, DeformedPrimitive::default());
+    // A stale frame (a set appended without prepare_new_sets): refused, untouched.
+    let mut grown = m.clone();
+    let table = &mut grown.skins[0].sets;
+    assert!(table.intern(&[0, 1, 4]).is_some());
+    assert!(!deformer.is_current(&grown));
+    let mut buf = DeformedPrimitive::default();
+    assert!(!deformer.deform_vertices(&grown, &grown.instances[0], 0, &[0], &mut buf));
+    assert_eq!(buf, DeformedPrimitive::default());
+    assert_eq!(deformer.prepare_new_sets(&grown), 1);
+    assert!(deformer.is_current(&grown));
 }

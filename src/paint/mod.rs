@@ -48,8 +48,8 @@ use crate::skinning::{DeformedPrimitive, Deformer};
 
 /// Re-skins after a dab on primitive `prim` of instance `instance`: prepares the joint sets the
 /// dab added and deforms only `outcome.touched` into `out[instance][prim]` (and into every other
-/// instance drawing the same mesh). When the layout changed, prepares `pose` again with the
-/// deformer's method and deforms everything. `out` is indexed like `Deformer::deform_all`'s output.
+/// instance drawing the same mesh). When the layout changed or a frame is stale, prepares `pose`
+/// again with the deformer's method and deforms everything. `out` is indexed like `Deformer::deform_all`'s output.
 pub fn reskin_after_dab(
     deformer: &mut Deformer,
     model: &Model,
@@ -65,14 +65,16 @@ pub fn reskin_after_dab(
     }
     deformer.prepare_new_sets(model);
     let Some(inst) = model.instances.get(target.instance) else { return };
-    let Some(buf) = out.get_mut(target.instance).and_then(|v| v.get_mut(target.prim)) else { return };
-    deformer.deform_vertices(model, inst, target.prim, &outcome.touched, buf);
-    // Other instances drawing the same mesh see the same weights.
+    // Every instance drawing the painted mesh sees the new weights.
+    let mut current = true;
     for (i, other) in model.instances.iter().enumerate() {
-        if i != target.instance && other.mesh == inst.mesh {
+        if other.mesh == inst.mesh {
             if let Some(buf) = out.get_mut(i).and_then(|v| v.get_mut(target.prim)) {
-                deformer.deform_vertices(model, other, target.prim, &outcome.touched, buf);
+                current &= deformer.deform_vertices(model, other, target.prim, &outcome.touched, buf);
             }
         }
+    }
+    if !current {
+        deformer.deform_all(model, pose, method, out);
     }
 }

@@ -38,10 +38,10 @@ impl Deformer {
 
     /// Deforms only `vertices` of primitive `prim` of `instance` by the prepared method, writing
     /// their entries of `out` (which must already hold the primitive's other vertices, e.g. from
-    /// [`Deformer::deform_primitive`]). When `out` has the wrong size, or the skin's frame is
-    /// stale (call [`Deformer::prepare_new_sets`] after appending sets), the whole primitive is
-    /// deformed instead. Indices out of range are ignored; an unknown primitive or a skin that was
-    /// never prepared leaves `out` untouched.
+    /// [`Deformer::deform_primitive`]); when `out` has the wrong size the whole primitive is
+    /// deformed instead. Returns `false`, leaving `out` untouched, when the primitive is unknown or
+    /// the skin's frame is stale (never prepared, re-padded, or sets appended without
+    /// [`Deformer::prepare_new_sets`]). Indices out of range are ignored.
     pub fn deform_vertices(
         &self,
         model: &Model,
@@ -49,18 +49,20 @@ impl Deformer {
         prim: usize,
         vertices: &[u32],
         out: &mut DeformedPrimitive,
-    ) {
-        let Some(p) = model.meshes.get(instance.mesh).and_then(|m| m.primitives.get(prim)) else { return };
+    ) -> bool {
+        let Some(p) = model.meshes.get(instance.mesh).and_then(|m| m.primitives.get(prim)) else { return false };
         let (Some(frame), Some(skin)) = (self.frames.get(instance.skin), model.skins.get(instance.skin)) else {
-            return;
+            return false;
         };
+        if frame.slots != skin.sets.slots() || frame.prepared_sets() != skin.sets.len() {
+            return false;
+        }
         let n = p.positions.len();
         let normals = p.normals.as_deref();
         let sized = out.positions.len() == n && out.normals.len() == if normals.is_some() { n } else { 0 };
-        let current = frame.slots == skin.sets.slots() && frame.prepared_sets() == skin.sets.len();
-        let Some(inf) = p.influences.as_ref().filter(|_| sized && current) else {
+        let Some(inf) = p.influences.as_ref().filter(|_| sized) else {
             self.deform_primitive(model, instance, prim, out);
-            return;
+            return true;
         };
         let vertices: Vec<u32> = vertices.iter().copied().filter(|&v| (v as usize) < n).collect();
         let sub = inf.gather(&vertices);
@@ -78,5 +80,6 @@ impl Deformer {
                 out.normals[v as usize] = part.normals[i];
             }
         }
+        true
     }
 }
