@@ -941,7 +941,7 @@ fn real_models_mirror_across_their_symmetry_plane() {
 }
 
 #[test]
-fn deform_vertices_falls_back_to_a_full_pass_when_it_must() {
+fn deform_vertices_patches_resizes_or_refuses_stale_frames() {
     let m = paint_rig::cylinder_rig(21, 8, 2, 4);
     let pose = posed(&m);
     let mut deformer = Deformer::new();
