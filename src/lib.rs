@@ -9,6 +9,7 @@ pub mod demo;
 pub mod io;
 pub mod maths;
 pub mod model;
+pub mod paint;
 #[cfg(feature = "gui")]
 pub mod render;
 pub mod rig;

@@ -2,6 +2,8 @@
 //! A_i = R_i S_i) and, per distinct joint set, padded member tables and the SBS centre r_c.
 //! Nothing here allocates once the buffers have grown to the skin's size.
 
+mod new_sets;
+
 use std::time::Instant;
 
 use glam::{DMat3, DMat4, DQuat, DVec3, DVec4, Mat3, Vec3A, Vec4};
