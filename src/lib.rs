@@ -7,6 +7,7 @@ pub mod app;
 pub mod cli;
 pub mod demo;
 pub mod io;
+pub mod json_header;
 pub mod maths;
 pub mod model;
 pub mod paint;
