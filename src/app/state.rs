@@ -5,6 +5,8 @@
 
 mod paint_ops;
 
+pub use paint_ops::HoverInfo;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -301,6 +303,9 @@ impl EditorState {
             Command::Select(node) => {
                 self.selected = node.filter(|&n| n < self.model.nodes.len());
                 self.history.close_gesture();
+                if self.paint.active {
+                    self.repaint_colours();
+                }
             }
             Command::SetRotation { node, rotation, gesture } => {
                 if node >= self.model.nodes.len() || !rotation.is_finite() {

@@ -99,7 +99,8 @@ impl EditorState {
             .unwrap_or_default()
             .into_iter()
             .map(|(j, w)| {
-                let name = skin.joints.get(j as usize).map_or_else(|| format!("joint {j}"), |&n| self.model.nodes.key(n));
+                let name =
+                    skin.joints.get(j as usize).map_or_else(|| format!("joint {j}"), |&n| self.model.nodes.key(n));
                 (name, w)
             })
             .collect();
@@ -204,9 +205,7 @@ impl EditorState {
                 return;
             }
         }
-        let stroke = self
-            .stroke
-            .get_or_insert_with(|| StrokeRecord::new(format!("Paint {}", brush.mode.label())));
+        let stroke = self.stroke.get_or_insert_with(|| StrokeRecord::new(format!("Paint {}", brush.mode.label())));
         let dab = Dab { joint: joint.unwrap_or(0), brush: &brush, radius, touches: &self.touches };
         match apply_dab(model, target, &dab, &rules, &self.topology, stroke) {
             Ok(outcome) => {
@@ -247,12 +246,16 @@ impl EditorState {
             self.set_error("select a joint to sample its weight".into());
             return;
         };
-        let (Some(skin), Some(prim)) =
-            (self.model.skins.get(inst.skin), self.model.meshes.get(inst.mesh).and_then(|m| m.primitives.get(target.prim)))
-        else {
+        let (Some(skin), Some(prim)) = (
+            self.model.skins.get(inst.skin),
+            self.model.meshes.get(inst.mesh).and_then(|m| m.primitives.get(target.prim)),
+        ) else {
             return;
         };
-        let w = prim.influences.as_ref().map_or(0.0, |inf| display::sample_weight(inf, &skin.sets, &prim.triangles, &hit, joint));
+        let w = prim
+            .influences
+            .as_ref()
+            .map_or(0.0, |inf| display::sample_weight(inf, &skin.sets, &prim.triangles, &hit, joint));
         self.paint.brush.value = w;
         self.paint.brush.mode = crate::paint::BlendMode::Replace;
         self.set_info(format!("sampled weight {w:.3} (Replace value)"));
@@ -313,12 +316,14 @@ impl EditorState {
                     colours.resize(prim.positions.len(), UNWEIGHTED);
                     continue;
                 };
-                colours.extend((0..inf.len()).map(|v| match self.paint.display {
-                    WeightDisplay::SelectedJoint => {
-                        to_srgb8(display::weight_colour(joint.map_or(0.0, |j| display::joint_weight(inf, &skin.sets, v, j))))
+                colours.extend((0..inf.len()).map(|v| {
+                    match self.paint.display {
+                        WeightDisplay::SelectedJoint => to_srgb8(display::weight_colour(
+                            joint.map_or(0.0, |j| display::joint_weight(inf, &skin.sets, v, j)),
+                        )),
+                        WeightDisplay::Dominant => display::dominant_joint(inf, &skin.sets, v)
+                            .map_or(UNWEIGHTED, |j| to_srgb8(display::joint_colour(j))),
                     }
-                    WeightDisplay::Dominant => display::dominant_joint(inf, &skin.sets, v)
-                        .map_or(UNWEIGHTED, |j| to_srgb8(display::joint_colour(j))),
                 }));
             }
         }
