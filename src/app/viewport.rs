@@ -82,7 +82,7 @@ pub struct Viewport {
     /// A brush stroke is in progress (primary button held in paint mode).
     painting: bool,
     last_dab: Option<egui::Pos2>,
-    /// Without a pointer, show the brush over the selected joint (for screenshots).
+    /// Show the brush over the selected joint instead of at the pointer (for screenshots).
     pub preview_brush: bool,
     /// What the brush was over last frame (drawn as the brush circle and the read-out).
     pub hover: Option<(egui::Pos2, super::state::HoverInfo)>,
@@ -233,13 +233,11 @@ impl Viewport {
             let p = s.camera.project(s.node_position(node)?, panel_size)?;
             Some(response.rect.min + egui::vec2(p.x, p.y))
         };
-        let pointer = response.hover_pos().or_else(|| response.interact_pointer_pos()).or_else(|| {
-            if self.preview_brush {
-                preview()
-            } else {
-                None
-            }
-        });
+        let pointer = if self.preview_brush {
+            preview()
+        } else {
+            response.hover_pos().or_else(|| response.interact_pointer_pos())
+        };
         let (pressed, down, ctrl, shift, secondary, middle) = ui.input(|i| {
             (
                 i.pointer.primary_pressed(),
