@@ -168,8 +168,11 @@ fn a_dab_raises_the_selected_joints_weight_only_under_the_brush_and_reskins() {
     let before = weights_of(&m0, elbow);
     let at = over_arm(&h, 0.35);
     let ray = ray_at(&h, at);
-    let hover =
-        h.state().state.hover(&ray, h.state().viewport_rect().unwrap().height()).expect("the arm is under the cursor");
+    let hover = h
+        .state()
+        .state
+        .hover(&ray, h.state().viewport_rect().unwrap().height(), 0)
+        .expect("the arm is under the cursor");
     h.event(egui::Event::PointerMoved(at));
     h.step();
     press(&mut h, at, true, egui::Modifiers::NONE);
@@ -207,6 +210,18 @@ fn a_dab_raises_the_selected_joints_weight_only_under_the_brush_and_reskins() {
     let want = skinlab::paint::display::weight_colour(after[v]);
     let got = s.paint_colours[0][0][v];
     assert!((f32::from(got[0]) / 255.0 - want[0]).abs() < 0.01 && (f32::from(got[2]) / 255.0 - want[2]).abs() < 0.01);
+    // A dab in the right (SBS) panel picks that panel's surface and re-skins both panels.
+    let right = over_arm(&h, 0.7) + egui::vec2(panel_size(&h).x, 0.0);
+    let before_right = weights_of(&h.state().state.model, elbow);
+    h.event(egui::Event::PointerMoved(right));
+    h.step();
+    press(&mut h, right, true, egui::Modifiers::NONE);
+    press(&mut h, right, false, egui::Modifiers::NONE);
+    h.run();
+    let s = &h.state().state;
+    assert!(weights_of(&s.model, elbow) != before_right, "a dab in the right panel changed nothing");
+    assert_eq!(s.deformed[0][0][0].positions, full_deform(s, SkinningMethod::Lbs));
+    assert_eq!(s.deformed[1][0][0].positions, full_deform(s, SkinningMethod::Sbs));
 }
 
 #[test]

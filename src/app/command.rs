@@ -101,18 +101,25 @@ pub enum Command {
     SetPaintMode(bool),
     /// Start a brush stroke (one undo step until [`Command::EndStroke`]).
     BeginStroke,
-    /// One dab of the brush where `ray` meets the deformed mesh, in a viewport
-    /// `viewport_height_px` pixels tall (for radii in screen pixels).
+    /// One dab of the brush where `ray` meets the mesh as deformed in viewport panel `panel`
+    /// (0 left, 1 right in split view), `viewport_height_px` pixels tall (for radii in pixels).
     Dab {
         /// The picking ray (model space).
         ray: Ray,
         /// Height of the viewport panel in pixels.
         viewport_height_px: f32,
+        /// The panel under the cursor.
+        panel: usize,
     },
     /// Finish the stroke and record it for undo.
     EndStroke,
-    /// Set the Replace value from the selected joint's weight under `ray`.
-    SampleWeight(Ray),
+    /// Set the Replace value from the selected joint's weight under `ray` in panel `panel`.
+    SampleWeight {
+        /// The picking ray (model space).
+        ray: Ray,
+        /// The panel under the cursor.
+        panel: usize,
+    },
     /// Run a weight tool on every skin (one undo step).
     Tool(WeightTool),
     /// Lock or unlock a joint (node index) against painting and tools.

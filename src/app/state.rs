@@ -381,7 +381,7 @@ impl EditorState {
             | Command::BeginStroke
             | Command::Dab { .. }
             | Command::EndStroke
-            | Command::SampleWeight(_)
+            | Command::SampleWeight { .. }
             | Command::Tool(_)
             | Command::SetLocked { .. }
             | Command::SaveModel { .. }

@@ -171,7 +171,8 @@ impl Viewport {
 
         if s.paint.active {
             self.drag = None;
-            self.paint_input(ui, &response, s, &local, size);
+            let panel_of = |p: egui::Pos2| (((p.x - rect.min.x) / panel_w).floor().max(0.0) as usize).min(panels - 1);
+            self.paint_input(ui, &response, s, &local, &panel_of, size);
         } else {
             self.hover = None;
             if self.painting {
@@ -226,6 +227,7 @@ impl Viewport {
         response: &egui::Response,
         s: &mut EditorState,
         local: &dyn Fn(egui::Pos2) -> Vec2,
+        panel_of: &dyn Fn(egui::Pos2) -> usize,
         panel_size: Vec2,
     ) {
         let preview = || {
@@ -257,11 +259,11 @@ impl Viewport {
         if pressed && response.hovered() {
             if let Some(p) = pointer {
                 if ctrl {
-                    s.apply(Command::SampleWeight(ray_at(p)));
+                    s.apply(Command::SampleWeight { ray: ray_at(p), panel: panel_of(p) });
                 } else {
                     self.painting = true;
                     s.apply(Command::BeginStroke);
-                    s.apply(Command::Dab { ray: ray_at(p), viewport_height_px: height });
+                    s.apply(Command::Dab { ray: ray_at(p), viewport_height_px: height, panel: panel_of(p) });
                     self.last_dab = Some(p);
                 }
             }
@@ -269,7 +271,7 @@ impl Viewport {
             if let Some(p) = pointer {
                 let spacing = self.hover.as_ref().map_or(4.0, |h| (h.1.radius_px * 0.2).max(1.0));
                 if self.last_dab.is_none_or(|q| q.distance(p) >= spacing) {
-                    s.apply(Command::Dab { ray: ray_at(p), viewport_height_px: height });
+                    s.apply(Command::Dab { ray: ray_at(p), viewport_height_px: height, panel: panel_of(p) });
                     self.last_dab = Some(p);
                 }
             }
@@ -319,7 +321,7 @@ impl Viewport {
         }
         self.hover = pointer
             .filter(|_| response.hovered() || self.painting || self.preview_brush)
-            .and_then(|p| s.hover(&ray_at(p), height).map(|h| (p, h)));
+            .and_then(|p| s.hover(&ray_at(p), height, panel_of(p)).map(|h| (p, h)));
     }
 
     fn handle_input(

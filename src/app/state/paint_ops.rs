@@ -78,11 +78,11 @@ impl EditorState {
         brush::model_units_per_px(self.camera.fov_y_rad, height_px, depth)
     }
 
-    /// What the brush is over (for the brush circle and the hover read-out), on the left panel's
-    /// deformation.
+    /// What the brush is over (for the brush circle and the hover read-out) in viewport panel
+    /// `panel` (0 left, 1 right in split view).
     #[must_use]
-    pub fn hover(&self, ray: &Ray, viewport_height_px: f32) -> Option<HoverInfo> {
-        let (target, hit) = pick_model(ray, &self.model, &self.deformed[0])?;
+    pub fn hover(&self, ray: &Ray, viewport_height_px: f32, panel: usize) -> Option<HoverInfo> {
+        let (target, hit) = pick_model(ray, &self.model, &self.deformed[self.panel(panel)])?;
         let inst = self.model.instances.get(target.instance)?;
         let upp = self.units_per_px(hit.point, viewport_height_px);
         let radius_px = match self.paint.brush.radius_unit {
@@ -120,9 +120,9 @@ impl EditorState {
                 self.end_stroke();
                 self.stroke = Some(StrokeRecord::new(format!("Paint {}", self.paint.brush.mode.label())));
             }
-            Command::Dab { ray, viewport_height_px } => self.dab(&ray, viewport_height_px),
+            Command::Dab { ray, viewport_height_px, panel } => self.dab(&ray, viewport_height_px, self.panel(panel)),
             Command::EndStroke => self.end_stroke(),
-            Command::SampleWeight(ray) => self.sample_weight(&ray),
+            Command::SampleWeight { ray, panel } => self.sample_weight(&ray, self.panel(panel)),
             Command::Tool(tool) => self.run_tool(tool),
             Command::SetLocked { node, locked } => {
                 if locked {
@@ -153,12 +153,17 @@ impl EditorState {
         }
     }
 
-    fn dab(&mut self, ray: &Ray, viewport_height_px: f32) {
+    /// A valid panel index (the right panel only exists in split view).
+    fn panel(&self, panel: usize) -> usize {
+        usize::from(self.split && panel == 1)
+    }
+
+    fn dab(&mut self, ray: &Ray, viewport_height_px: f32, panel: usize) {
         if !self.paint.active {
             return;
         }
         self.refresh();
-        let Some((target, hit)) = pick_model(ray, &self.model, &self.deformed[0]) else { return };
+        let Some((target, hit)) = pick_model(ray, &self.model, &self.deformed[panel]) else { return };
         let Some(inst) = self.model.instances.get(target.instance).cloned() else { return };
         let brush = self.paint.brush.clone();
         let joint = self.paint_joint(inst.skin);
@@ -170,7 +175,7 @@ impl EditorState {
         let radius = brush.radius_model(self.units_per_px(hit.point, viewport_height_px));
         {
             let (Some(buf), Some(prim), Some(topo)) = (
-                self.deformed[0].get(target.instance).and_then(|d| d.get(target.prim)),
+                self.deformed[panel].get(target.instance).and_then(|d| d.get(target.prim)),
                 self.model.meshes.get(inst.mesh).and_then(|m| m.primitives.get(target.prim)),
                 self.topology.prim(inst.mesh, target.prim),
             ) else {
@@ -238,9 +243,9 @@ impl EditorState {
         }
     }
 
-    fn sample_weight(&mut self, ray: &Ray) {
+    fn sample_weight(&mut self, ray: &Ray, panel: usize) {
         self.refresh();
-        let Some((target, hit)) = pick_model(ray, &self.model, &self.deformed[0]) else { return };
+        let Some((target, hit)) = pick_model(ray, &self.model, &self.deformed[panel]) else { return };
         let Some(inst) = self.model.instances.get(target.instance) else { return };
         let Some(joint) = self.paint_joint(inst.skin) else {
             self.set_error("select a joint to sample its weight".into());
