@@ -506,3 +506,39 @@ fn ctrl_click_samples_the_weight_and_brush_keys_change_the_brush() {
     h.run();
     assert!(!h.state().state.paint.active);
 }
+
+#[derive(Debug)]
+struct Dropped(PathBuf);
+
+impl egui::DroppedFile for Dropped {
+    fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        std::fs::read(&self.0).map_err(|e| e.to_string())
+    }
+}
+
+#[test]
+fn opening_another_model_over_unsaved_edits_asks_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let other = dir.path().join("other.glb");
+    skinlab::demo::write_demo(&other).unwrap();
+    let mut h = harness(Scripted::default());
+    paint_mode(&mut h, "elbow");
+    stroke_over(&mut h, 0.2, 0.7);
+    let painted = snapshots(&h.state().state.model);
+    let rev = h.state().state.model_rev;
+    for answer in ["Cancel", "Discard"] {
+        h.input_mut().dropped_files.push(Arc::new(Dropped(other.clone())));
+        h.run();
+        assert_eq!(h.state().state.model_rev, rev, "opened over unsaved edits without asking");
+        assert!(snapshots(&h.state().state.model) == painted);
+        h.get_by_label(answer).click();
+        h.run();
+    }
+    assert_eq!(h.state().state.model_rev, rev + 1);
+    assert_eq!(h.state().state.model_name, "other.glb");
+    assert!(!h.state().state.edited.is_dirty());
+    assert!(h.state().state.source.is_some(), "the opened model has no source document to save to");
+}

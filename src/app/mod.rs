@@ -48,6 +48,8 @@ pub struct SkinlabApp {
     last_title: String,
     /// The File ▸ Export window's choices while it is open.
     export_window: Option<command::ExportChoice>,
+    asking_close: bool,
+    close_confirmed: bool,
 }
 
 impl SkinlabApp {
@@ -65,6 +67,8 @@ impl SkinlabApp {
             screenshot_error: Arc::new(Mutex::new(None)),
             last_title: String::new(),
             export_window: None,
+            asking_close: false,
+            close_confirmed: false,
         }
     }
 
@@ -269,10 +273,23 @@ impl SkinlabApp {
     fn confirm_window_ui(&self, ctx: &egui::Context) -> Option<Command> {
         let pending = self.state.pending_overwrite.as_ref()?;
         let mut cmd = None;
-        egui::Window::new("Overwrite the input file?").collapsible(false).resizable(false).show(ctx, |ui| {
-            ui.label(format!("{} is the file the model was opened from.", pending.path.display()));
+        let (title, text, yes) = if pending.discard {
+            (
+                "Discard unsaved weight edits?",
+                format!("Opening {} loses {} painted vertices.", pending.path.display(), self.state.edited.len()),
+                "Discard",
+            )
+        } else {
+            (
+                "Overwrite the input file?",
+                format!("{} is the file the model was opened from.", pending.path.display()),
+                "Overwrite",
+            )
+        };
+        egui::Window::new(title).collapsible(false).resizable(false).show(ctx, |ui| {
+            ui.label(text);
             ui.horizontal(|ui| {
-                if ui.button("Overwrite").clicked() {
+                if ui.button(yes).clicked() {
                     cmd = Some(Command::ConfirmOverwrite(true));
                 }
                 if ui.button("Cancel").clicked() {
@@ -281,6 +298,30 @@ impl SkinlabApp {
             });
         });
         cmd
+    }
+
+    /// Asks before closing the window over unsaved weight edits.
+    fn close_guard(&mut self, ctx: &egui::Context) {
+        if ctx.input(|i| i.viewport().close_requested()) && self.state.edited.is_dirty() && !self.close_confirmed {
+            ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+            self.asking_close = true;
+        }
+        if !self.asking_close {
+            return;
+        }
+        egui::Window::new("Quit without saving?").collapsible(false).resizable(false).show(ctx, |ui| {
+            ui.label(format!("{} painted vertices are not saved.", self.state.edited.len()));
+            ui.horizontal(|ui| {
+                if ui.button("Quit").clicked() {
+                    self.close_confirmed = true;
+                    self.asking_close = false;
+                    ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+                }
+                if ui.button("Keep editing").clicked() {
+                    self.asking_close = false;
+                }
+            });
+        });
     }
 
     fn screenshot_step(&mut self, ctx: &egui::Context) {
@@ -362,6 +403,7 @@ impl eframe::App for SkinlabApp {
         });
         cmds.extend(self.export_window_ui(&ctx));
         cmds.extend(self.confirm_window_ui(&ctx));
+        self.close_guard(&ctx);
         for c in cmds.drain(..) {
             self.state.apply(c);
         }

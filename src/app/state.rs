@@ -93,11 +93,14 @@ impl Default for PaintSettings {
     }
 }
 
-/// A file write waiting for the user to confirm overwriting the model's input file.
+/// A command waiting for the user's confirmation: writing over the model's input file, or
+/// opening another model over unsaved weight edits.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PendingOverwrite {
-    /// The file that would be overwritten.
+    /// The file that would be overwritten (or opened, when `discard`).
     pub path: PathBuf,
+    /// The question is whether to discard unsaved weight edits (not whether to overwrite).
+    pub discard: bool,
     /// The command to run (with `overwrite` set) when confirmed.
     pub command: Command,
 }
@@ -162,8 +165,9 @@ pub struct EditorState {
     pub source: Option<SourceDocument>,
     /// Where File ▸ Save writes (set by the first save).
     pub save_path: Option<PathBuf>,
-    /// A write waiting for confirmation to overwrite the input file.
+    /// A command waiting for confirmation (overwrite the input file, discard unsaved edits).
     pub pending_overwrite: Option<PendingOverwrite>,
+    discard_confirmed: bool,
     topology: ModelTopology,
     stroke: Option<StrokeRecord>,
     scratch: SurfaceScratch,
@@ -209,6 +213,7 @@ impl EditorState {
             source: None,
             save_path: None,
             pending_overwrite: None,
+            discard_confirmed: false,
             topology: ModelTopology::default(),
             stroke: None,
             scratch: SurfaceScratch::default(),
@@ -376,7 +381,16 @@ impl EditorState {
                 self.difference = on;
                 self.dirty = true;
             }
-            Command::OpenModel(path) => self.open_model(&path),
+            Command::OpenModel(path) => {
+                self.end_stroke();
+                if self.edited.is_dirty() && !std::mem::take(&mut self.discard_confirmed) {
+                    self.set_info(format!("{} unsaved weight edits: confirm to discard them", self.edited.len()));
+                    let command = Command::OpenModel(path.clone());
+                    self.pending_overwrite = Some(PendingOverwrite { path, discard: true, command });
+                    return;
+                }
+                self.open_model(&path);
+            }
             Command::SetPaintMode(_)
             | Command::BeginStroke
             | Command::Dab { .. }

@@ -143,7 +143,10 @@ impl EditorState {
             Command::ConfirmOverwrite(yes) => {
                 if let Some(p) = self.pending_overwrite.take() {
                     if yes {
+                        self.discard_confirmed = p.discard;
                         self.apply(p.command);
+                    } else if p.discard {
+                        self.set_info(format!("{} was not opened", p.path.display()));
                     } else {
                         self.set_info(format!("{} was not overwritten", p.path.display()));
                     }
@@ -343,7 +346,7 @@ impl EditorState {
     fn confirm_needed(&mut self, path: &Path, overwrite: bool, command: Command) -> bool {
         let is_input = self.source.as_ref().is_some_and(|s| s.is_source_file(path));
         if is_input && !overwrite {
-            self.pending_overwrite = Some(PendingOverwrite { path: path.to_path_buf(), command });
+            self.pending_overwrite = Some(PendingOverwrite { path: path.to_path_buf(), discard: false, command });
             self.set_info(format!("{} is the model's input file: confirm to overwrite it", path.display()));
             return true;
         }
