@@ -542,3 +542,33 @@ fn opening_another_model_over_unsaved_edits_asks_first() {
     assert!(!h.state().state.edited.is_dirty());
     assert!(h.state().state.source.is_some(), "the opened model has no source document to save to");
 }
+
+#[test]
+fn ctrl_wheel_sizes_the_brush_and_shift_wheel_changes_its_strength() {
+    let mut h = harness(Scripted::default());
+    paint_mode(&mut h, "elbow");
+    let at = over_arm(&h, 0.5);
+    h.event(egui::Event::PointerMoved(at));
+    h.run();
+    let (radius, strength, distance) =
+        (h.state().state.paint.brush.radius, h.state().state.paint.brush.strength, h.state().state.camera.distance);
+    let wheel = |h: &mut Harness<'_, SkinlabApp>, modifiers: egui::Modifiers| {
+        h.event_modifiers(
+            egui::Event::MouseWheel {
+                unit: egui::MouseWheelUnit::Line,
+                delta: egui::vec2(0.0, 1.0),
+                phase: egui::TouchPhase::Move,
+                source: egui::MouseWheelSource::Wheel,
+                modifiers,
+            },
+            modifiers,
+        );
+        h.step();
+        h.run();
+    };
+    wheel(&mut h, egui::Modifiers::COMMAND);
+    assert!(h.state().state.paint.brush.radius > radius, "Ctrl+wheel did not grow the brush");
+    wheel(&mut h, egui::Modifiers::SHIFT);
+    assert!(h.state().state.paint.brush.strength > strength, "Shift+wheel did not raise the strength");
+    assert_eq!(h.state().state.camera.distance, distance, "the modified wheel also zoomed");
+}
