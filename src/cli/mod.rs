@@ -2,8 +2,8 @@
 //! returned as one error whose `Display` is a single line; `main` prints it and exits with 2.
 
 pub mod deform;
-pub mod demo;
 pub mod export;
+pub mod demo;
 pub mod info;
 #[cfg(feature = "gui")]
 pub mod open;
