@@ -85,10 +85,11 @@ fn build_geometry() -> Buffers {
             let a = 2.0 * PI * s as f64 / SEGMENTS as f64;
             let (sin, cos) = a.sin_cos();
             let p = [x, ry * cos, rz * sin];
-            // Normal of the surface (x, ry(x) cos a, rz(x) sin a): cross of the two tangents.
+            // Outward normal of the surface (x, ry(x) cos a, rz(x) sin a): the tangent around the
+            // arm crossed with the tangent along it.
             let tu = [2.0 * dx, (ry1 - ry0) * cos, (rz1 - rz0) * sin];
             let ta = [0.0, -ry * sin, rz * cos];
-            let mut n = [tu[1] * ta[2] - tu[2] * ta[1], tu[2] * ta[0] - tu[0] * ta[2], tu[0] * ta[1] - tu[1] * ta[0]];
+            let mut n = [ta[1] * tu[2] - ta[2] * tu[1], ta[2] * tu[0] - ta[0] * tu[2], ta[0] * tu[1] - ta[1] * tu[0]];
             let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
             if len < 1e-12 {
                 n = [if r == 0 { -1.0 } else { 1.0 }, 0.0, 0.0];
@@ -283,6 +284,30 @@ mod tests {
         assert_eq!(m.skins[0].joints, vec![1, 2, 3]);
         assert_eq!(m.clips.len(), 3);
         assert_eq!(m.skinned_vertex_count(), (RINGS + 1) * SEGMENTS);
+    }
+
+    /// Normals point away from the arm's axis (the brush's front-face test and the lighting
+    /// rely on it), and the triangles wind counter-clockwise seen from outside.
+    #[test]
+    fn normals_and_winding_face_outwards() {
+        let m = demo_model().unwrap();
+        let p = &m.meshes[0].primitives[0];
+        let normals = p.normals.as_ref().unwrap();
+        for (q, n) in p.positions.iter().zip(normals) {
+            let radial = glam::Vec3::new(0.0, q.y, q.z);
+            if radial.length() > 1e-4 {
+                assert!(n.dot(radial) > 0.0, "inward normal {n:?} at {q:?}");
+            }
+        }
+        for t in &p.triangles {
+            let [a, b, c] = t.map(|k| p.positions[k as usize]);
+            let face = (b - a).cross(c - a);
+            let centre = (a + b + c) / 3.0;
+            if face.length() < 1e-9 {
+                continue; // degenerate at the closed ends
+            }
+            assert!(face.dot(glam::Vec3::new(0.0, centre.y, centre.z)) > 0.0, "triangle {t:?} winds inwards");
+        }
     }
 
     /// The whole point of the demo: at full twist, LBS collapses the mid-forearm towards the

@@ -5,7 +5,53 @@ use std::path::PathBuf;
 
 use glam::DQuat;
 
+use crate::io::WeightsFormat;
+use crate::paint::Ray;
 use crate::skinning::SkinningMethod;
+
+/// A whole-model weight tool (see `crate::paint::tools`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WeightTool {
+    /// Normalise every vertex over its unlocked joints.
+    NormalizeAll,
+    /// Drop the smallest influences beyond the limit.
+    LimitTotal,
+    /// Remove unlocked weights below the Clean threshold.
+    Clean,
+    /// Smooth every vertex towards its neighbours.
+    SmoothAll,
+}
+
+impl WeightTool {
+    /// The button label (also the undo step's name).
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::NormalizeAll => "Normalize All",
+            Self::LimitTotal => "Limit Total",
+            Self::Clean => "Clean",
+            Self::SmoothAll => "Smooth All",
+        }
+    }
+}
+
+/// What File ▸ Export writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExportChoice {
+    /// `.glb` (true) or `.gltf` with an embedded buffer (false).
+    pub glb: bool,
+    /// Re-encode every skinned primitive's weights in this format (`None`: floats for the painted
+    /// primitives, the others kept as in the source).
+    pub weights: Option<WeightsFormat>,
+    /// Bake the current pose with the current method into static meshes.
+    pub bake: bool,
+}
+
+impl Default for ExportChoice {
+    fn default() -> Self {
+        Self { glb: true, weights: None, bake: false }
+    }
+}
 
 /// One user action.
 #[derive(Clone, Debug, PartialEq)]
@@ -51,4 +97,57 @@ pub enum Command {
     Play(bool),
     /// Aim the camera at the selection (or the whole model).
     FrameSelected,
+    /// Switch between posing and weight painting.
+    SetPaintMode(bool),
+    /// Start a brush stroke (one undo step until [`Command::EndStroke`]).
+    BeginStroke,
+    /// One dab of the brush where `ray` meets the mesh as deformed in viewport panel `panel`
+    /// (0 left, 1 right in split view), `viewport_height_px` pixels tall (for radii in pixels).
+    Dab {
+        /// The picking ray (model space).
+        ray: Ray,
+        /// Height of the viewport panel in pixels.
+        viewport_height_px: f32,
+        /// The panel under the cursor.
+        panel: usize,
+    },
+    /// Finish the stroke and record it for undo.
+    EndStroke,
+    /// Set the Replace value from the selected joint's weight under `ray` in panel `panel`.
+    SampleWeight {
+        /// The picking ray (model space).
+        ray: Ray,
+        /// The panel under the cursor.
+        panel: usize,
+    },
+    /// Run a weight tool on every skin (one undo step).
+    Tool(WeightTool),
+    /// Lock or unlock a joint (node index) against painting and tools.
+    SetLocked {
+        /// The joint's node.
+        node: usize,
+        /// Locked or not.
+        locked: bool,
+    },
+    /// Write the model with its painted weights as glTF (`overwrite` confirms writing over the
+    /// file the model was opened from).
+    SaveModel {
+        /// Where.
+        path: PathBuf,
+        /// Writing over the input file was confirmed.
+        overwrite: bool,
+    },
+    /// Write the painted weights to a weights file.
+    SaveWeights(PathBuf),
+    /// Export the model (`overwrite` confirms writing over the input file).
+    Export {
+        /// Where.
+        path: PathBuf,
+        /// What to write.
+        choice: ExportChoice,
+        /// Writing over the input file was confirmed.
+        overwrite: bool,
+    },
+    /// Answer the pending overwrite question (yes: write, no: drop it).
+    ConfirmOverwrite(bool),
 }

@@ -11,6 +11,19 @@ pub trait FileDialogs {
     fn open_pose(&mut self) -> Option<PathBuf>;
     /// Where to save a pose file, or `None`.
     fn save_pose(&mut self) -> Option<PathBuf>;
+    /// Where to save the model (.glb/.gltf), or `None`.
+    fn save_model(&mut self) -> Option<PathBuf> {
+        None
+    }
+    /// Where to write a weights file (.json), or `None`.
+    fn save_weights(&mut self) -> Option<PathBuf> {
+        None
+    }
+    /// Where to export the model, as a file ending in `extension` ("glb" or "gltf"), or `None`.
+    fn export_model(&mut self, extension: &str) -> Option<PathBuf> {
+        let _ = extension;
+        None
+    }
 }
 
 /// Native dialogs through rfd (XDG portal on Linux; `None` when no portal answers).
@@ -31,6 +44,30 @@ impl FileDialogs for RfdDialogs {
             .add_filter("skinlab pose", &["json"])
             .set_title("Save pose")
             .set_file_name("pose.json")
+            .save_file()
+    }
+
+    fn save_model(&mut self) -> Option<PathBuf> {
+        rfd::FileDialog::new()
+            .add_filter("glTF model", &["glb", "gltf"])
+            .set_title("Save model")
+            .set_file_name("model.glb")
+            .save_file()
+    }
+
+    fn save_weights(&mut self) -> Option<PathBuf> {
+        rfd::FileDialog::new()
+            .add_filter("skinlab weights", &["json"])
+            .set_title("Save weights")
+            .set_file_name("weights.json")
+            .save_file()
+    }
+
+    fn export_model(&mut self, extension: &str) -> Option<PathBuf> {
+        rfd::FileDialog::new()
+            .add_filter("glTF model", &[extension])
+            .set_title("Export model")
+            .set_file_name(format!("export.{extension}"))
             .save_file()
     }
 }

@@ -7,6 +7,7 @@ pub mod command;
 pub mod dialogs;
 pub mod gizmo;
 pub mod history;
+pub mod paint_overlay;
 pub mod state;
 pub mod ui;
 pub mod viewport;
@@ -45,6 +46,10 @@ pub struct SkinlabApp {
     screenshot_done: Arc<AtomicBool>,
     screenshot_error: Arc<Mutex<Option<String>>>,
     last_title: String,
+    /// The File ▸ Export window's choices while it is open.
+    export_window: Option<command::ExportChoice>,
+    asking_close: bool,
+    close_confirmed: bool,
 }
 
 impl SkinlabApp {
@@ -61,12 +66,16 @@ impl SkinlabApp {
             screenshot_done: Arc::new(AtomicBool::new(false)),
             screenshot_error: Arc::new(Mutex::new(None)),
             last_title: String::new(),
+            export_window: None,
+            asking_close: false,
+            close_confirmed: false,
         }
     }
 
     /// Saves the window to `plan.path` after `plan.after_frames` frames and then closes it.
     #[must_use]
     pub fn with_screenshot(mut self, plan: Option<ScreenshotPlan>) -> Self {
+        self.viewport.preview_brush = plan.is_some();
         self.screenshot = plan;
         self
     }
@@ -80,6 +89,7 @@ impl SkinlabApp {
     fn shortcuts(&mut self, ctx: &egui::Context) -> Vec<Command> {
         use egui::{Key, KeyboardShortcut, Modifiers};
         let mut cmds = Vec::new();
+        let mut save = false;
         ctx.input_mut(|i| {
             if i.consume_shortcut(&KeyboardShortcut::new(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z))
                 || i.consume_shortcut(&KeyboardShortcut::new(Modifiers::COMMAND, Key::Y))
@@ -89,7 +99,13 @@ impl SkinlabApp {
             if i.consume_shortcut(&KeyboardShortcut::new(Modifiers::COMMAND, Key::Z)) {
                 cmds.push(Command::Undo);
             }
+            if i.consume_shortcut(&KeyboardShortcut::new(Modifiers::COMMAND, Key::S)) {
+                save = true;
+            }
         });
+        if save {
+            cmds.extend(self.save_command());
+        }
         if !ctx.egui_wants_keyboard_input() {
             ctx.input_mut(|i| {
                 for (key, m) in [
@@ -103,6 +119,20 @@ impl SkinlabApp {
                 }
                 if i.consume_key(Modifiers::NONE, Key::F) {
                     cmds.push(Command::FrameSelected);
+                }
+                if i.consume_key(Modifiers::NONE, Key::Tab) {
+                    cmds.push(Command::SetPaintMode(!self.state.paint.active));
+                }
+                if self.state.paint.active {
+                    let brush = &mut self.state.paint.brush;
+                    for (key, radius, strength) in
+                        [(Key::OpenBracket, -1, 0), (Key::CloseBracket, 1, 0), (Key::Minus, 0, -1), (Key::Equals, 0, 1)]
+                    {
+                        if i.consume_key(Modifiers::NONE, key) {
+                            brush.step_radius(radius);
+                            brush.step_strength(strength);
+                        }
+                    }
                 }
             });
         }
@@ -119,6 +149,27 @@ impl SkinlabApp {
                     }
                     ui.close();
                 }
+                if ui.button("Save (Ctrl+S)").clicked() {
+                    cmds.extend(self.save_command());
+                    ui.close();
+                }
+                if ui.button("Save as…").clicked() {
+                    if let Some(path) = self.dialogs.save_model() {
+                        cmds.push(Command::SaveModel { path, overwrite: false });
+                    }
+                    ui.close();
+                }
+                if ui.button("Save weights…").clicked() {
+                    if let Some(p) = self.dialogs.save_weights() {
+                        cmds.push(Command::SaveWeights(p));
+                    }
+                    ui.close();
+                }
+                if ui.button("Export…").clicked() {
+                    self.export_window = Some(command::ExportChoice::default());
+                    ui.close();
+                }
+                ui.separator();
                 if ui.button("Load pose…").clicked() {
                     if let Some(p) = self.dialogs.open_pose() {
                         cmds.push(Command::LoadPose(p));
@@ -150,6 +201,14 @@ impl SkinlabApp {
                 }
             });
             ui.separator();
+            let painting = self.state.paint.active;
+            if ui.selectable_label(!painting, "Pose").on_hover_text("Tab switches").clicked() && painting {
+                cmds.push(Command::SetPaintMode(false));
+            }
+            if ui.selectable_label(painting, "Paint").on_hover_text("Tab switches").clicked() && !painting {
+                cmds.push(Command::SetPaintMode(true));
+            }
+            ui.separator();
             if ui.add_enabled(self.state.history.can_undo(), egui::Button::new("Undo")).clicked() {
                 cmds.push(Command::Undo);
             }
@@ -158,6 +217,111 @@ impl SkinlabApp {
             }
         });
         cmds
+    }
+
+    /// File ▸ Save: writes to the last saved path, or asks for one.
+    fn save_command(&mut self) -> Option<Command> {
+        let path = self.state.save_path.clone().or_else(|| self.dialogs.save_model())?;
+        Some(Command::SaveModel { path, overwrite: false })
+    }
+
+    fn export_window_ui(&mut self, ctx: &egui::Context) -> Option<Command> {
+        let mut choice = self.export_window?;
+        let mut cmd = None;
+        let mut open = true;
+        egui::Window::new("Export").collapsible(false).resizable(false).show(ctx, |ui| {
+            ui.horizontal(|ui| {
+                ui.label("Format");
+                ui.selectable_value(&mut choice.glb, true, ".glb");
+                ui.selectable_value(&mut choice.glb, false, ".gltf");
+            });
+            ui.horizontal(|ui| {
+                let l = ui.label("Weights");
+                let name = choice.weights.map_or("as painted (float)", crate::io::WeightsFormat::name);
+                egui::ComboBox::from_id_salt("weights_format")
+                    .selected_text(name)
+                    .show_ui(ui, |ui| {
+                        ui.selectable_value(&mut choice.weights, None, "as painted (float)");
+                        for f in [
+                            crate::io::WeightsFormat::Float,
+                            crate::io::WeightsFormat::U16,
+                            crate::io::WeightsFormat::U8,
+                        ] {
+                            ui.selectable_value(&mut choice.weights, Some(f), f.name());
+                        }
+                    })
+                    .response
+                    .labelled_by(l.id);
+            });
+            ui.checkbox(&mut choice.bake, "Bake the current pose with the current method");
+            ui.horizontal(|ui| {
+                if ui.button("Export to…").clicked() {
+                    if let Some(path) = self.dialogs.export_model(if choice.glb { "glb" } else { "gltf" }) {
+                        cmd = Some(Command::Export { path, choice, overwrite: false });
+                    }
+                    open = false;
+                }
+                if ui.button("Cancel").clicked() {
+                    open = false;
+                }
+            });
+        });
+        self.export_window = open.then_some(choice);
+        cmd
+    }
+
+    fn confirm_window_ui(&self, ctx: &egui::Context) -> Option<Command> {
+        let pending = self.state.pending_overwrite.as_ref()?;
+        let mut cmd = None;
+        let (title, text, yes) = if pending.discard {
+            (
+                "Discard unsaved weight edits?",
+                format!("Opening {} loses {} painted vertices.", pending.path.display(), self.state.edited.len()),
+                "Discard",
+            )
+        } else {
+            (
+                "Overwrite the input file?",
+                format!("{} is the file the model was opened from.", pending.path.display()),
+                "Overwrite",
+            )
+        };
+        egui::Window::new(title).collapsible(false).resizable(false).show(ctx, |ui| {
+            ui.label(text);
+            ui.horizontal(|ui| {
+                if ui.button(yes).clicked() {
+                    cmd = Some(Command::ConfirmOverwrite(true));
+                }
+                if ui.button("Cancel").clicked() {
+                    cmd = Some(Command::ConfirmOverwrite(false));
+                }
+            });
+        });
+        cmd
+    }
+
+    /// Asks before closing the window over unsaved weight edits.
+    fn close_guard(&mut self, ctx: &egui::Context) {
+        if ctx.input(|i| i.viewport().close_requested()) && self.state.edited.is_dirty() && !self.close_confirmed {
+            ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+            self.asking_close = true;
+        }
+        if !self.asking_close {
+            return;
+        }
+        egui::Window::new("Quit without saving?").collapsible(false).resizable(false).show(ctx, |ui| {
+            ui.label(format!("{} painted vertices are not saved.", self.state.edited.len()));
+            ui.horizontal(|ui| {
+                if ui.button("Quit").clicked() {
+                    self.close_confirmed = true;
+                    self.asking_close = false;
+                    ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+                }
+                if ui.button("Keep editing").clicked() {
+                    self.asking_close = false;
+                }
+            });
+        });
     }
 
     fn screenshot_step(&mut self, ctx: &egui::Context) {
@@ -227,8 +391,19 @@ impl eframe::App for SkinlabApp {
             cmds.extend(ui::outliner::outliner_ui(ui, &self.state));
         });
         egui::Panel::right("inspector").default_size(270.0).resizable(true).show(ui, |ui| {
-            cmds.extend(ui::inspector::inspector_ui(ui, &mut self.state, &mut self.field_gesture));
+            if self.state.paint.active {
+                egui::ScrollArea::vertical().show(ui, |ui| {
+                    cmds.extend(ui::inspector::skinning_ui(ui, &self.state));
+                    ui.separator();
+                    cmds.extend(ui::paint_panel::paint_panel_ui(ui, &mut self.state));
+                });
+            } else {
+                cmds.extend(ui::inspector::inspector_ui(ui, &mut self.state, &mut self.field_gesture));
+            }
         });
+        cmds.extend(self.export_window_ui(&ctx));
+        cmds.extend(self.confirm_window_ui(&ctx));
+        self.close_guard(&ctx);
         for c in cmds.drain(..) {
             self.state.apply(c);
         }
@@ -239,7 +414,8 @@ impl eframe::App for SkinlabApp {
             .show(ui, |ui| self.viewport.ui(ui, &mut self.state));
         // Gizmo drags and clicks in the viewport apply directly; make them visible this frame.
         self.state.refresh();
-        let title = format!("skinlab — {}", self.state.model_name);
+        let unsaved = if self.state.edited.is_dirty() { " *" } else { "" };
+        let title = format!("skinlab — {}{unsaved}", self.state.model_name);
         if title != self.last_title {
             ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
             self.last_title = title;
@@ -266,6 +442,8 @@ pub struct EditorOptions {
     pub pose: Option<PathBuf>,
     /// Select this joint (name).
     pub select: Option<String>,
+    /// Start in paint mode.
+    pub paint: bool,
     /// Save a screenshot and quit.
     pub screenshot: Option<ScreenshotPlan>,
 }
@@ -274,12 +452,16 @@ pub struct EditorOptions {
 pub fn initial_state(opts: &EditorOptions) -> Result<EditorState, String> {
     let mut s = match &opts.model {
         Some(path) => {
-            let model = crate::io::load_model(path).map_err(|e| e.to_string())?;
             let name =
                 path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
-            EditorState::new(model, &name)
+            if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("obj")) {
+                EditorState::new(crate::io::load_model(path).map_err(|e| e.to_string())?, &name)
+            } else {
+                let (model, source) = crate::io::load_document(path).map_err(|e| e.to_string())?;
+                EditorState::with_document(model, source, &name)
+            }
         }
-        None => EditorState::new(crate::demo::demo_model().map_err(|e| e.to_string())?, crate::demo::DEMO_NAME),
+        None => EditorState::demo()?,
     };
     if let Some(m) = opts.method {
         s.apply(Command::SetMethod(m));
@@ -301,6 +483,9 @@ pub fn initial_state(opts: &EditorOptions) -> Result<EditorState, String> {
     if let Some(name) = &opts.select {
         let node = s.model.nodes.find(name).map_err(|e| format!("--select: {e}"))?;
         s.apply(Command::Select(Some(node)));
+    }
+    if opts.paint {
+        s.apply(Command::SetPaintMode(true));
     }
     s.refresh();
     s.frame_all();

@@ -3,15 +3,22 @@
 //! the viewport uploads. [`EditorState::apply`] is the single place where commands change it, so
 //! the UI tests drive exactly what the window does.
 
-use std::path::Path;
+mod paint_ops;
+
+pub use paint_ops::HoverInfo;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
 use glam::{DQuat, Vec3};
 
 use super::command::Command;
-use super::history::History;
+use super::history::{History, Undone};
+use crate::io::SourceDocument;
 use crate::model::Model;
+use crate::paint::{BrushSettings, EditedVertices, ModelTopology, StrokeRecord, SurfaceScratch, Touch};
 use crate::render::overlays::{difference_colours, max_distance, SkeletonLayout};
 use crate::render::scene::deformed_bounds;
 use crate::render::{OrbitCamera, ViewOptions};
@@ -38,6 +45,64 @@ pub struct Stats {
     pub nontrivial_sets: usize,
     /// Milliseconds the last deformation took (all shown methods).
     pub deform_ms: f64,
+}
+
+/// How painted weights are shown on the mesh.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WeightDisplay {
+    /// The selected joint's weight as a colour ramp.
+    #[default]
+    SelectedJoint,
+    /// Every vertex in the colour of its dominant joint.
+    Dominant,
+}
+
+/// The weight-painting settings (edited directly by the paint panel, like the view options).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PaintSettings {
+    /// Whether the editor is in paint mode (the brush replaces the gizmo).
+    pub active: bool,
+    /// What the mesh colours show.
+    pub display: WeightDisplay,
+    /// The brush.
+    pub brush: BrushSettings,
+    /// Locked joints (node indices).
+    pub locked: BTreeSet<usize>,
+    /// Most influences per vertex.
+    pub limit: usize,
+    /// Weights below this are removed by Clean.
+    pub clean_threshold: f32,
+    /// Strength of one Smooth All round.
+    pub smooth_strength: f32,
+    /// Rounds of Smooth All.
+    pub smooth_iterations: usize,
+}
+
+impl Default for PaintSettings {
+    fn default() -> Self {
+        Self {
+            active: false,
+            display: WeightDisplay::SelectedJoint,
+            brush: BrushSettings::default(),
+            locked: BTreeSet::new(),
+            limit: crate::paint::DEFAULT_LIMIT,
+            clean_threshold: 0.01,
+            smooth_strength: 0.5,
+            smooth_iterations: 1,
+        }
+    }
+}
+
+/// A command waiting for the user's confirmation: writing over the model's input file, or
+/// opening another model over unsaved weight edits.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PendingOverwrite {
+    /// The file that would be overwritten (or opened, when `discard`).
+    pub path: PathBuf,
+    /// The question is whether to discard unsaved weight edits (not whether to overwrite).
+    pub discard: bool,
+    /// The command to run (with `overwrite` set) when confirmed.
+    pub command: Command,
 }
 
 /// The editor state.
@@ -90,7 +155,25 @@ pub struct EditorState {
     pub model_from_node: Vec<glam::DMat4>,
     /// Bumped whenever `deformed` changes (the viewport uploads when it sees a new value).
     pub frame_rev: u64,
+    /// Weight-painting settings.
+    pub paint: PaintSettings,
+    /// Paint-mode colours (`[instance][primitive][vertex]`, sRGB).
+    pub paint_colours: Vec<Vec<Vec<[u8; 4]>>>,
+    /// Vertices painted since the model was opened or last saved.
+    pub edited: EditedVertices,
+    /// The glTF document the model came from (`None` for models that are not glTF).
+    pub source: Option<SourceDocument>,
+    /// Where File ▸ Save writes (set by the first save).
+    pub save_path: Option<PathBuf>,
+    /// A command waiting for confirmation (overwrite the input file, discard unsaved edits).
+    pub pending_overwrite: Option<PendingOverwrite>,
+    discard_confirmed: bool,
+    topology: ModelTopology,
+    stroke: Option<StrokeRecord>,
+    scratch: SurfaceScratch,
+    touches: Vec<Touch>,
     deformer: Deformer,
+    deformer_right: Deformer,
     dirty: bool,
     aspect: f32,
 }
@@ -124,7 +207,19 @@ impl EditorState {
             max_difference: 0.0,
             model_from_node: Vec::new(),
             frame_rev: 0,
+            paint: PaintSettings::default(),
+            paint_colours: Vec::new(),
+            edited: EditedVertices::new(),
+            source: None,
+            save_path: None,
+            pending_overwrite: None,
+            discard_confirmed: false,
+            topology: ModelTopology::default(),
+            stroke: None,
+            scratch: SurfaceScratch::default(),
+            touches: Vec::new(),
             deformer: Deformer::new(),
+            deformer_right: Deformer::new(),
             dirty: true,
             aspect: 1.6,
         };
@@ -146,7 +241,13 @@ impl EditorState {
             deform_ms: 0.0,
         };
         self.skeleton = SkeletonLayout::new(&model);
+        self.topology = ModelTopology::new(&model);
         self.model = Arc::new(model);
+        self.edited.clear();
+        self.stroke = None;
+        self.save_path = None;
+        self.pending_overwrite = None;
+        self.paint.locked.clear();
         self.model_name = name.to_owned();
         self.model_rev += 1;
         self.pose = Pose::rest();
@@ -207,6 +308,9 @@ impl EditorState {
             Command::Select(node) => {
                 self.selected = node.filter(|&n| n < self.model.nodes.len());
                 self.history.close_gesture();
+                if self.paint.active {
+                    self.repaint_colours();
+                }
             }
             Command::SetRotation { node, rotation, gesture } => {
                 if node >= self.model.nodes.len() || !rotation.is_finite() {
@@ -236,18 +340,29 @@ impl EditorState {
                     self.dirty = true;
                 }
             }
-            Command::Undo => {
-                if let Some(p) = self.history.undo(&self.pose) {
-                    self.pose = p;
-                    self.playing = false;
-                    self.dirty = true;
-                }
-            }
-            Command::Redo => {
-                if let Some(p) = self.history.redo(&self.pose) {
-                    self.pose = p;
-                    self.playing = false;
-                    self.dirty = true;
+            Command::Undo | Command::Redo => {
+                self.end_stroke();
+                let model = Arc::make_mut(&mut self.model);
+                let edited = &mut self.edited;
+                let undo = cmd == Command::Undo;
+                let paint = |r: &StrokeRecord| {
+                    if undo {
+                        r.undo(model);
+                    } else {
+                        r.redo(model);
+                    }
+                    edited.note(r);
+                };
+                let step =
+                    if undo { self.history.undo(&self.pose, paint) } else { self.history.redo(&self.pose, paint) };
+                match step {
+                    Some(Undone::Pose(p)) => {
+                        self.pose = p;
+                        self.playing = false;
+                        self.dirty = true;
+                    }
+                    Some(Undone::Paint) => self.dirty = true,
+                    None => {}
                 }
             }
             Command::SetMethod(m) => {
@@ -266,7 +381,27 @@ impl EditorState {
                 self.difference = on;
                 self.dirty = true;
             }
-            Command::OpenModel(path) => self.open_model(&path),
+            Command::OpenModel(path) => {
+                self.end_stroke();
+                if self.edited.is_dirty() && !std::mem::take(&mut self.discard_confirmed) {
+                    self.set_info(format!("{} unsaved weight edits: confirm to discard them", self.edited.len()));
+                    let command = Command::OpenModel(path.clone());
+                    self.pending_overwrite = Some(PendingOverwrite { path, discard: true, command });
+                    return;
+                }
+                self.open_model(&path);
+            }
+            Command::SetPaintMode(_)
+            | Command::BeginStroke
+            | Command::Dab { .. }
+            | Command::EndStroke
+            | Command::SampleWeight { .. }
+            | Command::Tool(_)
+            | Command::SetLocked { .. }
+            | Command::SaveModel { .. }
+            | Command::SaveWeights(_)
+            | Command::Export { .. }
+            | Command::ConfirmOverwrite(_) => self.apply_paint(cmd),
             Command::LoadPose(path) => match pose_file::read_pose_file(&path, &self.model.nodes) {
                 Ok(p) => {
                     self.history.record(&self.pose, None);
@@ -321,11 +456,18 @@ impl EditorState {
     }
 
     fn open_model(&mut self, path: &Path) {
-        match crate::io::load_model(path) {
-            Ok(model) => {
+        let is_obj = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("obj"));
+        let loaded = if is_obj {
+            crate::io::load_model(path).map(|m| (m, None))
+        } else {
+            crate::io::load_document(path).map(|(m, d)| (m, Some(d)))
+        };
+        match loaded {
+            Ok((model, source)) => {
                 let name =
                     path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
                 self.replace_model(model, &name);
+                self.source = source;
                 self.set_info(format!("opened {}", path.display()));
             }
             Err(e) => self.set_error(format!("{e} (the current model is unchanged)")),
@@ -358,7 +500,7 @@ impl EditorState {
         let [left, right] = &mut self.deformed;
         self.deformer.deform_all(&model, &self.pose, methods[0], left);
         if let Some(&m) = methods.get(1) {
-            self.deformer.deform_all(&model, &self.pose, m, right);
+            self.deformer_right.deform_all(&model, &self.pose, m, right);
         }
         self.stats.deform_ms = started.elapsed().as_secs_f64() * 1e3;
         self.model_from_node.clear();
@@ -368,13 +510,14 @@ impl EditorState {
                 &self.deformed[1]
             } else {
                 let mut other = std::mem::take(&mut self.deformed[1]);
-                self.deformer.deform_all(&model, &self.pose, self.compare, &mut other);
+                self.deformer_right.deform_all(&model, &self.pose, self.compare, &mut other);
                 self.deformed[1] = other;
                 &self.deformed[1]
             };
             self.max_difference = max_distance(&self.deformed[0], other);
             difference_colours(&self.deformed[0], other, self.max_difference.max(1e-9), &mut self.difference_colours);
         }
+        self.update_paint_colours();
         self.frame_rev += 1;
     }
 }

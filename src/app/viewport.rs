@@ -23,7 +23,8 @@ use crate::skinning::DeformedPrimitive;
 
 /// One frame's data for the GPU, taken from the state when it changes.
 struct Upload {
-    model: Arc<Model>,
+    /// The model, only when it changed (so painting does not share the CPU model with the GPU side).
+    model: Option<Arc<Model>>,
     model_rev: u64,
     bounds: (glam::Vec3, glam::Vec3),
     deformed: [Vec<Vec<DeformedPrimitive>>; 2],
@@ -55,7 +56,8 @@ impl GpuShared {
             },
         };
         if self.scene.is_none() || self.scene_model_rev != up.model_rev {
-            self.scene = Some(Scene::new(&ctx, &up.model, 2, up.bounds));
+            let Some(model) = &up.model else { return };
+            self.scene = Some(Scene::new(&ctx, model, 2, up.bounds));
             self.scene_model_rev = up.model_rev;
         }
         let Some(scene) = &mut self.scene else { return };
@@ -75,7 +77,15 @@ impl GpuShared {
 #[derive(Default)]
 pub struct Viewport {
     shared: Arc<Mutex<GpuShared>>,
-    sent: Option<(u64, u64, Option<usize>, bool)>,
+    sent: Option<(u64, u64, Option<usize>, bool, bool)>,
+    sent_model_rev: Option<u64>,
+    /// A brush stroke is in progress (primary button held in paint mode).
+    painting: bool,
+    last_dab: Option<egui::Pos2>,
+    /// Show the brush over the selected joint instead of at the pointer (for screenshots).
+    pub preview_brush: bool,
+    /// What the brush was over last frame (drawn as the brush circle and the read-out).
+    pub hover: Option<(egui::Pos2, super::state::HoverInfo)>,
     drag: Option<Drag>,
     next_gesture: u64,
     /// Where the viewport was drawn last frame (screen points).
@@ -99,18 +109,31 @@ fn to_vec2(p: egui::Pos2) -> Vec2 {
 impl Viewport {
     /// Hands the state's current deformation to the GPU side when it changed.
     fn send(&mut self, s: &EditorState) {
-        let key = (s.model_rev, s.frame_rev, s.selected, s.difference);
+        let key = (s.model_rev, s.frame_rev, s.selected, s.difference, s.paint.active);
         if self.sent == Some(key) {
             return;
         }
         self.sent = Some(key);
         let right = if s.split { s.deformed[1].clone() } else { Vec::new() };
+        let colours = if s.paint.active {
+            Some(s.paint_colours.clone())
+        } else {
+            s.difference.then(|| s.difference_colours.clone())
+        };
+        let mut model = (self.sent_model_rev != Some(s.model_rev)).then(|| Arc::clone(&s.model));
+        self.sent_model_rev = Some(s.model_rev);
+        if model.is_none() {
+            // An upload the GPU side has not taken yet may carry the model: keep it.
+            if let Ok(mut g) = self.shared.lock() {
+                model = g.pending.take().and_then(|p| p.model).filter(|_| g.scene_model_rev != s.model_rev);
+            }
+        }
         let up = Upload {
-            model: Arc::clone(&s.model),
+            model,
             model_rev: s.model_rev,
             bounds: s.model_bounds,
             deformed: [s.deformed[0].clone(), right],
-            colours: s.difference.then(|| s.difference_colours.clone()),
+            colours,
             model_from_node: s.model_from_node.clone(),
             selected: s.selected,
         };
@@ -140,9 +163,24 @@ impl Viewport {
             let i = (((p.x - rect.min.x) / panel_w).floor() as usize).min(panels - 1);
             to_vec2(p - panel_rect(i).min.to_vec2())
         };
-        let gizmo = s.selected.and_then(|n| s.node_position(n)).and_then(|j| Gizmo::new(&s.camera, j, size));
+        let gizmo = s
+            .selected
+            .filter(|_| !s.paint.active)
+            .and_then(|n| s.node_position(n))
+            .and_then(|j| Gizmo::new(&s.camera, j, size));
 
-        self.handle_input(ui, &response, s, gizmo.as_ref(), &local, rect.height());
+        if s.paint.active {
+            self.drag = None;
+            let panel_of = |p: egui::Pos2| (((p.x - rect.min.x) / panel_w).floor().max(0.0) as usize).min(panels - 1);
+            self.paint_input(ui, &response, s, &local, &panel_of, size);
+        } else {
+            self.hover = None;
+            if self.painting {
+                self.painting = false;
+                s.apply(Command::EndStroke);
+            }
+            self.handle_input(ui, &response, s, gizmo.as_ref(), &local, rect.height());
+        }
 
         let painter = ui.painter_at(rect);
         let methods = s.shown_methods();
@@ -173,9 +211,117 @@ impl Viewport {
         if let Some(g) = &gizmo {
             draw_gizmo(&painter, rect.min, g, self.drag.as_ref().map(|d| d.handle));
         }
-        if s.difference {
+        if s.paint.active {
+            super::paint_overlay::draw(&painter, rect, s, self.hover.as_ref());
+        } else if s.difference {
             draw_legend(&painter, rect, s.max_difference, s.method.label(), s.compare.label());
         }
+    }
+
+    /// Paint-mode input: the primary button paints (Ctrl+click samples the weight under the
+    /// cursor), the secondary button orbits, the middle button pans; the wheel zooms, Ctrl+wheel
+    /// sizes the brush and Shift+wheel changes its strength.
+    fn paint_input(
+        &mut self,
+        ui: &egui::Ui,
+        response: &egui::Response,
+        s: &mut EditorState,
+        local: &dyn Fn(egui::Pos2) -> Vec2,
+        panel_of: &dyn Fn(egui::Pos2) -> usize,
+        panel_size: Vec2,
+    ) {
+        let preview = || {
+            let node = s.selected?;
+            let p = s.camera.project(s.node_position(node)?, panel_size)?;
+            Some(response.rect.min + egui::vec2(p.x, p.y))
+        };
+        let pointer = if self.preview_brush {
+            preview()
+        } else {
+            response.hover_pos().or_else(|| response.interact_pointer_pos())
+        };
+        let (pressed, down, ctrl, shift, secondary, middle) = ui.input(|i| {
+            (
+                i.pointer.primary_pressed(),
+                i.pointer.primary_down(),
+                i.modifiers.command,
+                i.modifiers.shift,
+                i.pointer.secondary_down(),
+                i.pointer.middle_down(),
+            )
+        });
+        let camera = s.camera;
+        let ray_at = |p: egui::Pos2| {
+            let (origin, direction) = camera.ray(local(p), panel_size);
+            crate::paint::Ray { origin, direction }
+        };
+        let height = panel_size.y;
+        if pressed && response.hovered() {
+            if let Some(p) = pointer {
+                if ctrl {
+                    s.apply(Command::SampleWeight { ray: ray_at(p), panel: panel_of(p) });
+                } else {
+                    self.painting = true;
+                    s.apply(Command::BeginStroke);
+                    s.apply(Command::Dab { ray: ray_at(p), viewport_height_px: height, panel: panel_of(p) });
+                    self.last_dab = Some(p);
+                }
+            }
+        } else if self.painting && down {
+            if let Some(p) = pointer {
+                let spacing = self.hover.as_ref().map_or(4.0, |h| (h.1.radius_px * 0.2).max(1.0));
+                if self.last_dab.is_none_or(|q| q.distance(p) >= spacing) {
+                    s.apply(Command::Dab { ray: ray_at(p), viewport_height_px: height, panel: panel_of(p) });
+                    self.last_dab = Some(p);
+                }
+            }
+        }
+        if self.painting && !down {
+            self.painting = false;
+            self.last_dab = None;
+            s.apply(Command::EndStroke);
+        }
+        if !self.painting && response.dragged() {
+            let d = response.drag_delta();
+            let delta = Vec2::new(d.x, d.y);
+            if middle || (secondary && shift) {
+                s.camera.pan(delta, height);
+            } else if secondary {
+                s.camera.orbit(delta);
+            }
+        }
+        if response.hovered() {
+            let (scroll, zoom) = ui.input(|i| {
+                let wheel = i.raw.events.iter().fold(egui::Vec2::ZERO, |acc, e| match e {
+                    egui::Event::MouseWheel { delta, .. } => acc + *delta,
+                    _ => acc,
+                });
+                (wheel, i.zoom_delta())
+            });
+            let notch = |v: f32| {
+                if v > 0.0 {
+                    1
+                } else if v < 0.0 {
+                    -1
+                } else {
+                    0
+                }
+            };
+            if ctrl {
+                let steps = if zoom != 1.0 { notch(zoom - 1.0) } else { notch(scroll.y + scroll.x) };
+                s.paint.brush.step_radius(steps);
+            } else if shift {
+                s.paint.brush.step_strength(notch(scroll.y + scroll.x));
+            } else {
+                let scroll = ui.input(|i| i.smooth_scroll_delta.y);
+                if scroll != 0.0 {
+                    s.camera.zoom(scroll);
+                }
+            }
+        }
+        self.hover = pointer
+            .filter(|_| response.hovered() || self.painting || self.preview_brush)
+            .and_then(|p| s.hover(&ray_at(p), height, panel_of(p)).map(|h| (p, h)));
     }
 
     fn handle_input(

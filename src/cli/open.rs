@@ -35,6 +35,9 @@ pub struct OpenArgs {
     /// Select this joint (node name).
     #[arg(long, value_name = "JOINT")]
     pub select: Option<String>,
+    /// Start in paint mode (the selected joint's weights drawn on the mesh).
+    #[arg(long)]
+    pub paint: bool,
     /// Draw N frames, save the window as PATH (PNG), and quit.
     #[arg(long, num_args = 2, value_names = ["N", "PATH"])]
     pub screenshot_after_frames: Option<Vec<String>>,
@@ -60,6 +63,7 @@ pub fn run(args: &OpenArgs) -> Result<(), CliError> {
         time_secs: args.time,
         pose: args.pose.clone(),
         select: args.select.clone(),
+        paint: args.paint,
         screenshot,
     };
     crate::app::run(opts)?;

@@ -41,6 +41,15 @@ pub fn load_document(path: &Path) -> Result<(Model, SourceDocument), LoadError> 
     Ok((model, source))
 }
 
+/// Like [`load_document`] for bytes already in memory (e.g. the built-in demo); `path` names the
+/// document in messages and resolves relative URIs.
+pub fn load_document_from_bytes(bytes: &[u8], path: &Path) -> Result<(Model, SourceDocument), LoadError> {
+    let (model, buffers) = import(bytes, path).map_err(|problem| LoadError::new(path, problem))?;
+    let json = raw_json(bytes).map_err(|problem| LoadError::new(path, problem))?;
+    let source = SourceDocument::new(path, json, buffers, model.clone());
+    Ok((model, source))
+}
+
 /// The document's JSON as a generic value (the GLB JSON chunk, or the whole `.gltf` text).
 fn raw_json(bytes: &[u8]) -> Result<serde_json::Value, String> {
     let text: &[u8] = if bytes.starts_with(GLB_MAGIC) {

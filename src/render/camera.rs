@@ -168,6 +168,17 @@ impl OrbitCamera {
         Some(Vec2::new((ndc.x + 1.0) * 0.5 * size.x, (1.0 - ndc.y) * 0.5 * size.y))
     }
 
+    /// The picking ray through pixel `p` of a `size` pixel view (origin top-left, y down): the
+    /// eye and the (unit) direction into the scene, in model space.
+    #[must_use]
+    pub fn ray(&self, p: Vec2, size: Vec2) -> (Vec3, Vec3) {
+        let inv = (self.projection(size.x / size.y.max(1.0)) * self.view()).inverse();
+        let ndc = Vec2::new(2.0 * p.x / size.x.max(1.0) - 1.0, 1.0 - 2.0 * p.y / size.y.max(1.0));
+        let far = inv.project_point3(ndc.extend(1.0));
+        let eye = self.eye();
+        (eye, (far - eye).try_normalize().unwrap_or(-self.back()))
+    }
+
     /// The three-d camera for a viewport.
     #[must_use]
     pub fn to_three_d(&self, viewport: three_d::Viewport) -> three_d::Camera {
@@ -201,5 +212,10 @@ mod tests {
         assert!(right.x > 100.0 && (right.y - 50.0).abs() < 1e-3);
         let up = c.project(Vec3::Y, size).unwrap();
         assert!(up.y < 50.0);
+        // The ray through a projected point passes through the point.
+        let p = Vec3::new(0.3, -0.2, 0.4);
+        let (o, d) = c.ray(c.project(p, size).unwrap(), size);
+        let t = (p - o).dot(d);
+        assert!((o + d * t - p).length() < 1e-4);
     }
 }

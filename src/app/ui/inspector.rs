@@ -14,6 +14,27 @@ pub const EULER_LABELS: [&str; 3] = ["Rotation X (°)", "Rotation Y (°)", "Rota
 
 /// Draws the inspector and returns the commands it issued.
 pub fn inspector_ui(ui: &mut egui::Ui, s: &mut EditorState, gesture: &mut u64) -> Vec<Command> {
+    let mut cmds = skinning_ui(ui, s);
+    ui.separator();
+    ui.heading("View");
+    ui.checkbox(&mut s.view.wireframe, "Wireframe");
+    ui.checkbox(&mut s.view.bones, "Bones");
+    ui.checkbox(&mut s.view.grid, "Grid");
+    if ui.button("Frame selected (F)").clicked() {
+        cmds.push(Command::FrameSelected);
+    }
+    ui.separator();
+    ui.heading("Joint");
+    let Some(node) = s.selected else {
+        ui.weak("Select a joint in the tree or the viewport.");
+        return cmds;
+    };
+    joint_ui(ui, s, node, gesture, &mut cmds);
+    cmds
+}
+
+/// The skinning section: method buttons, split view, comparison method, difference overlay.
+pub fn skinning_ui(ui: &mut egui::Ui, s: &EditorState) -> Vec<Command> {
     let mut cmds = Vec::new();
     ui.heading("Skinning");
     ui.horizontal(|ui| {
@@ -45,20 +66,10 @@ pub fn inspector_ui(ui: &mut egui::Ui, s: &mut EditorState, gesture: &mut u64) -
     if ui.checkbox(&mut diff, "Difference overlay").changed() {
         cmds.push(Command::SetDifference(diff));
     }
-    ui.separator();
-    ui.heading("View");
-    ui.checkbox(&mut s.view.wireframe, "Wireframe");
-    ui.checkbox(&mut s.view.bones, "Bones");
-    ui.checkbox(&mut s.view.grid, "Grid");
-    if ui.button("Frame selected (F)").clicked() {
-        cmds.push(Command::FrameSelected);
-    }
-    ui.separator();
-    ui.heading("Joint");
-    let Some(node) = s.selected else {
-        ui.weak("Select a joint in the tree or the viewport.");
-        return cmds;
-    };
+    cmds
+}
+
+fn joint_ui(ui: &mut egui::Ui, s: &EditorState, node: usize, gesture: &mut u64, cmds: &mut Vec<Command>) {
     ui.label(egui::RichText::new(s.model.nodes.key(node)).strong());
     let q = s.rotation_of(node);
     let (x, y, z) = q.to_euler(EulerRot::XYZ);
@@ -94,7 +105,6 @@ pub fn inspector_ui(ui: &mut egui::Ui, s: &mut EditorState, gesture: &mut u64) -
             cmds.push(Command::ResetPose);
         }
     });
-    cmds
 }
 
 /// The number key that selects a method.

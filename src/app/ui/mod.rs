@@ -3,5 +3,6 @@
 
 pub mod inspector;
 pub mod outliner;
+pub mod paint_panel;
 pub mod status_bar;
 pub mod timeline;

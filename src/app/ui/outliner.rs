@@ -1,4 +1,5 @@
-//! The joint tree: every skeleton joint indented under its parent joint; clicking selects.
+//! The joint tree: every skeleton joint indented under its parent joint; clicking selects. In
+//! paint mode each joint has a lock box.
 
 use eframe::egui;
 
@@ -22,6 +23,17 @@ pub fn outliner_ui(ui: &mut egui::Ui, s: &EditorState) -> Option<Command> {
             let posed = s.pose.overrides.get(&node).is_some_and(|o| !o.is_empty());
             let label = if posed { format!("{name} •") } else { name };
             ui.horizontal(|ui| {
+                if s.paint.active {
+                    let mut locked = s.paint.locked.contains(&node);
+                    let r = ui
+                        .add(egui::Checkbox::without_text(&mut locked))
+                        .on_hover_text("locked: painting and tools leave it alone");
+                    let text = format!("Lock {}", s.model.nodes.key(node));
+                    r.widget_info(|| egui::WidgetInfo::selected(egui::Role::CheckBox, true, locked, &text));
+                    if r.changed() {
+                        cmd = Some(Command::SetLocked { node, locked });
+                    }
+                }
                 ui.add_space(12.0 * d as f32);
                 if ui.selectable_label(s.selected == Some(node), label).clicked() {
                     cmd = Some(Command::Select(Some(node)));

@@ -9,8 +9,11 @@ use crate::app::state::EditorState;
 #[must_use]
 pub fn status_text(s: &EditorState) -> String {
     let methods: Vec<&str> = s.shown_methods().iter().map(|m| m.label()).collect();
+    let edited =
+        if s.edited.is_dirty() { format!(" • {} unsaved weight edits", s.edited.len()) } else { String::new() };
+    let mode = if s.paint.active { "Paint | " } else { "" };
     format!(
-        "{} | {} | {} vertices | joint sets: {} distinct, {} non-trivial | deform {:.2} ms/frame",
+        "{mode}{}{edited} | {} | {} vertices | joint sets: {} distinct, {} non-trivial | deform {:.2} ms/frame",
         s.model_name,
         methods.join(" vs "),
         s.stats.vertices,

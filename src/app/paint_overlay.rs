@@ -1,0 +1,105 @@
+//! What paint mode draws over the viewport: the brush circle at the cursor, the hovered vertex's
+//! influences, and the legend (the weight ramp of the selected joint, or the dominant joints'
+//! colours).
+
+use eframe::egui;
+
+use super::state::{EditorState, HoverInfo, WeightDisplay};
+use crate::paint::display;
+
+fn colour(c: [f32; 3]) -> egui::Color32 {
+    let q = |v: f32| (v.clamp(0.0, 1.0) * 255.0).round() as u8;
+    egui::Color32::from_rgb(q(c[0]), q(c[1]), q(c[2]))
+}
+
+/// Draws the paint overlays into `rect`.
+pub fn draw(painter: &egui::Painter, rect: egui::Rect, s: &EditorState, hover: Option<&(egui::Pos2, HoverInfo)>) {
+    let font = egui::FontId::proportional(12.0);
+    if let Some((p, h)) = hover {
+        let r = h.radius_px.clamp(1.0, 4000.0);
+        painter.circle_stroke(*p, r, egui::Stroke::new(2.5, egui::Color32::from_black_alpha(160)));
+        painter.circle_stroke(*p, r, egui::Stroke::new(1.2, egui::Color32::WHITE));
+        // The falloff's half-strength ring.
+        painter.circle_stroke(*p, r * 0.5, egui::Stroke::new(1.0, egui::Color32::from_white_alpha(70)));
+        let mut text = format!("vertex {}", h.hit.vertex);
+        for (name, w) in h.influences.iter().take(6) {
+            text.push_str(&format!("\n{name}: {w:.3}"));
+        }
+        let galley = painter.layout_no_wrap(text, font.clone(), egui::Color32::WHITE);
+        let mut pos = *p + egui::vec2(r.min(60.0) + 14.0, 8.0);
+        if pos.x + galley.size().x > rect.max.x - 4.0 {
+            pos.x = p.x - r.min(60.0) - 14.0 - galley.size().x;
+        }
+        painter.rect_filled(
+            egui::Rect::from_min_size(pos, galley.size()).expand(4.0),
+            3.0,
+            egui::Color32::from_black_alpha(180),
+        );
+        painter.galley(pos, galley, egui::Color32::WHITE);
+    }
+    match s.paint.display {
+        WeightDisplay::SelectedJoint => ramp_legend(painter, rect, s, &font),
+        WeightDisplay::Dominant => joint_legend(painter, rect, s, &font),
+    }
+}
+
+fn ramp_legend(painter: &egui::Painter, rect: egui::Rect, s: &EditorState, font: &egui::FontId) {
+    let w = 240.0;
+    let r = egui::Rect::from_min_size(rect.right_bottom() - egui::vec2(w + 12.0, 70.0), egui::vec2(w, 60.0));
+    painter.rect_filled(r, 4.0, egui::Color32::from_black_alpha(170));
+    let title = match s.selected {
+        Some(n) => format!("weight of {}", s.model.nodes.key(n)),
+        None => "weight (select a joint)".to_owned(),
+    };
+    painter.text(r.min + egui::vec2(8.0, 6.0), egui::Align2::LEFT_TOP, title, font.clone(), egui::Color32::WHITE);
+    let bar = egui::Rect::from_min_size(r.min + egui::vec2(8.0, 24.0), egui::vec2(w - 16.0, 12.0));
+    let steps = 48;
+    for k in 0..steps {
+        let t = k as f32 / (steps - 1) as f32;
+        let x0 = bar.min.x + bar.width() * k as f32 / steps as f32;
+        let seg = egui::Rect::from_min_max(
+            egui::pos2(x0, bar.min.y),
+            egui::pos2(x0 + bar.width() / steps as f32 + 0.5, bar.max.y),
+        );
+        painter.rect_filled(seg, 0.0, colour(display::weight_colour(t)));
+    }
+    for (t, _) in display::RAMP_STOPS {
+        let x = bar.min.x + bar.width() * t;
+        let align = if t == 0.0 {
+            egui::Align2::LEFT_TOP
+        } else if t == 1.0 {
+            egui::Align2::RIGHT_TOP
+        } else {
+            egui::Align2::CENTER_TOP
+        };
+        painter.text(egui::pos2(x, bar.max.y + 4.0), align, format!("{t}"), font.clone(), egui::Color32::WHITE);
+    }
+}
+
+fn joint_legend(painter: &egui::Painter, rect: egui::Rect, s: &EditorState, font: &egui::FontId) {
+    let Some(skin) = s.model.skins.first() else { return };
+    let rows = skin.joints.len().min(12);
+    let h = 10.0 + 16.0 * (rows as f32 + 1.0);
+    let w = 200.0;
+    let r = egui::Rect::from_min_size(rect.right_bottom() - egui::vec2(w + 12.0, h + 10.0), egui::vec2(w, h));
+    painter.rect_filled(r, 4.0, egui::Color32::from_black_alpha(170));
+    painter.text(
+        r.min + egui::vec2(8.0, 6.0),
+        egui::Align2::LEFT_TOP,
+        "dominant joint",
+        font.clone(),
+        egui::Color32::WHITE,
+    );
+    for (j, &node) in skin.joints.iter().enumerate().take(rows) {
+        let y = r.min.y + 24.0 + 16.0 * j as f32;
+        let swatch = egui::Rect::from_min_size(egui::pos2(r.min.x + 8.0, y), egui::vec2(12.0, 12.0));
+        painter.rect_filled(swatch, 2.0, colour(display::joint_colour(j as u16)));
+        painter.text(
+            egui::pos2(r.min.x + 26.0, y),
+            egui::Align2::LEFT_TOP,
+            s.model.nodes.key(node),
+            font.clone(),
+            egui::Color32::WHITE,
+        );
+    }
+}

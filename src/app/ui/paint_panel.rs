@@ -1,0 +1,102 @@
+//! The paint panel (right side in paint mode): weight display, brush settings (mode, radius and
+//! its unit, strength, falloff, Replace value, front faces / whole volume, x-mirror) and the weight
+//! rules (influence limit, Normalize All, Limit Total, Clean with its threshold, Smooth All).
+//! Joint locks are toggled in the joint tree.
+
+use eframe::egui;
+
+use crate::app::command::{Command, WeightTool};
+use crate::app::state::{EditorState, WeightDisplay};
+use crate::paint::{BlendMode, Falloff, RadiusUnit};
+
+/// Draws the paint panel; brush settings are edited in place, the rest returns commands.
+pub fn paint_panel_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
+    let mut cmds = Vec::new();
+    ui.heading("Weights");
+    let before = s.paint.display;
+    ui.horizontal(|ui| {
+        ui.selectable_value(&mut s.paint.display, WeightDisplay::SelectedJoint, "Joint weight");
+        ui.selectable_value(&mut s.paint.display, WeightDisplay::Dominant, "Dominant joint");
+    });
+    if s.paint.display != before {
+        s.repaint_colours();
+    }
+    match s.selected {
+        Some(n) => ui.label(format!("painting: {}", s.model.nodes.key(n))),
+        None => ui.weak("Select a joint in the tree to paint it."),
+    };
+    ui.separator();
+    ui.heading("Brush");
+    let b = &mut s.paint.brush;
+    ui.horizontal_wrapped(|ui| {
+        for m in BlendMode::ALL {
+            ui.selectable_value(&mut b.mode, m, m.label());
+        }
+    });
+    egui::Grid::new("brush").num_columns(2).show(ui, |ui| {
+        let l = ui.label("Radius");
+        let (speed, suffix) = match b.radius_unit {
+            RadiusUnit::Screen => (0.5, " px"),
+            RadiusUnit::Model => (0.001, ""),
+        };
+        ui.add(egui::DragValue::new(&mut b.radius).speed(speed).range(1e-4..=1e6).suffix(suffix))
+            .on_hover_text("[ and ], or Ctrl+wheel")
+            .labelled_by(l.id);
+        ui.end_row();
+        let l = ui.label("Strength");
+        ui.add(egui::Slider::new(&mut b.strength, 0.0..=1.0))
+            .on_hover_text("- and =, or Shift+wheel")
+            .labelled_by(l.id);
+        ui.end_row();
+        let l = ui.label("Falloff");
+        egui::ComboBox::from_id_salt("falloff")
+            .selected_text(b.falloff.label())
+            .show_ui(ui, |ui| {
+                for f in Falloff::ALL {
+                    ui.selectable_value(&mut b.falloff, f, f.label());
+                }
+            })
+            .response
+            .labelled_by(l.id);
+        ui.end_row();
+        let l = ui.label("Replace value");
+        ui.add(egui::Slider::new(&mut b.value, 0.0..=1.0)).on_hover_text("Ctrl+click samples it").labelled_by(l.id);
+        ui.end_row();
+    });
+    let mut model_units = b.radius_unit == RadiusUnit::Model;
+    if ui.checkbox(&mut model_units, "Radius in model units").changed() {
+        let diagonal = (s.model_bounds.1 - s.model_bounds.0).length().max(1e-3);
+        let b = &mut s.paint.brush;
+        (b.radius_unit, b.radius) =
+            if model_units { (RadiusUnit::Model, diagonal * 0.05) } else { (RadiusUnit::Screen, 40.0) };
+    }
+    let b = &mut s.paint.brush;
+    ui.checkbox(&mut b.front_faces_only, "Front faces only");
+    ui.checkbox(&mut b.whole_volume, "Whole volume");
+    ui.checkbox(&mut b.mirror_x, "X-mirror");
+    ui.separator();
+    ui.heading("Rules");
+    egui::Grid::new("rules").num_columns(2).show(ui, |ui| {
+        let l = ui.label("Influence limit");
+        ui.add(egui::DragValue::new(&mut s.paint.limit).range(1..=16)).labelled_by(l.id);
+        ui.end_row();
+        let l = ui.label("Clean threshold");
+        ui.add(egui::DragValue::new(&mut s.paint.clean_threshold).speed(0.001).range(0.0..=1.0).fixed_decimals(3))
+            .labelled_by(l.id);
+        ui.end_row();
+    });
+    ui.horizontal_wrapped(|ui| {
+        for tool in [WeightTool::NormalizeAll, WeightTool::LimitTotal, WeightTool::Clean, WeightTool::SmoothAll] {
+            if ui.button(tool.label()).clicked() {
+                cmds.push(Command::Tool(tool));
+            }
+        }
+    });
+    ui.weak("Lock joints with the boxes in the joint tree.");
+    ui.separator();
+    ui.weak(
+        "Left drag paints, Ctrl+click samples, right drag orbits, middle drag pans; \
+         [ ] radius, - = strength, Ctrl/Shift+wheel likewise; Tab leaves paint mode.",
+    );
+    cmds
+}

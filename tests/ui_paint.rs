@@ -1,0 +1,574 @@
+//! Weight painting in the editor without a display (egui_kittest): paint mode, brush strokes by
+//! simulated pointer events over the viewport, undo/redo shared with pose edits, the weight tools,
+//! locks, Save (paint → save → reload keeps the weights) and Export with the overwrite refusal.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use eframe::egui::{self, accesskit::Role};
+use egui_kittest::kittest::Queryable;
+use egui_kittest::Harness;
+use glam::{DQuat, Vec2, Vec3};
+use skinlab::app::dialogs::FileDialogs;
+use skinlab::app::state::EditorState;
+use skinlab::app::SkinlabApp;
+use skinlab::model::influences::VertexSnapshot;
+use skinlab::model::Model;
+use skinlab::skinning::{Deformer, SkinningMethod};
+
+/// Dialogs that answer from a script.
+#[derive(Clone, Default)]
+struct Scripted {
+    save: Arc<Mutex<Option<PathBuf>>>,
+    export: Arc<Mutex<Option<PathBuf>>>,
+    asked: Arc<Mutex<usize>>,
+}
+
+impl FileDialogs for Scripted {
+    fn open_model(&mut self) -> Option<PathBuf> {
+        None
+    }
+    fn open_pose(&mut self) -> Option<PathBuf> {
+        None
+    }
+    fn save_pose(&mut self) -> Option<PathBuf> {
+        None
+    }
+    fn save_model(&mut self) -> Option<PathBuf> {
+        *self.asked.lock().unwrap() += 1;
+        self.save.lock().unwrap().clone()
+    }
+    fn save_weights(&mut self) -> Option<PathBuf> {
+        self.save.lock().unwrap().clone()
+    }
+    fn export_model(&mut self, _extension: &str) -> Option<PathBuf> {
+        self.export.lock().unwrap().clone()
+    }
+}
+
+const SHOULDER: usize = 1;
+const ELBOW: usize = 2;
+
+fn harness_with(state: EditorState, dialogs: Scripted) -> Harness<'static, SkinlabApp> {
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1200.0, 760.0))
+        .build_eframe(move |_cc| SkinlabApp::new(state, Box::new(dialogs)));
+    h.run();
+    h
+}
+
+fn harness(dialogs: Scripted) -> Harness<'static, SkinlabApp> {
+    harness_with(EditorState::demo().unwrap(), dialogs)
+}
+
+/// Every vertex's stored state (weights and packed set word), for bit-for-bit comparisons.
+fn snapshots(m: &Model) -> Vec<VertexSnapshot> {
+    let inf = m.meshes[0].primitives[0].influences.as_ref().unwrap();
+    (0..inf.len()).map(|v| inf.snapshot(v)).collect()
+}
+
+/// The weight of skin joint `joint` on every vertex.
+fn weights_of(m: &Model, joint: u16) -> Vec<f32> {
+    let inf = m.meshes[0].primitives[0].influences.as_ref().unwrap();
+    let mut out = Vec::new();
+    skinlab::paint::display::joint_weights(inf, &m.skins[0].sets, joint, &mut out);
+    out
+}
+
+fn joint_index(m: &Model, node: usize) -> u16 {
+    m.skins[0].joints.iter().position(|&n| n == node).unwrap() as u16
+}
+
+/// Enters paint mode with `node` selected (through the joint tree and the Pose | Paint switch).
+fn paint_mode(h: &mut Harness<'_, SkinlabApp>, joint: &str) {
+    h.get_by_label(joint).click();
+    h.run();
+    h.get_by_label("Paint").click();
+    h.run();
+    assert!(h.state().state.paint.active);
+}
+
+/// The left viewport panel's size (half the viewport in split view).
+fn panel_size(h: &Harness<'_, SkinlabApp>) -> Vec2 {
+    let rect = h.state().viewport_rect().unwrap();
+    let panels = if h.state().state.split { 2.0 } else { 1.0 };
+    Vec2::new(rect.width() / panels, rect.height())
+}
+
+/// A screen point over the arm in the left panel: the projection of a point a fraction `t` from
+/// the shoulder to the elbow (the eye ray through it meets the arm's surface in front of the bone).
+fn over_arm(h: &Harness<'_, SkinlabApp>, t: f32) -> egui::Pos2 {
+    let rect = h.state().viewport_rect().unwrap();
+    let size = panel_size(h);
+    let s = &h.state().state;
+    let a = s.node_position(SHOULDER).unwrap();
+    let b = s.node_position(ELBOW).unwrap();
+    let p = s.camera.project(a + (b - a) * t, size).unwrap();
+    rect.min + egui::vec2(p.x, p.y)
+}
+
+fn press(h: &mut Harness<'_, SkinlabApp>, pos: egui::Pos2, pressed: bool, modifiers: egui::Modifiers) {
+    h.event_modifiers(
+        egui::Event::PointerButton { pos, button: egui::PointerButton::Primary, pressed, modifiers },
+        modifiers,
+    );
+    h.step();
+}
+
+/// One stroke from `from` to `to` with the primary button.
+fn stroke(h: &mut Harness<'_, SkinlabApp>, from: egui::Pos2, to: egui::Pos2) {
+    h.event(egui::Event::PointerMoved(from));
+    h.step();
+    press(h, from, true, egui::Modifiers::NONE);
+    for k in 1..=6 {
+        h.event(egui::Event::PointerMoved(from + (to - from) * (k as f32 / 6.0)));
+        h.step();
+    }
+    press(h, to, false, egui::Modifiers::NONE);
+    h.run();
+}
+
+/// A stroke along the arm from fraction `t0` to `t1` (see [`over_arm`]).
+fn stroke_over(h: &mut Harness<'_, SkinlabApp>, t0: f32, t1: f32) {
+    let (a, b) = (over_arm(h, t0), over_arm(h, t1));
+    stroke(h, a, b);
+}
+
+fn ray_at(h: &Harness<'_, SkinlabApp>, p: egui::Pos2) -> skinlab::paint::Ray {
+    let rect = h.state().viewport_rect().unwrap();
+    let (origin, direction) = h.state().state.camera.ray(Vec2::new(p.x - rect.min.x, p.y - rect.min.y), panel_size(h));
+    skinlab::paint::Ray { origin, direction }
+}
+
+/// The deformation a full pass gives for the state's model and pose.
+fn full_deform(s: &EditorState, method: SkinningMethod) -> Vec<Vec3> {
+    let mut out = Vec::new();
+    Deformer::new().deform_all(&s.model, &s.pose, method, &mut out);
+    out[0][0].positions.clone()
+}
+
+#[test]
+fn a_dab_raises_the_selected_joints_weight_only_under_the_brush_and_reskins() {
+    let mut h = harness(Scripted::default());
+    // Bend the elbow so that weights matter for the shape, and show both methods.
+    h.get_by_label("elbow").click();
+    h.run();
+    h.get_by_role_and_label(Role::SpinButton, "Rotation Z (°)").set_value_accesskit(60.0);
+    h.run();
+    h.get_by_label("Split view").click();
+    h.run();
+    // Frame the model in the narrower panels.
+    h.state_mut().state.frame_all();
+    h.run();
+    paint_mode(&mut h, "elbow");
+    let m0 = h.state().state.model.clone();
+    let elbow = joint_index(&m0, ELBOW);
+    let before = weights_of(&m0, elbow);
+    let at = over_arm(&h, 0.35);
+    let ray = ray_at(&h, at);
+    let hover = h
+        .state()
+        .state
+        .hover(&ray, h.state().viewport_rect().unwrap().height(), 0)
+        .expect("the arm is under the cursor");
+    h.event(egui::Event::PointerMoved(at));
+    h.step();
+    press(&mut h, at, true, egui::Modifiers::NONE);
+    press(&mut h, at, false, egui::Modifiers::NONE);
+    h.run();
+    let s = &h.state().state;
+    let after = weights_of(&s.model, elbow);
+    let changed: Vec<usize> = (0..before.len()).filter(|&v| before[v].to_bits() != after[v].to_bits()).collect();
+    assert!(!changed.is_empty(), "the dab changed nothing");
+    assert!(
+        after[hover.hit.vertex as usize] > before[hover.hit.vertex as usize],
+        "the vertex under the cursor did not gain weight"
+    );
+    for &v in &changed {
+        assert!(after[v] >= before[v], "Add lowered vertex {v}: {} → {}", before[v], after[v]);
+    }
+    // Every changed vertex lies inside the brush sphere (surface distance ≥ straight distance).
+    let rect = h.state().viewport_rect().unwrap();
+    let depth = (hover.hit.point - s.camera.eye()).dot(-s.camera.back());
+    let upp = skinlab::paint::brush::model_units_per_px(s.camera.fov_y_rad, rect.height(), depth);
+    let radius = s.paint.brush.radius * upp;
+    let deformed = &s.deformed[0][0][0].positions;
+    for &v in &changed {
+        let d = (deformed[v] - hover.hit.point).length();
+        assert!(d <= radius * 1.001, "vertex {v} at {d} outside the brush radius {radius}");
+    }
+    assert!(changed.len() < before.len() / 4, "{} of {} vertices changed", changed.len(), before.len());
+    // Both panels were re-skinned to exactly what a full pass gives with the new weights.
+    assert_eq!(s.deformed[0][0][0].positions, full_deform(s, SkinningMethod::Lbs));
+    assert_eq!(s.deformed[1][0][0].positions, full_deform(s, SkinningMethod::Sbs));
+    assert!(s.edited.is_dirty());
+    assert!(h.query_by_label_contains("unsaved weight edits").is_some(), "no unsaved marker in the status line");
+    // The paint colours follow the weights (the ramp of the elbow's weight).
+    let v = hover.hit.vertex as usize;
+    let want = skinlab::paint::display::weight_colour(after[v]);
+    let got = s.paint_colours[0][0][v];
+    assert!((f32::from(got[0]) / 255.0 - want[0]).abs() < 0.01 && (f32::from(got[2]) / 255.0 - want[2]).abs() < 0.01);
+    // A dab in the right (SBS) panel picks that panel's surface and re-skins both panels.
+    let right = over_arm(&h, 0.7) + egui::vec2(panel_size(&h).x, 0.0);
+    let before_right = weights_of(&h.state().state.model, elbow);
+    h.event(egui::Event::PointerMoved(right));
+    h.step();
+    press(&mut h, right, true, egui::Modifiers::NONE);
+    press(&mut h, right, false, egui::Modifiers::NONE);
+    h.run();
+    let s = &h.state().state;
+    assert!(weights_of(&s.model, elbow) != before_right, "a dab in the right panel changed nothing");
+    assert_eq!(s.deformed[0][0][0].positions, full_deform(s, SkinningMethod::Lbs));
+    assert_eq!(s.deformed[1][0][0].positions, full_deform(s, SkinningMethod::Sbs));
+}
+
+#[test]
+fn undo_restores_a_stroke_bit_for_bit_and_redo_reapplies_it() {
+    let mut h = harness(Scripted::default());
+    paint_mode(&mut h, "elbow");
+    let before = snapshots(&h.state().state.model);
+    stroke_over(&mut h, 0.2, 0.6);
+    let after = snapshots(&h.state().state.model);
+    assert!(before != after);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run();
+    assert!(snapshots(&h.state().state.model) == before, "undo did not restore the weights bit for bit");
+    assert!(!h.state().state.history.can_undo(), "one stroke must be one undo step");
+    assert_eq!(h.state().state.deformed[0][0][0].positions, full_deform(&h.state().state, SkinningMethod::Lbs));
+    h.get_by_label("Redo").click();
+    h.run();
+    assert!(snapshots(&h.state().state.model) == after, "redo did not re-apply the stroke");
+}
+
+#[test]
+fn pose_edits_and_strokes_share_one_history() {
+    let mut h = harness(Scripted::default());
+    h.get_by_label("elbow").click();
+    h.run();
+    h.get_by_role_and_label(Role::SpinButton, "Rotation Z (°)").set_value_accesskit(40.0);
+    h.run();
+    let posed = h.state().state.rotation_of(ELBOW);
+    assert!(posed.angle_between(DQuat::IDENTITY) > 0.5);
+    h.key_press(egui::Key::Tab);
+    h.run();
+    assert!(h.state().state.paint.active, "Tab did not enter paint mode");
+    let weights = snapshots(&h.state().state.model);
+    stroke_over(&mut h, 0.3, 0.5);
+    assert!(snapshots(&h.state().state.model) != weights);
+    // First undo: the stroke (the pose stays); second: the pose edit.
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run();
+    assert!(snapshots(&h.state().state.model) == weights);
+    assert_eq!(h.state().state.rotation_of(ELBOW), posed);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run();
+    assert!(h.state().state.rotation_of(ELBOW).angle_between(DQuat::IDENTITY) < 1e-9);
+    assert!(snapshots(&h.state().state.model) == weights);
+    // Redo both, in order.
+    h.key_press_modifiers(egui::Modifiers::COMMAND | egui::Modifiers::SHIFT, egui::Key::Z);
+    h.run();
+    assert_eq!(h.state().state.rotation_of(ELBOW), posed);
+    assert!(snapshots(&h.state().state.model) == weights);
+    h.key_press_modifiers(egui::Modifiers::COMMAND | egui::Modifiers::SHIFT, egui::Key::Z);
+    h.run();
+    assert!(snapshots(&h.state().state.model) != weights);
+}
+
+#[test]
+fn weight_tool_buttons_change_weights_in_one_undo_step_each() {
+    let mut h = harness(Scripted::default());
+    paint_mode(&mut h, "elbow");
+    let before = snapshots(&h.state().state.model);
+    // Limit Total with a limit of 1: every vertex keeps a single influence.
+    h.get_by_role_and_label(Role::SpinButton, "Influence limit").set_value_accesskit(1.0);
+    h.run();
+    assert_eq!(h.state().state.paint.limit, 1);
+    h.get_by_label("Limit Total").click();
+    h.run();
+    {
+        let m = &h.state().state.model;
+        let inf = m.meshes[0].primitives[0].influences.as_ref().unwrap();
+        assert!((0..inf.len()).all(|v| inf.count(v, &m.skins[0].sets) <= 1), "Limit Total left several influences");
+    }
+    h.get_by_label("Undo").click();
+    h.run();
+    assert!(snapshots(&h.state().state.model) == before);
+    h.get_by_role_and_label(Role::SpinButton, "Influence limit").set_value_accesskit(4.0);
+    h.run();
+    // Clean with a high threshold drops small weights; Smooth All spreads them again.
+    h.get_by_role_and_label(Role::SpinButton, "Clean threshold").set_value_accesskit(0.3);
+    h.run();
+    h.get_by_label("Clean").click();
+    h.run();
+    let cleaned = snapshots(&h.state().state.model);
+    assert!(cleaned != before, "Clean changed nothing");
+    {
+        let m = &h.state().state.model;
+        let inf = m.meshes[0].primitives[0].influences.as_ref().unwrap();
+        for v in 0..inf.len() {
+            let w = inf.vertex_influences(v, &m.skins[0].sets);
+            assert!(w.pairs.len() == 1 || w.pairs.iter().all(|p| p.1 >= 0.3 - 1e-6), "vertex {v}: {:?}", w.pairs);
+        }
+    }
+    h.get_by_label("Smooth All").click();
+    h.run();
+    assert!(snapshots(&h.state().state.model) != cleaned, "Smooth All changed nothing");
+    h.get_by_label("Normalize All").click();
+    h.run();
+    let m = &h.state().state.model;
+    let inf = m.meshes[0].primitives[0].influences.as_ref().unwrap();
+    for v in 0..inf.len() {
+        let sum: f32 = inf.vertex_influences(v, &m.skins[0].sets).pairs.iter().map(|p| p.1).sum();
+        assert!((sum - 1.0).abs() < 1e-5, "vertex {v} sums to {sum}");
+    }
+    // Three undo steps back to the original weights (Normalize All may have changed nothing).
+    for _ in 0..3 {
+        h.get_by_label("Undo").click();
+        h.run();
+    }
+    assert!(snapshots(&h.state().state.model) == before);
+    assert_eq!(h.state().state.deformed[0][0][0].positions, full_deform(&h.state().state, SkinningMethod::Lbs));
+}
+
+#[test]
+fn a_locked_joint_keeps_its_weights_under_the_brush_and_the_tools() {
+    let mut h = harness(Scripted::default());
+    paint_mode(&mut h, "elbow");
+    let shoulder = joint_index(&h.state().state.model, SHOULDER);
+    let elbow = joint_index(&h.state().state.model, ELBOW);
+    h.get_by_label("Lock shoulder").click();
+    h.run();
+    assert!(h.state().state.paint.locked.contains(&SHOULDER));
+    let locked = weights_of(&h.state().state.model, shoulder);
+    let elbow_before = weights_of(&h.state().state.model, elbow);
+    stroke_over(&mut h, 0.5, 0.95);
+    let after = weights_of(&h.state().state.model, shoulder);
+    assert!(
+        locked.iter().zip(&after).all(|(a, b)| a.to_bits() == b.to_bits()),
+        "the locked shoulder's weights changed"
+    );
+    assert!(weights_of(&h.state().state.model, elbow) != elbow_before, "the stroke changed nothing");
+    h.get_by_label("Smooth All").click();
+    h.run();
+    let after = weights_of(&h.state().state.model, shoulder);
+    assert!(locked.iter().zip(&after).all(|(a, b)| a.to_bits() == b.to_bits()), "Smooth All changed a locked joint");
+    // Unlocked, the same stroke may take weight from the shoulder.
+    h.get_by_label("Lock shoulder").click();
+    h.run();
+    assert!(!h.state().state.paint.locked.contains(&SHOULDER));
+    stroke_over(&mut h, 0.5, 0.95);
+    assert!(weights_of(&h.state().state.model, shoulder) != locked, "the unlocked shoulder kept its weights");
+}
+
+fn assert_same_weights(a: &Model, b: &Model) {
+    let (ia, ib) = (
+        a.meshes[0].primitives[0].influences.as_ref().unwrap(),
+        b.meshes[0].primitives[0].influences.as_ref().unwrap(),
+    );
+    assert_eq!(ia.len(), ib.len());
+    let (ta, tb) = (&a.skins[0].sets, &b.skins[0].sets);
+    for v in 0..ia.len() {
+        let (mut wa, mut wb) = (ia.vertex_influences(v, ta).pairs, ib.vertex_influences(v, tb).pairs);
+        wa.sort_by_key(|p| p.0);
+        wb.sort_by_key(|p| p.0);
+        assert_eq!(wa.len(), wb.len(), "vertex {v}: {wa:?} vs {wb:?}");
+        for (x, y) in wa.iter().zip(&wb) {
+            assert!(x.0 == y.0 && (x.1 - y.1).abs() < 1e-6, "vertex {v}: {wa:?} vs {wb:?}");
+        }
+    }
+}
+
+#[test]
+fn painted_weights_survive_save_and_reload() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("painted.glb");
+    let dialogs = Scripted::default();
+    *dialogs.save.lock().unwrap() = Some(out.clone());
+    let mut h = harness(dialogs.clone());
+    paint_mode(&mut h, "elbow");
+    stroke_over(&mut h, 0.2, 0.7);
+    let original = skinlab::demo::demo_model().unwrap();
+    assert!(snapshots(&h.state().state.model) != snapshots(&original));
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
+    h.run();
+    let msg = h.state().state.message.clone().unwrap();
+    assert!(!msg.is_error, "{}", msg.text);
+    assert!(!h.state().state.edited.is_dirty(), "saving did not clear the unsaved marker");
+    let (reloaded, _) = skinlab::io::load_document(&out).unwrap();
+    assert_same_weights(&h.state().state.model, &reloaded);
+    // A second stroke and File ▸ Save write to the same file without asking again.
+    stroke_over(&mut h, 0.6, 0.9);
+    assert!(h.state().state.edited.is_dirty());
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Save (Ctrl+S)").click();
+    h.run();
+    assert_eq!(*dialogs.asked.lock().unwrap(), 1, "Save asked for a path again");
+    let reloaded = skinlab::io::load_model(&out).unwrap();
+    assert_same_weights(&h.state().state.model, &reloaded);
+    // Save weights… writes a weights file that applies the painted weights to the original.
+    let weights = dir.path().join("weights.json");
+    *dialogs.save.lock().unwrap() = Some(weights.clone());
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Save weights…").click();
+    h.run();
+    let mut fresh = skinlab::demo::demo_model().unwrap();
+    skinlab::io::apply_weights_file(&weights, &mut fresh).unwrap();
+    assert_same_weights(&h.state().state.model, &fresh);
+}
+
+#[test]
+fn export_writes_a_loadable_file_and_never_overwrites_the_input_unconfirmed() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("arm.glb");
+    skinlab::demo::write_demo(&input).unwrap();
+    let (model, source) = skinlab::io::load_document(&input).unwrap();
+    let dialogs = Scripted::default();
+    let mut h = harness_with(EditorState::with_document(model, source, "arm.glb"), dialogs.clone());
+    paint_mode(&mut h, "elbow");
+    stroke_over(&mut h, 0.2, 0.7);
+    // Export to a new .gltf with u16 weights.
+    let out = dir.path().join("exported.gltf");
+    *dialogs.export.lock().unwrap() = Some(out.clone());
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Export…").click();
+    h.run();
+    h.get_by_label(".gltf").click();
+    h.run();
+    h.get_by_label("Export to…").click();
+    h.run();
+    let msg = h.state().state.message.clone().unwrap();
+    assert!(!msg.is_error, "{}", msg.text);
+    let exported = skinlab::io::load_model(&out).unwrap();
+    assert_same_weights(&h.state().state.model, &exported);
+    // Export over the input: refused until confirmed, the file untouched.
+    let original_bytes = std::fs::read(&input).unwrap();
+    *dialogs.export.lock().unwrap() = Some(input.clone());
+    for answer in ["Cancel", "Overwrite"] {
+        h.get_by_label("File").click();
+        h.run();
+        h.get_by_label("Export…").click();
+        h.run();
+        h.get_by_label("Export to…").click();
+        h.run();
+        assert!(h.state().state.pending_overwrite.is_some(), "no confirmation asked");
+        assert_eq!(std::fs::read(&input).unwrap(), original_bytes, "the input was overwritten without confirmation");
+        h.get_by_label(answer).click();
+        h.run();
+        assert!(h.state().state.pending_overwrite.is_none());
+    }
+    assert!(std::fs::read(&input).unwrap() != original_bytes, "confirmed overwrite did not write");
+    assert_same_weights(&h.state().state.model, &skinlab::io::load_model(&input).unwrap());
+    // A failing export (unwritable directory) shows an error and changes nothing.
+    *dialogs.export.lock().unwrap() = Some(dir.path().join("missing/dir/out.glb"));
+    let weights = snapshots(&h.state().state.model);
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Export…").click();
+    h.run();
+    h.get_by_label("Export to…").click();
+    h.run();
+    assert!(h.state().state.message.as_ref().unwrap().is_error);
+    assert!(snapshots(&h.state().state.model) == weights);
+}
+
+#[test]
+fn ctrl_click_samples_the_weight_and_brush_keys_change_the_brush() {
+    let mut h = harness(Scripted::default());
+    paint_mode(&mut h, "elbow");
+    let at = over_arm(&h, 0.9);
+    h.event(egui::Event::PointerMoved(at));
+    h.step();
+    press(&mut h, at, true, egui::Modifiers::COMMAND);
+    press(&mut h, at, false, egui::Modifiers::COMMAND);
+    h.run();
+    let s = &h.state().state;
+    assert_eq!(s.paint.brush.mode, skinlab::paint::BlendMode::Replace);
+    let v = s.paint.brush.value;
+    assert!(v > 0.0 && v < 1.0, "sampled {v}");
+    assert!(!s.history.can_undo(), "sampling must not paint");
+    let (r, st) = (s.paint.brush.radius, s.paint.brush.strength);
+    h.key_press(egui::Key::CloseBracket);
+    h.key_press(egui::Key::Minus);
+    h.run();
+    assert!(h.state().state.paint.brush.radius > r);
+    assert!(h.state().state.paint.brush.strength < st);
+    h.get_by_label("Dominant joint").click();
+    h.run();
+    let s = &h.state().state;
+    let c = skinlab::paint::display::joint_colour(0);
+    assert!(s.paint_colours[0][0].iter().any(|p| (f32::from(p[0]) / 255.0 - c[0]).abs() < 0.01));
+    h.key_press(egui::Key::Tab);
+    h.run();
+    assert!(!h.state().state.paint.active);
+}
+
+#[derive(Debug)]
+struct Dropped(PathBuf);
+
+impl egui::DroppedFile for Dropped {
+    fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        std::fs::read(&self.0).map_err(|e| e.to_string())
+    }
+}
+
+#[test]
+fn opening_another_model_over_unsaved_edits_asks_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let other = dir.path().join("other.glb");
+    skinlab::demo::write_demo(&other).unwrap();
+    let mut h = harness(Scripted::default());
+    paint_mode(&mut h, "elbow");
+    stroke_over(&mut h, 0.2, 0.7);
+    let painted = snapshots(&h.state().state.model);
+    let rev = h.state().state.model_rev;
+    for answer in ["Cancel", "Discard"] {
+        h.input_mut().dropped_files.push(Arc::new(Dropped(other.clone())));
+        h.run();
+        assert_eq!(h.state().state.model_rev, rev, "opened over unsaved edits without asking");
+        assert!(snapshots(&h.state().state.model) == painted);
+        h.get_by_label(answer).click();
+        h.run();
+    }
+    assert_eq!(h.state().state.model_rev, rev + 1);
+    assert_eq!(h.state().state.model_name, "other.glb");
+    assert!(!h.state().state.edited.is_dirty());
+    assert!(h.state().state.source.is_some(), "the opened model has no source document to save to");
+}
+
+#[test]
+fn ctrl_wheel_sizes_the_brush_and_shift_wheel_changes_its_strength() {
+    let mut h = harness(Scripted::default());
+    paint_mode(&mut h, "elbow");
+    let at = over_arm(&h, 0.5);
+    h.event(egui::Event::PointerMoved(at));
+    h.run();
+    let (radius, strength, distance) =
+        (h.state().state.paint.brush.radius, h.state().state.paint.brush.strength, h.state().state.camera.distance);
+    let wheel = |h: &mut Harness<'_, SkinlabApp>, modifiers: egui::Modifiers| {
+        h.event_modifiers(
+            egui::Event::MouseWheel {
+                unit: egui::MouseWheelUnit::Line,
+                delta: egui::vec2(0.0, 1.0),
+                phase: egui::TouchPhase::Move,
+                source: egui::MouseWheelSource::Wheel,
+                modifiers,
+            },
+            modifiers,
+        );
+        h.step();
+        h.run();
+    };
+    wheel(&mut h, egui::Modifiers::COMMAND);
+    assert!(h.state().state.paint.brush.radius > radius, "Ctrl+wheel did not grow the brush");
+    wheel(&mut h, egui::Modifiers::SHIFT);
+    assert!(h.state().state.paint.brush.strength > strength, "Shift+wheel did not raise the strength");
+    assert_eq!(h.state().state.camera.distance, distance, "the modified wheel also zoomed");
+}
