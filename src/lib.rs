@@ -2,9 +2,11 @@
 //! spherical blend skinning. This library is the GUI-free core (model, rig, skinning, io) plus
 //! the command line; see ARCHITECTURE.md for the map.
 
+pub mod bandwidth;
 pub mod cli;
 pub mod io;
 pub mod maths;
 pub mod model;
 pub mod rig;
 pub mod skinning;
+pub mod synthetic;
