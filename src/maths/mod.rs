@@ -2,7 +2,7 @@
 //! least-squares centre of rotation of the SBS paper (section 4). The only module that uses nalgebra.
 
 use glam::{DMat3, DVec3};
-use nalgebra::{DMatrix, DVector, Matrix3, SMatrix, SVector};
+use nalgebra::Matrix3;
 
 /// Singular values below this are treated as zero in the centre solve (spec: absolute, 1e-6).
 pub const CENTRE_SINGULAR_EPS: f64 = 1e-6;
@@ -51,59 +51,72 @@ pub fn polar_rotation(a: DMat3) -> Option<DMat3> {
 /// the minimum-norm least-squares solution of `(R_a − R_b) r = t_b − t_a` over all pairs `a < b`,
 /// by SVD pseudo-inverse with singular values below [`CENTRE_SINGULAR_EPS`] treated as zero.
 /// `rotations[i]`, `translations[i]` are the rigid parts of the set's joints; fewer than two give 0.
+///
+/// Allocation-free for any number of joints: the stacked system is reduced row by row to a 3x3
+/// triangle `R` by Givens rotations (`D = Q R`, an orthogonal change of basis that keeps the
+/// singular values and the least-squares solution), then `R` is decomposed by SVD.
 #[must_use]
 pub fn least_squares_centre(rotations: &[DMat3], translations: &[DVec3]) -> DVec3 {
     let n = rotations.len().min(translations.len());
     if n < 2 {
         return DVec3::ZERO;
     }
-    if n <= 4 {
-        // Up to 6 pairs fit a fixed 18x3 system: no heap allocation per set per pose. Zero rows
-        // change neither the singular values nor the least-squares solution.
-        let mut d = SMatrix::<f64, 18, 3>::zeros();
-        let mut e = SVector::<f64, 18>::zeros();
-        fill_pairs(rotations, translations, n, |row, col, v| d[(row, col)] = v, |row, v| e[row] = v);
-        let svd = d.svd(true, true);
-        let (Some(u), Some(v_t)) = (svd.u, svd.v_t) else {
-            return DVec3::ZERO;
-        };
-        return pseudo_inverse_solve(|r, i| u[(r, i)], &v_t, svd.singular_values.as_slice(), e.as_slice());
-    }
-    let rows = 3 * n * (n - 1) / 2;
-    let mut d = DMatrix::<f64>::zeros(rows, 3);
-    let mut e = DVector::<f64>::zeros(rows);
-    fill_pairs(rotations, translations, n, |row, col, v| d[(row, col)] = v, |row, v| e[row] = v);
-    let svd = d.svd(true, true);
-    let (Some(u), Some(v_t)) = (svd.u, svd.v_t) else {
-        return DVec3::ZERO;
-    };
-    let v_t = Matrix3::from_fn(|r, c| v_t[(r, c)]);
-    pseudo_inverse_solve(|r, i| u[(r, i)], &v_t, svd.singular_values.as_slice(), e.as_slice())
-}
-
-/// Writes the stacked system `(R_a − R_b) r = t_b − t_a`, pairs `a < b` in order, 3 rows each.
-fn fill_pairs(
-    rotations: &[DMat3],
-    translations: &[DVec3],
-    n: usize,
-    mut set_d: impl FnMut(usize, usize, f64),
-    mut set_e: impl FnMut(usize, f64),
-) {
-    let mut row = 0;
+    let mut tri = [[0.0f64; 3]; 3];
+    let mut qe = [0.0f64; 3];
     for a in 0..n {
         for b in a + 1..n {
             let diff = rotations[a] - rotations[b];
             let rhs = translations[b] - translations[a];
             for r in 0..3 {
                 let line = diff.row(r);
-                set_d(row + r, 0, line.x);
-                set_d(row + r, 1, line.y);
-                set_d(row + r, 2, line.z);
-                set_e(row + r, rhs[r]);
+                givens_row(&mut tri, &mut qe, [line.x, line.y, line.z], rhs[r]);
             }
-            row += 3;
         }
     }
+    let m =
+        Matrix3::new(tri[0][0], tri[0][1], tri[0][2], tri[1][0], tri[1][1], tri[1][2], tri[2][0], tri[2][1], tri[2][2]);
+    let svd = m.svd(true, true);
+    let (Some(u), Some(v_t)) = (svd.u, svd.v_t) else {
+        return DVec3::ZERO;
+    };
+    pseudo_inverse_solve(|r, i| u[(r, i)], &v_t, svd.singular_values.as_slice(), &qe)
+}
+
+/// Folds one row `line · r = rhs` into the upper triangle `tri` and the rotated right-hand side.
+fn givens_row(tri: &mut [[f64; 3]; 3], qe: &mut [f64; 3], mut line: [f64; 3], mut rhs: f64) {
+    for c in 0..3 {
+        if line[c] == 0.0 {
+            continue;
+        }
+        let r = tri[c][c].hypot(line[c]);
+        let (cs, sn) = (tri[c][c] / r, line[c] / r);
+        for k in c..3 {
+            let (a, b) = (tri[c][k], line[k]);
+            tri[c][k] = cs * a + sn * b;
+            line[k] = cs * b - sn * a;
+        }
+        let (a, b) = (qe[c], rhs);
+        qe[c] = cs * a + sn * b;
+        rhs = cs * b - sn * a;
+    }
+}
+
+/// The same centre for a set of exactly two joints, in closed form from their unit quaternions
+/// `qa`, `qb` and translations: with `R_rel = R_aᵀ R_b` (quaternion `(v, w) = q_a* q_b`, turning by
+/// θ about `v/|v|`) the system is `(I − R_rel) r = R_aᵀ (t_b − t_a)`, whose non-zero singular values
+/// are both `2 sin(θ/2) = 2|v|`, and whose minimum-norm solution is
+/// `½ (d⊥ + w (v × d) / |v|²)` with `d⊥` the part of `d` orthogonal to `v`.
+#[must_use]
+pub fn two_joint_centre(qa: glam::DQuat, ta: DVec3, qb: glam::DQuat, tb: DVec3) -> DVec3 {
+    let rel = qa.conjugate() * qb;
+    let v = DVec3::new(rel.x, rel.y, rel.z);
+    let vv = v.length_squared();
+    if !(2.0 * vv.sqrt() >= CENTRE_SINGULAR_EPS) {
+        return DVec3::ZERO;
+    }
+    let d = qa.conjugate() * (tb - ta);
+    let d_perp = d - (v.dot(d) / vv) * v;
+    0.5 * (d_perp + (rel.w / vv) * v.cross(d))
 }
 
 /// `x = Σ (u_i · e / σ_i) v_i` over the singular values `σ_i >= CENTRE_SINGULAR_EPS`.
@@ -153,6 +166,68 @@ mod tests {
         let c = least_squares_centre(&[DMat3::IDENTITY, rb], &[DVec3::ZERO, tb]);
         // Any point on the z axis through p solves it; the minimum-norm one is p itself.
         assert!((c - p).length() < 1e-12, "{c}");
+    }
+
+    /// The reference: the stacked system's SVD pseudo-inverse through a dynamic matrix.
+    fn dense_centre(rotations: &[DMat3], translations: &[DVec3]) -> DVec3 {
+        let n = rotations.len();
+        let rows = 3 * n * (n - 1) / 2;
+        let mut d = nalgebra::DMatrix::<f64>::zeros(rows, 3);
+        let mut e = nalgebra::DMatrix::<f64>::zeros(rows, 1);
+        let mut row = 0;
+        for a in 0..n {
+            for b in a + 1..n {
+                let diff = rotations[a] - rotations[b];
+                let rhs = translations[b] - translations[a];
+                for r in 0..3 {
+                    for c in 0..3 {
+                        d[(row + r, c)] = diff.row(r)[c];
+                    }
+                    e[(row + r, 0)] = rhs[r];
+                }
+                row += 3;
+            }
+        }
+        let x = d.svd(true, true).solve(&e, CENTRE_SINGULAR_EPS).unwrap();
+        DVec3::new(x[(0, 0)], x[(1, 0)], x[(2, 0)])
+    }
+
+    fn random_parts(seed: u64, n: usize) -> (Vec<DQuat>, Vec<DMat3>, Vec<DVec3>) {
+        let mut x = seed;
+        let mut next = move || {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((x >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        };
+        let quats: Vec<DQuat> =
+            (0..n).map(|_| DQuat::from_xyzw(next(), next(), next(), next() + 1.5).normalize()).collect();
+        let rots = quats.iter().map(|&q| DMat3::from_quat(q)).collect();
+        let ts = (0..n).map(|_| DVec3::new(next(), next(), next()) * 3.0).collect();
+        (quats, rots, ts)
+    }
+
+    #[test]
+    fn streaming_solve_matches_the_dense_svd() {
+        for n in 2..=9 {
+            for seed in 0..20 {
+                let (_, rots, ts) = random_parts(seed * 31 + n as u64, n);
+                let fast = least_squares_centre(&rots, &ts);
+                let dense = dense_centre(&rots, &ts);
+                assert!((fast - dense).length() <= 1e-9 * (1.0 + dense.length()), "n {n} seed {seed}: {fast} {dense}");
+            }
+        }
+    }
+
+    #[test]
+    fn two_joint_closed_form_matches_the_svd() {
+        for seed in 0..200 {
+            let (quats, rots, ts) = random_parts(seed, 2);
+            let fast = two_joint_centre(quats[0], ts[0], quats[1], ts[1]);
+            let dense = dense_centre(&rots, &ts);
+            assert!((fast - dense).length() <= 1e-9 * (1.0 + dense.length()), "seed {seed}: {fast} {dense}");
+        }
+        // No relative rotation: r_c = 0.
+        let q = DQuat::from_rotation_y(0.3);
+        assert_eq!(two_joint_centre(q, DVec3::X, q, DVec3::Y), DVec3::ZERO);
     }
 
     #[test]

@@ -1,51 +1,88 @@
 //! Linear blend skinning (spec "lbs"): v' = Σ w_i C_i v, n' = normalise((Σ w_i A_i) n).
+//! Per vertex: blend the members' columns of C_i with the weights, apply to v and n.
 
-use glam::{Vec3, Vec3A, Vec4};
+use glam::{Vec3, Vec3A};
 
 use super::frame::{SkinFrame, SET_EMPTY};
-use super::vertex_pass::{self, unit, VertexInput};
+use super::vertex_pass::{self, unit, VertexKernel};
 use super::DeformedPrimitive;
 use crate::model::Influences;
 
-/// Blends the members' C_j rows of one vertex with its weights.
+/// Blends the columns of C_j of set `set`'s members (from [`SkinFrame::cols`]) with the weights.
+///
+/// # Safety
+/// `(set + 1) * K <= cols.len()`.
 #[inline(always)]
-pub(crate) fn blend_rows<const K: usize>(frame: &SkinFrame, set: usize, w: &[f32]) -> [Vec4; 3] {
-    let rows = &frame.rows[set * K..set * K + K];
-    let mut m = [Vec4::ZERO; 3];
+pub(crate) unsafe fn blend_cols<const K: usize>(cols: &[[Vec3A; 4]], set: usize, w: &[f32; K]) -> [Vec3A; 4] {
+    debug_assert!((set + 1) * K <= cols.len());
+    let c = cols.as_ptr().add(set * K);
+    let mut acc = [[Vec3A::ZERO; 4]; K];
     for s in 0..K {
+        let col = &*c.add(s);
         let ws = w[s];
-        m[0] += ws * rows[s][0];
-        m[1] += ws * rows[s][1];
-        m[2] += ws * rows[s][2];
+        acc[s] = [col[0] * ws, col[1] * ws, col[2] * ws, col[3] * ws];
     }
-    m
+    let mut width = K;
+    while width > 1 {
+        width /= 2;
+        for i in 0..width {
+            for j in 0..4 {
+                acc[i][j] += acc[i + width][j];
+            }
+        }
+    }
+    acc[0]
 }
 
-/// LBS of one vertex given its blended rows.
+/// LBS of one vertex given its blended columns.
 #[inline(always)]
-pub(crate) fn apply_rows(m: &[Vec4; 3], v: Vec3, n: Vec3) -> (Vec3, Vec3) {
-    let v1 = v.extend(1.0);
-    let n0 = n.extend(0.0);
-    let p = Vec3::new(m[0].dot(v1), m[1].dot(v1), m[2].dot(v1));
-    let q = Vec3A::new(m[0].dot(n0), m[1].dot(n0), m[2].dot(n0));
+pub(crate) fn apply_cols(m: &[Vec3A; 4], v: Vec3A, n: Vec3A) -> (Vec3A, Vec3A) {
+    let p = m[0] * v.x + m[1] * v.y + m[2] * v.z + m[3];
+    let q = m[0] * n.x + m[1] * n.y + m[2] * n.z;
     (p, unit(q))
 }
 
-fn pass<const K: usize>(frame: &SkinFrame, inf: &Influences, input: VertexInput<'_>, out: &mut DeformedPrimitive) {
-    let weights = inf.weights();
-    let sets = inf.packed_sets();
-    vertex_pass::run(input, out, |v, p, n| {
-        let (set, _) = Influences::unpack(sets[v]);
-        let set = set as usize;
-        if frame.flags[set] & SET_EMPTY != 0 {
-            return (p, n);
-        }
-        let m = blend_rows::<K>(frame, set, &weights[v * K..v * K + K]);
-        apply_rows(&m, p, n)
-    });
+/// The LBS kernel over one prepared frame (its tables as slices, so that they stay in registers).
+#[derive(Clone, Copy)]
+struct Lbs<'a> {
+    flags: &'a [u8],
+    cols: &'a [[Vec3A; 4]],
+    /// The largest valid set id.
+    last: u32,
 }
 
-/// Deforms one primitive by LBS into `out`.
+impl<const K: usize> VertexKernel<K> for Lbs<'_> {
+    #[inline(always)]
+    fn vertex(&self, word: u32, w: &[f32; K], p: Vec3A, n: Vec3A) -> (Vec3A, Vec3A) {
+        let set = Influences::unpack(word).0.min(self.last) as usize;
+        // SAFETY: `set <= last`, and `check` verified the tables hold `last + 1` sets.
+        unsafe {
+            if *self.flags.get_unchecked(set) & SET_EMPTY != 0 {
+                return (p, n);
+            }
+            apply_cols(&blend_cols::<K>(self.cols, set, w), p, n)
+        }
+    }
+}
+
+fn pass<const K: usize>(
+    frame: &SkinFrame,
+    inf: &Influences,
+    positions: &[Vec3],
+    normals: Option<&[Vec3]>,
+    out: &mut DeformedPrimitive,
+) {
+    let sets = frame.flags.len();
+    if sets == 0 || frame.slots != K || frame.cols.len() < sets * K {
+        super::rest_copy(positions, normals, out);
+        return;
+    }
+    let kernel = Lbs { flags: &frame.flags, cols: &frame.cols, last: sets as u32 - 1 };
+    vertex_pass::run::<K, _>(&kernel, inf, positions, normals, out);
+}
+
+/// Deforms one primitive by LBS into `out` (its rest shape if `frame` was not prepared for the
+/// primitive's skin).
 pub fn lbs(
     frame: &SkinFrame,
     inf: &Influences,
@@ -53,6 +90,5 @@ pub fn lbs(
     normals: Option<&[Vec3]>,
     out: &mut DeformedPrimitive,
 ) {
-    let input = VertexInput { positions, normals };
-    super::dispatch_slots!(inf.slots(), pass, frame, inf, input, out);
+    super::dispatch_slots!(inf.slots(), pass, frame, inf, positions, normals, out);
 }

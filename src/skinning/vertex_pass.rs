@@ -1,52 +1,69 @@
-//! The streaming per-vertex pass shared by every method: splits a primitive into chunks over
-//! rayon's threads (small primitives stay on one thread) and writes caller-owned buffers.
+//! The streaming per-vertex pass shared by every method: one sequential walk over a primitive's
+//! rest positions, rest normals, `K` weights and packed set word per vertex, writing
+//! caller-owned buffers, split into chunks over rayon's threads (small primitives stay on one
+//! thread). Nothing here allocates once the output buffers have their size, and the inner loop has
+//! no bounds checks: it zips slices of equal length.
 
-use glam::Vec3;
+use glam::{Vec3, Vec3A, Vec4};
 use rayon::prelude::*;
 
 use super::DeformedPrimitive;
+use crate::model::Influences;
 
 /// Vertices per parallel work item.
 const CHUNK: usize = 8 * 1024;
 /// Primitives smaller than this are deformed on the calling thread.
 const PARALLEL_THRESHOLD: usize = 16 * 1024;
 
-/// Inputs of one primitive's pass.
-#[derive(Clone, Copy)]
-pub(crate) struct VertexInput<'a> {
-    pub positions: &'a [Vec3],
-    pub normals: Option<&'a [Vec3]>,
+/// One method's per-vertex formula over `K` weight slots.
+pub(crate) trait VertexKernel<const K: usize>: Sync + Copy {
+    /// Deforms one vertex: `word` is its packed set word, `w` its weights, `p` and `n` its rest
+    /// position and normal (zero when the primitive has none; the result is then dropped).
+    fn vertex(&self, word: u32, w: &[f32; K], p: Vec3A, n: Vec3A) -> (Vec3A, Vec3A);
 }
 
-/// Runs `f(vertex, rest_position, rest_normal) -> (position, normal)` for every vertex
-/// (the rest normal is zero when the primitive has none, and the output normal is then dropped).
-pub(crate) fn run<F>(input: VertexInput<'_>, out: &mut DeformedPrimitive, f: F)
-where
-    F: Fn(usize, Vec3, Vec3) -> (Vec3, Vec3) + Sync,
-{
-    let n = input.positions.len();
-    out.resize(n, input.normals.is_some());
+/// Runs `kernel` over every vertex of a primitive into `out` (resized to the vertex count). The
+/// vertices beyond the influences' length, if any, keep their rest position and normal.
+pub(crate) fn run<const K: usize, F: VertexKernel<K>>(
+    kernel: &F,
+    inf: &Influences,
+    positions: &[Vec3],
+    normals: Option<&[Vec3]>,
+    out: &mut DeformedPrimitive,
+) {
+    let n = positions.len();
+    out.resize(n, normals.is_some());
+    let weights = inf.weights();
+    let sets = inf.packed_sets();
     let chunk = |start: usize, pos: &mut [Vec3], nrm: &mut [Vec3]| {
-        let rest = &input.positions[start..start + pos.len()];
-        match input.normals {
+        let end = start + pos.len();
+        let rest = &positions[start..end];
+        let end_w = end.min(sets.len());
+        let (w, s) = if start < end_w {
+            (&weights[start * K..end_w * K], &sets[start..end_w])
+        } else {
+            (&weights[..0], &sets[..0])
+        };
+        match normals {
             Some(normals) => {
-                let rest_n = &normals[start..start + pos.len()];
-                for (i, ((p, q), (&v, &vn))) in
-                    pos.iter_mut().zip(nrm.iter_mut()).zip(rest.iter().zip(rest_n)).enumerate()
-                {
-                    (*p, *q) = f(start + i, v, vn);
-                }
+                let rest_n = &normals[start..end];
+                let done = stream_with_normals_best::<K, F>(*kernel, pos, nrm, rest, rest_n, w, s);
+                pos[done..].copy_from_slice(&rest[done..]);
+                nrm[done..].copy_from_slice(&rest_n[done..]);
             }
             None => {
-                for (i, (p, &v)) in pos.iter_mut().zip(rest).enumerate() {
-                    *p = f(start + i, v, Vec3::ZERO).0;
+                let mut done = 0;
+                for ((p, &v), (w, &word)) in pos.iter_mut().zip(rest).zip(w.chunks_exact(K).zip(s)) {
+                    *p = kernel.vertex(word, as_array(w), v.into(), Vec3A::ZERO).0.into();
+                    done += 1;
                 }
+                pos[done..].copy_from_slice(&rest[done..]);
             }
         }
     };
     if n < PARALLEL_THRESHOLD || rayon::current_num_threads() == 1 {
         chunk(0, &mut out.positions, &mut out.normals);
-    } else if input.normals.is_some() {
+    } else if normals.is_some() {
         out.positions
             .par_chunks_mut(CHUNK)
             .zip(out.normals.par_chunks_mut(CHUNK))
@@ -57,17 +74,189 @@ where
     }
 }
 
-/// Rotates `v` by the quaternion `q = [x, y, z, w]` of any non-zero length, scaled by `|q|²`
-/// (the SBS paper's sqrt-free matrix applied to `v`): `(w² − |u|²) v + 2 (u·v) u + 2 w (u × v)`.
+/// The hot loop compiled for the best instruction set this CPU has (AVX2 with FMA where the CPU
+/// has them: VEX encoding and three-operand forms; SSE2 otherwise).
 #[inline(always)]
-pub(crate) fn rotate_unnormalised(q: glam::Vec4, v: glam::Vec3A) -> glam::Vec3A {
-    let u = glam::Vec3A::new(q.x, q.y, q.z);
-    let w = q.w;
-    (w * w - u.length_squared()) * v + (2.0 * u.dot(v)) * u + (2.0 * w) * u.cross(v)
+fn stream_with_normals_best<const K: usize, F: VertexKernel<K>>(
+    kernel: F,
+    pos: &mut [Vec3],
+    nrm: &mut [Vec3],
+    rest: &[Vec3],
+    rest_n: &[Vec3],
+    w: &[f32],
+    s: &[u32],
+) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has the features the function is compiled for.
+        return unsafe { stream_with_normals_avx2::<K, F>(kernel, pos, nrm, rest, rest_n, w, s) };
+    }
+    stream_with_normals::<K, F>(kernel, pos, nrm, rest, rest_n, w, s)
 }
 
-/// Normalises, or returns zero for a zero vector.
+/// [`stream_with_normals`] compiled with AVX2 and FMA enabled.
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,avx2,fma")]
+#[inline(never)]
+unsafe fn stream_with_normals_avx2<const K: usize, F: VertexKernel<K>>(
+    kernel: F,
+    pos: &mut [Vec3],
+    nrm: &mut [Vec3],
+    rest: &[Vec3],
+    rest_n: &[Vec3],
+    w: &[f32],
+    s: &[u32],
+) -> usize {
+    stream_body::<K, F>(kernel, pos, nrm, rest, rest_n, w, s)
+}
+
+/// The hot loop for primitives with normals (SSE2); returns how many vertices it deformed.
+#[inline(never)]
+fn stream_with_normals<const K: usize, F: VertexKernel<K>>(
+    kernel: F,
+    pos: &mut [Vec3],
+    nrm: &mut [Vec3],
+    rest: &[Vec3],
+    rest_n: &[Vec3],
+    w: &[f32],
+    s: &[u32],
+) -> usize {
+    stream_body::<K, F>(kernel, pos, nrm, rest, rest_n, w, s)
+}
+
+/// The loop itself: zipped slices, so no bounds checks.
 #[inline(always)]
-pub(crate) fn unit(v: glam::Vec3A) -> Vec3 {
-    Vec3::from(v.normalize_or_zero())
+fn stream_body<const K: usize, F: VertexKernel<K>>(
+    kernel: F,
+    pos: &mut [Vec3],
+    nrm: &mut [Vec3],
+    rest: &[Vec3],
+    rest_n: &[Vec3],
+    w: &[f32],
+    s: &[u32],
+) -> usize {
+    let mut done = 0;
+    for ((((p, q), (&v, &vn)), w), &word) in
+        pos.iter_mut().zip(nrm.iter_mut()).zip(rest.iter().zip(rest_n)).zip(w.chunks_exact(K)).zip(s)
+    {
+        let (a, b) = kernel.vertex(word, as_array(w), v.into(), vn.into());
+        *p = a.into();
+        *q = b.into();
+        done += 1;
+    }
+    done
+}
+
+/// A `chunks_exact(K)` item as an array reference.
+#[inline(always)]
+fn as_array<const K: usize>(w: &[f32]) -> &[f32; K] {
+    debug_assert_eq!(w.len(), K);
+    // SAFETY: callers pass chunks of `chunks_exact(K)`, which hold exactly K elements.
+    unsafe { &*w.as_ptr().cast::<[f32; K]>() }
+}
+
+/// `Σ w[m] · table[m]` over `K` table entries starting at `base`, summed as a balanced tree (a
+/// shorter dependency chain than a running sum).
+///
+/// # Safety
+/// `base + K <= table.len()`.
+#[inline(always)]
+pub(crate) unsafe fn blend4<const K: usize>(table: &[Vec4], base: usize, w: &[f32; K]) -> Vec4 {
+    debug_assert!(base + K <= table.len());
+    let t = table.as_ptr().add(base);
+    let mut acc = [Vec4::ZERO; K];
+    for m in 0..K {
+        acc[m] = *t.add(m) * w[m];
+    }
+    tree_sum(&mut acc)
+}
+
+/// `Σ w[m] · table[m]` over `K` entries of a `Vec3A` table starting at `base` (balanced tree).
+///
+/// # Safety
+/// `base + K <= table.len()`.
+#[inline(always)]
+pub(crate) unsafe fn blend3<const K: usize>(table: &[Vec3A], base: usize, w: &[f32; K]) -> Vec3A {
+    debug_assert!(base + K <= table.len());
+    let t = table.as_ptr().add(base);
+    let mut acc = [Vec3A::ZERO; K];
+    for m in 0..K {
+        acc[m] = *t.add(m) * w[m];
+    }
+    tree_sum(&mut acc)
+}
+
+/// Sums `K` (a power of two) values pairwise: `log2 K` additions deep.
+#[inline(always)]
+pub(crate) fn tree_sum<T: Copy + std::ops::Add<Output = T>, const K: usize>(acc: &mut [T; K]) -> T {
+    let mut width = K;
+    while width > 1 {
+        width /= 2;
+        for i in 0..width {
+            acc[i] = acc[i] + acc[i + width];
+        }
+    }
+    acc[0]
+}
+
+/// Rotates `x` by the quaternion `(u, w)` of any non-zero length, divided by its squared length
+/// given as `two_over_len2 = 2 / |q|²`: `x + (2/|q|²) (w (u × x) + u × (u × x))`, which is the SBS
+/// paper's sqrt-free matrix `Q` applied to `x` and divided by `q · q` (for a unit quaternion, the
+/// rotation itself with `two_over_len2 = 2`).
+#[inline(always)]
+pub(crate) fn rotate(u: Vec3A, w: f32, two_over_len2: f32, x: Vec3A) -> Vec3A {
+    let a = u.cross(x);
+    x + two_over_len2 * (w * a + u.cross(a))
+}
+
+/// Normalises, or returns zero for a zero vector, without a division or a
+/// square root (see [`rsqrt`]).
+#[inline(always)]
+pub(crate) fn unit(v: Vec3A) -> Vec3A {
+    let len2 = v.length_squared();
+    if len2 > 0.0 {
+        v * rsqrt(len2)
+    } else {
+        Vec3A::ZERO
+    }
+}
+
+/// `1 / sqrt(x)` for `x > 0` to about 2e-7 relative error: the hardware estimate refined by one
+/// Newton step. The divider and square-root unit is the bottleneck of the per-vertex pass
+/// otherwise (two to four divisions or roots per vertex).
+#[inline(always)]
+pub(crate) fn rsqrt(x: f32) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_cvtss_f32, _mm_rsqrt_ss, _mm_set_ss};
+        // SAFETY: SSE is part of the x86_64 baseline.
+        #[allow(unused_unsafe)]
+        let y = unsafe { _mm_cvtss_f32(_mm_rsqrt_ss(_mm_set_ss(x))) };
+        y * (1.5 - 0.5 * x * y * y)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        1.0 / x.sqrt()
+    }
+}
+
+/// `1 / x` for finite non-zero `x` to about 1e-7 relative error: the hardware estimate refined
+/// by one Newton step.
+#[inline(always)]
+pub(crate) fn recip(x: f32) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_cvtss_f32, _mm_rcp_ss, _mm_set_ss};
+        // SAFETY: SSE is part of the x86_64 baseline.
+        #[allow(unused_unsafe)]
+        let y = unsafe { _mm_cvtss_f32(_mm_rcp_ss(_mm_set_ss(x))) };
+        y * (2.0 - x * y)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        1.0 / x
+    }
 }
