@@ -88,7 +88,9 @@ fn givens_row(tri: &mut [[f64; 3]; 3], qe: &mut [f64; 3], mut line: [f64; 3], mu
         if line[c] == 0.0 {
             continue;
         }
-        let r = tri[c][c].hypot(line[c]);
+        // The entries are differences of rotations and of translations: no overflow to guard
+        // against, so a plain square root (hypot is several times slower).
+        let r = (tri[c][c] * tri[c][c] + line[c] * line[c]).sqrt();
         let (cs, sn) = (tri[c][c] / r, line[c] / r);
         for k in c..3 {
             let (a, b) = (tri[c][k], line[k]);

@@ -6,7 +6,7 @@ use glam::{Vec3, Vec3A, Vec4};
 
 use super::frame::{SkinFrame, SET_EMPTY, SET_LBS_FALLBACK, SET_STRETCH};
 use super::lbs::{apply_cols, blend_cols};
-use super::vertex_pass::{self, blend4, recip, rotate, unit, VertexKernel};
+use super::vertex_pass::{self, blend4, inverse_length, recip, rotate, VertexKernel};
 use super::{blend_stretch, DeformedPrimitive};
 use crate::model::Influences;
 
@@ -24,14 +24,16 @@ struct Dqs<'a> {
 /// Applies the normalised blend of `real + ε dual` to `vs` and its rotation to `ns`. With
 /// `L = |real|`, the normalised dual quaternion `(real + ε dual) / L` rotates by the sqrt-free
 /// `Q_real / L²` and translates by `2 dual real* / L²`, so only `2 / L²` is needed (no square
-/// root, and the scale factor is off the critical path).
+/// root, and the scale factor is off the critical path); the rotated normal is normalised by
+/// `1 / |ns|`, which a rotation keeps.
 #[inline(always)]
 fn apply(real: Vec4, dual: Vec4, vs: Vec3A, ns: Vec3A) -> (Vec3A, Vec3A) {
+    let inv_n = inverse_length(ns);
     let k = 2.0 * recip(real.length_squared());
     let u0 = Vec3A::new(real.x, real.y, real.z);
     let ue = Vec3A::new(dual.x, dual.y, dual.z);
     let translation = k * (real.w * ue - dual.w * u0 + u0.cross(ue));
-    (rotate(u0, real.w, k, vs) + translation, unit(rotate(u0, real.w, k, ns)))
+    (rotate(u0, real.w, k, vs) + translation, rotate(u0, real.w, k, ns) * inv_n)
 }
 
 impl<const K: usize> VertexKernel<K> for Dqs<'_> {

@@ -21,6 +21,8 @@ pub const SET_STRETCH: u8 = 4;
 
 /// A stretch closer to the identity than this (max abs entry) is treated as exactly I.
 const RIGID_TOLERANCE: f64 = 1e-6;
+/// A 3x3 part whose AᵀA is this close to I (max abs entry) is taken as its own rotation.
+const ROTATION_TOLERANCE: f64 = 1e-12;
 
 /// Parts of one joint in the current pose.
 #[derive(Clone, Copy, Debug)]
@@ -67,7 +69,15 @@ fn joint_part(c: &DMat4, rigid: bool) -> JointPart {
         return JointPart { cols, translation: t, ..JointPart::default() };
     }
     let a = DMat3::from_mat4(*c);
-    let Some(polar) = maths::polar(a) else {
+    let polar = if (a.transpose() * a - DMat3::IDENTITY).abs_diff_eq(DMat3::ZERO, ROTATION_TOLERANCE)
+        && a.determinant() > 0.0
+    {
+        // Already a rotation (the common case): its own polar decomposition, without an SVD.
+        Some(maths::Polar { rotation: a, stretch: DMat3::IDENTITY })
+    } else {
+        maths::polar(a)
+    };
+    let Some(polar) = polar else {
         return JointPart { cols, translation: t, degenerate: true, ..JointPart::default() };
     };
     let q = DQuat::from_mat3(&polar.rotation).normalize();

@@ -8,7 +8,7 @@ use glam::{Vec3, Vec3A, Vec4};
 
 use super::frame::{SkinFrame, SET_EMPTY, SET_LBS_FALLBACK, SET_STRETCH};
 use super::lbs::{apply_cols, blend_cols};
-use super::vertex_pass::{self, blend3, blend4, recip, rotate, unit, VertexKernel};
+use super::vertex_pass::{self, blend3, blend4, inverse_length, recip, rotate, VertexKernel};
 use super::{blend_stretch, DeformedPrimitive};
 use crate::model::Influences;
 
@@ -24,12 +24,14 @@ struct Sbs<'a> {
     last: u32,
 }
 
-/// Q x / (q · q) + t for the blended quaternion `s` (any non-zero length).
+/// `Q (vs − r_c) / (s · s) + t` and `normalise(Q ns)` for the blended quaternion `s` (any non-zero
+/// length). `Q / (s · s)` is a rotation, so `normalise(Q ns) = (Q ns / (s · s)) / |ns|`.
 #[inline(always)]
 fn apply(s: Vec4, t: Vec3A, centre: Vec3A, vs: Vec3A, ns: Vec3A) -> (Vec3A, Vec3A) {
+    let inv_n = inverse_length(ns);
     let u = Vec3A::new(s.x, s.y, s.z);
     let k = 2.0 * recip(s.length_squared());
-    (rotate(u, s.w, k, vs - centre) + t, unit(rotate(u, s.w, k, ns)))
+    (rotate(u, s.w, k, vs - centre) + t, rotate(u, s.w, k, ns) * inv_n)
 }
 
 impl<const K: usize> VertexKernel<K> for Sbs<'_> {

@@ -224,6 +224,18 @@ pub(crate) fn unit(v: Vec3A) -> Vec3A {
     }
 }
 
+/// `1 / |v|` for a vector whose length a rotation keeps, or 0 for a zero vector: normalising
+/// `R v` as `R v · (1 / |v|)` takes the square root off the rotation's dependency chain.
+#[inline(always)]
+pub(crate) fn inverse_length(v: Vec3A) -> f32 {
+    let len2 = v.length_squared();
+    if len2 > 0.0 {
+        rsqrt(len2)
+    } else {
+        0.0
+    }
+}
+
 /// `1 / sqrt(x)` for `x > 0` to about 2e-7 relative error: the hardware estimate refined by one
 /// Newton step. The divider and square-root unit is the bottleneck of the per-vertex pass
 /// otherwise (two to four divisions or roots per vertex).
