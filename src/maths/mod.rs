@@ -52,55 +52,42 @@ pub fn polar_rotation(a: DMat3) -> Option<DMat3> {
 /// by SVD pseudo-inverse with singular values below [`CENTRE_SINGULAR_EPS`] treated as zero.
 /// `rotations[i]`, `translations[i]` are the rigid parts of the set's joints; fewer than two give 0.
 ///
-/// Allocation-free for any number of joints: the stacked system is reduced row by row to a 3x3
-/// triangle `R` by Givens rotations (`D = Q R`, an orthogonal change of basis that keeps the
-/// singular values and the least-squares solution), then `R` is decomposed by SVD.
+/// The stacked `3·n(n−1)/2 × 3` system is first reduced to an upper-triangular `R` (with `Qᵀe`) by
+/// Givens rotations, one row at a time: the same singular values and least-squares solution,
+/// no allocation for any set size, and only a 3x3 SVD (nalgebra's general SVD of tall matrices
+/// mis-factors some inputs, e.g. ones with zero rows).
 #[must_use]
 pub fn least_squares_centre(rotations: &[DMat3], translations: &[DVec3]) -> DVec3 {
     let n = rotations.len().min(translations.len());
     if n < 2 {
         return DVec3::ZERO;
     }
-    let mut tri = [[0.0f64; 3]; 3];
-    let mut qe = [0.0f64; 3];
+    let mut r = [[0.0f64; 3]; 3];
+    let mut y = [0.0f64; 3];
     for a in 0..n {
         for b in a + 1..n {
             let diff = rotations[a] - rotations[b];
             let rhs = translations[b] - translations[a];
-            for r in 0..3 {
-                let line = diff.row(r);
-                givens_row(&mut tri, &mut qe, [line.x, line.y, line.z], rhs[r]);
+            for row in 0..3 {
+                let line = diff.row(row);
+                givens_absorb(&mut r, &mut y, [line.x, line.y, line.z], rhs[row]);
             }
         }
     }
-    let m =
-        Matrix3::new(tri[0][0], tri[0][1], tri[0][2], tri[1][0], tri[1][1], tri[1][2], tri[2][0], tri[2][1], tri[2][2]);
+    let m = Matrix3::new(r[0][0], r[0][1], r[0][2], r[1][0], r[1][1], r[1][2], r[2][0], r[2][1], r[2][2]);
     let svd = m.svd(true, true);
     let (Some(u), Some(v_t)) = (svd.u, svd.v_t) else {
         return DVec3::ZERO;
     };
-    pseudo_inverse_solve(|r, i| u[(r, i)], &v_t, svd.singular_values.as_slice(), &qe)
-}
-
-/// Folds one row `line · r = rhs` into the upper triangle `tri` and the rotated right-hand side.
-fn givens_row(tri: &mut [[f64; 3]; 3], qe: &mut [f64; 3], mut line: [f64; 3], mut rhs: f64) {
-    for c in 0..3 {
-        if line[c] == 0.0 {
+    let mut x = DVec3::ZERO;
+    for (i, &sigma) in svd.singular_values.iter().enumerate() {
+        if !(sigma >= CENTRE_SINGULAR_EPS) || !sigma.is_finite() {
             continue;
         }
-        // The entries are differences of rotations and of translations: no overflow to guard
-        // against, so a plain square root (hypot is several times slower).
-        let r = (tri[c][c] * tri[c][c] + line[c] * line[c]).sqrt();
-        let (cs, sn) = (tri[c][c] / r, line[c] / r);
-        for k in c..3 {
-            let (a, b) = (tri[c][k], line[k]);
-            tri[c][k] = cs * a + sn * b;
-            line[k] = cs * b - sn * a;
-        }
-        let (a, b) = (qe[c], rhs);
-        qe[c] = cs * a + sn * b;
-        rhs = cs * b - sn * a;
+        let dot = u[(0, i)] * y[0] + u[(1, i)] * y[1] + u[(2, i)] * y[2];
+        x += (dot / sigma) * DVec3::new(v_t[(i, 0)], v_t[(i, 1)], v_t[(i, 2)]);
     }
+    x
 }
 
 /// The same centre for a set of exactly two joints, in closed form from their unit quaternions
@@ -121,22 +108,26 @@ pub fn two_joint_centre(qa: glam::DQuat, ta: DVec3, qb: glam::DQuat, tb: DVec3) 
     0.5 * (d_perp + (rel.w / vv) * v.cross(d))
 }
 
-/// `x = Σ (u_i · e / σ_i) v_i` over the singular values `σ_i >= CENTRE_SINGULAR_EPS`.
-fn pseudo_inverse_solve(
-    u: impl Fn(usize, usize) -> f64,
-    v_t: &Matrix3<f64>,
-    singular_values: &[f64],
-    e: &[f64],
-) -> DVec3 {
-    let mut x = DVec3::ZERO;
-    for (i, &sigma) in singular_values.iter().enumerate() {
-        if !(sigma >= CENTRE_SINGULAR_EPS) || !sigma.is_finite() {
+/// Folds one equation `row · x = rhs` into the triangular factor `r` (and `y = Qᵀe`) by Givens
+/// rotations, as a QR factorisation of the stacked system would.
+fn givens_absorb(r: &mut [[f64; 3]; 3], y: &mut [f64; 3], mut row: [f64; 3], mut rhs: f64) {
+    for k in 0..3 {
+        if row[k] == 0.0 {
             continue;
         }
-        let dot: f64 = (0..e.len()).map(|r| u(r, i) * e[r]).sum();
-        x += (dot / sigma) * DVec3::new(v_t[(i, 0)], v_t[(i, 1)], v_t[(i, 2)]);
+        // The entries are differences of rotations and of translations: no overflow to guard
+        // against, so a plain square root (hypot is several times slower).
+        let h = (r[k][k] * r[k][k] + row[k] * row[k]).sqrt();
+        let (c, s) = (r[k][k] / h, row[k] / h);
+        for j in k..3 {
+            let (top, bottom) = (r[k][j], row[j]);
+            r[k][j] = c * top + s * bottom;
+            row[j] = c * bottom - s * top;
+        }
+        let (top, bottom) = (y[k], rhs);
+        y[k] = c * top + s * bottom;
+        rhs = c * bottom - s * top;
     }
-    x
 }
 
 #[cfg(test)]
@@ -231,6 +222,91 @@ mod tests {
         let q = DQuat::from_rotation_y(0.3);
         assert_eq!(two_joint_centre(q, DVec3::X, q, DVec3::Y), DVec3::ZERO);
     }
+    /// The fixed-size (≤ 4 joints) and dynamic (> 4 joints) paths both give the normal-equation
+    /// solution on full-rank systems (two joints are always rank-deficient: their relative axis).
+    #[test]
+    fn centre_matches_normal_equations_for_every_set_size() {
+        for n in 3..=7 {
+            let rs: Vec<DMat3> = (0..n)
+                .map(|i| {
+                    let axis = DVec3::new(1.0 + i as f64, 0.5 * i as f64 - 1.0, 0.3).normalize();
+                    DMat3::from_quat(DQuat::from_axis_angle(axis, 0.2 + 0.37 * i as f64))
+                })
+                .collect();
+            let ts: Vec<DVec3> = (0..n).map(|i| DVec3::new(i as f64, (i * i) as f64 * 0.1, -0.5 * i as f64)).collect();
+            let mut dtd = DMat3::ZERO;
+            let mut dte = DVec3::ZERO;
+            for a in 0..n {
+                for b in a + 1..n {
+                    let d = rs[a] - rs[b];
+                    dtd += d.transpose() * d;
+                    dte += d.transpose() * (ts[b] - ts[a]);
+                }
+            }
+            let expect = dtd.inverse() * dte;
+            let got = least_squares_centre(&rs, &ts);
+            assert!((got - expect).length() < 1e-6 * expect.length().max(1.0), "n = {n}: {got} vs {expect}");
+        }
+    }
+
+    /// A three-joint system from a posed Character_HumanoidRig (two joints 0.2° apart) on which
+    /// nalgebra's SVD of the zero-padded stacked matrix mis-factored (reconstruction error 0.06).
+    #[test]
+    fn centre_of_a_nearly_degenerate_real_set_matches_normal_equations() {
+        let rs: Vec<DMat3> = RS_DATA.iter().map(DMat3::from_cols_array).collect();
+        let ts: Vec<DVec3> = TS_DATA.iter().map(|t| DVec3::from_array(*t)).collect();
+        let mut dtd = DMat3::ZERO;
+        let mut dte = DVec3::ZERO;
+        for (a, b) in [(0, 1), (0, 2), (1, 2)] {
+            let d = rs[a] - rs[b];
+            dtd += d.transpose() * d;
+            dte += d.transpose() * (ts[b] - ts[a]);
+        }
+        let expect = dtd.inverse() * dte;
+        let got = least_squares_centre(&rs, &ts);
+        assert!((got - expect).length() < 1e-6 * expect.length(), "{got} vs {expect}");
+    }
+
+    const RS_DATA: [[f64; 9]; 3] = [
+        [
+            -0.3468520574433279,
+            -0.8598145848165144,
+            -0.3747165995577668,
+            -0.7052515192711408,
+            -0.024289108512277946,
+            0.7085409894800918,
+            -0.6183154088433176,
+            0.5100283511183319,
+            -0.5979608149723835,
+        ],
+        [
+            -0.3473969644800275,
+            -0.8600364226558641,
+            -0.3737013523863224,
+            -0.7068480737035083,
+            -0.021699224239443926,
+            0.7070324917350304,
+            -0.6161827243372717,
+            0.5097710224921677,
+            -0.6003768440367996,
+        ],
+        [
+            0.4286455089186926,
+            -0.7215360267440077,
+            -0.5437359559513292,
+            0.04842919676845764,
+            -0.5826136971148536,
+            0.8113050553488028,
+            -0.9021738416647853,
+            -0.3740949639391477,
+            -0.21479133448808085,
+        ],
+    ];
+    const TS_DATA: [[f64; 3]; 3] = [
+        [0.9853731695519276, 0.23204485114179763, -0.021623210722226727],
+        [0.9854208753587417, 0.273988347102021, -0.04957668162984552],
+        [2.377628704853442, 1.6874776405390661, -0.7614563358539017],
+    ];
 
     #[test]
     fn centre_is_zero_without_relative_rotation() {

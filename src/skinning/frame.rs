@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use glam::{DMat3, DMat4, DQuat, DVec3, Mat3, Vec3A, Vec4};
+use glam::{DMat3, DMat4, DQuat, DVec3, DVec4, Mat3, Vec3A, Vec4};
 use rayon::prelude::*;
 
 use super::SkinningMethod;
@@ -18,6 +18,14 @@ pub const SET_EMPTY: u8 = 1;
 pub const SET_LBS_FALLBACK: u8 = 2;
 /// Set flag: a member joint has a stretch S ≠ I, so stretches are blended first.
 pub const SET_STRETCH: u8 = 4;
+
+/// Set flag: the centre is far from the skin (rotations nearly about one axis), so its vertices
+/// are evaluated in f64 from [`SkinFrame::far_quats`] and [`SkinFrame::far_points`].
+pub const SET_FAR_CENTRE: u8 = 8;
+
+/// A centre farther than this many skin extents from the origin is "far": in f32 the terms of
+/// `Q (v_s − r_c) + Σ w_i D_i r_c` would cancel digits of size |r_c|.
+const FAR_CENTRE_EXTENTS: f64 = 32.0;
 
 /// A stretch closer to the identity than this (max abs entry) is treated as exactly I.
 const RIGID_TOLERANCE: f64 = 1e-6;
@@ -129,6 +137,13 @@ pub struct SkinFrame {
     pub points: Vec<Vec3A>,
     /// Per member: S_j (read only for sets flagged `SET_STRETCH`).
     pub stretches: Vec<Mat3>,
+    /// Per set: r_c in f64 (read per vertex only for sets flagged `SET_FAR_CENTRE`, whose f32 form
+    /// would cancel |r_c|-sized terms).
+    pub far_centres: Vec<DVec3>,
+    /// Per member of a far set: q_i in f64, `[x, y, z, w]`.
+    pub far_quats: Vec<DVec4>,
+    /// Per member of a far set: D_i r_c in f64.
+    pub far_points: Vec<DVec3>,
     /// Centre solves done by the last [`SkinFrame::prepare`].
     pub centre_solves: usize,
     /// Seconds spent solving centres in the last [`SkinFrame::prepare`].
@@ -154,6 +169,10 @@ impl SkinFrame {
         self.duals.resize(if method == SkinningMethod::Dqs { members * k } else { 0 }, Vec4::ZERO);
         self.points.resize(members, Vec3A::ZERO);
         self.stretches.resize(if rigid { members } else { 0 }, Mat3::IDENTITY);
+        let sbs = method == SkinningMethod::Sbs;
+        self.far_centres.resize(if sbs { n_sets } else { 0 }, DVec3::ZERO);
+        self.far_quats.resize(if sbs { members } else { 0 }, DVec4::W);
+        self.far_points.resize(if sbs { members } else { 0 }, DVec3::ZERO);
         self.centre_solves = 0;
         self.centre_secs = 0.0;
 
@@ -197,13 +216,27 @@ impl SkinFrame {
             }
         }
         if method == SkinningMethod::Sbs {
-            self.prepare_centres(skin);
+            let extent = self.extent(skin);
+            self.prepare_centres(skin, extent);
         }
     }
 
+    /// Size of the skin's neighbourhood of the origin: the largest joint translation and
+    /// stretched bind-space joint position (vertices lie among the joints).
+    fn extent(&self, skin: &Skin) -> f64 {
+        let mut extent: f64 = 0.0;
+        for (part, ibm) in self.joints.iter().zip(&skin.joint_from_bind) {
+            let bind_position = ibm.inverse().w_axis.truncate();
+            let stretched = part.stretch.as_dmat3() * bind_position;
+            extent = extent.max(part.translation.length()).max(stretched.length());
+        }
+        extent
+    }
+
     /// SBS step 2: one least-squares centre per distinct set of two or more joints (closed form
-    /// for two), and each member's image D_j r_c of it; on rayon's threads when there are many.
-    fn prepare_centres(&mut self, skin: &Skin) {
+    /// for two; on rayon's threads when there are many), then each member's image D_j r_c of it
+    /// (or, for far centres, the cancellation-free f64 parts).
+    fn prepare_centres(&mut self, skin: &Skin, extent: f64) {
         let started = Instant::now();
         let table = &skin.sets;
         let k = self.slots;
@@ -212,29 +245,37 @@ impl SkinFrame {
         self.centre_solves = (1..table.len())
             .filter(|&set| table.joints(set as u32).len() >= 2 && flags[set] & SET_LBS_FALLBACK == 0)
             .count();
-        let solve = |set: usize, centre: &mut Vec3A, points: &mut [Vec3A]| {
-            let members = table.joints(set as u32);
-            let r_c = if set as u32 == EMPTY_SET || flags[set] & SET_LBS_FALLBACK != 0 {
+        let solve = |set: usize, centre: &mut DVec3| {
+            *centre = if set as u32 == EMPTY_SET || flags[set] & SET_LBS_FALLBACK != 0 {
                 DVec3::ZERO
             } else {
-                set_centre(joints, members)
+                set_centre(joints, table.joints(set as u32))
             };
-            *centre = r_c.as_vec3().into();
-            for (point, &j) in points.iter_mut().zip(table.padded(set as u32)) {
-                let part = &joints[j as usize];
-                *point = (part.rotation * r_c + part.translation).as_vec3().into();
-            }
         };
         if self.centre_solves >= PARALLEL_CENTRES && rayon::current_num_threads() > 1 {
-            self.centres
-                .par_iter_mut()
-                .zip(self.points.par_chunks_mut(k))
-                .enumerate()
-                .with_min_len(8)
-                .for_each(|(set, (centre, points))| solve(set, centre, points));
+            self.far_centres.par_iter_mut().enumerate().with_min_len(8).for_each(|(set, c)| solve(set, c));
         } else {
-            for (set, (centre, points)) in self.centres.iter_mut().zip(self.points.chunks_mut(k)).enumerate() {
-                solve(set, centre, points);
+            for (set, c) in self.far_centres.iter_mut().enumerate() {
+                solve(set, c);
+            }
+        }
+        for set in 0..table.len() {
+            let centre = self.far_centres[set];
+            self.centres[set] = centre.as_vec3().into();
+            let padded = table.padded(set as u32);
+            if centre.length() > FAR_CENTRE_EXTENTS * extent {
+                self.flags[set] |= SET_FAR_CENTRE;
+                for (slot, &j) in padded.iter().enumerate() {
+                    let part = &self.joints[j as usize];
+                    let q = part.rotation;
+                    self.far_quats[set * k + slot] = DVec4::new(q.x, q.y, q.z, q.w);
+                    self.far_points[set * k + slot] = part.rotation * centre + part.translation;
+                }
+            } else {
+                for (slot, &j) in padded.iter().enumerate() {
+                    let part = &self.joints[j as usize];
+                    self.points[set * k + slot] = (part.rotation * centre + part.translation).as_vec3().into();
+                }
             }
         }
         self.centre_secs = started.elapsed().as_secs_f64();

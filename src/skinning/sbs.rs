@@ -4,11 +4,11 @@
 //! Per vertex this is a plain weighted sum: the quaternions come pre-signed against each possible
 //! pivot and D_i r_c is prepared once per set per pose ([`SkinFrame`]).
 
-use glam::{Vec3, Vec3A, Vec4};
+use glam::{DQuat, DVec3, DVec4, Vec3, Vec3A, Vec4};
 
-use super::frame::{SkinFrame, SET_EMPTY, SET_LBS_FALLBACK, SET_STRETCH};
+use super::frame::{SkinFrame, SET_EMPTY, SET_FAR_CENTRE, SET_LBS_FALLBACK, SET_STRETCH};
 use super::lbs::{apply_cols, blend_cols};
-use super::vertex_pass::{self, blend3, blend4, inverse_length, recip, rotate, VertexKernel};
+use super::vertex_pass::{self, blend3, blend4, inverse_length, recip, rotate, unit, VertexKernel};
 use super::{blend_stretch, DeformedPrimitive};
 use crate::model::Influences;
 
@@ -54,7 +54,32 @@ impl<const K: usize> VertexKernel<K> for Sbs<'_> {
     }
 }
 
-/// Empty sets, the LBS fallback and stretched joints.
+/// SBS of a vertex whose set has a far centre, in f64: the same formula as the fast path, with
+/// the |r_c|-sized terms kept to double precision.
+fn far_centre_vertex<const K: usize>(
+    frame: &SkinFrame,
+    set: usize,
+    w: &[f32; K],
+    pivot: usize,
+    vs: Vec3A,
+    ns: Vec3A,
+) -> (Vec3A, Vec3A) {
+    let base = set * K;
+    let quats = &frame.far_quats[base..base + K];
+    let qp = quats[pivot];
+    let mut s = DVec4::ZERO;
+    let mut t = DVec3::ZERO;
+    for m in 0..K {
+        let wm = f64::from(w[m]);
+        s += if qp.dot(quats[m]) < 0.0 { -wm } else { wm } * quats[m];
+        t += wm * frame.far_points[base + m];
+    }
+    let q = DQuat::from_vec4(s).normalize();
+    let pos = q * (Vec3::from(vs).as_dvec3() - frame.far_centres[set]) + t;
+    (pos.as_vec3().into(), unit(Vec3A::from((q * Vec3::from(ns).as_dvec3()).as_vec3())))
+}
+
+/// Empty sets, the LBS fallback, stretched joints and far centres.
 ///
 /// # Safety
 /// As in the kernel: `set` and `pivot` index the prepared tables.
@@ -75,9 +100,12 @@ unsafe fn slow_vertex<const K: usize>(
     if flags & SET_LBS_FALLBACK != 0 {
         return apply_cols(&blend_cols::<K>(&f.cols, set, w), p, n);
     }
+    let (vs, ns) = if flags & SET_STRETCH != 0 { blend_stretch::<K>(f, set * K, w, p, n) } else { (p, n) };
+    if flags & SET_FAR_CENTRE != 0 {
+        return far_centre_vertex::<K>(f, set, w, pivot, vs, ns);
+    }
     let s = blend4::<K>(&f.quats, (set * K + pivot) * K, w);
     let t = blend3::<K>(&f.points, set * K, w);
-    let (vs, ns) = if flags & SET_STRETCH != 0 { blend_stretch::<K>(f, set * K, w, p, n) } else { (p, n) };
     apply(s, t, f.centres[set], vs, ns)
 }
 
@@ -95,7 +123,10 @@ fn pass<const K: usize>(
         && frame.quats.len() >= sets * K * K
         && frame.points.len() >= sets * K
         && frame.stretches.len() >= sets * K
-        && frame.centres.len() >= sets;
+        && frame.centres.len() >= sets
+        && frame.far_centres.len() >= sets
+        && frame.far_quats.len() >= sets * K
+        && frame.far_points.len() >= sets * K;
     if !ok {
         super::rest_copy(positions, normals, out);
         return;

@@ -1,0 +1,26 @@
+//! Shared test helpers: synthetic rigs built directly as `Model`s (chains, cylinders), an
+//! independent f64 reference implementation of the deformation contract, and geometry checks.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+pub mod reference;
+pub mod rigs;
+
+use std::path::PathBuf;
+
+use glam::Vec3;
+
+/// `../shared/models` relative to the crate root.
+pub fn shared_models() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/models"))
+}
+
+/// Diagonal of the bounding box of a point set.
+pub fn bbox_diagonal(points: impl IntoIterator<Item = Vec3>) -> f32 {
+    let mut lo = Vec3::splat(f32::INFINITY);
+    let mut hi = Vec3::splat(f32::NEG_INFINITY);
+    for p in points {
+        lo = lo.min(p);
+        hi = hi.max(p);
+    }
+    (hi - lo).length()
+}
