@@ -116,9 +116,9 @@ fn givens_absorb(r: &mut [[f64; 3]; 3], y: &mut [f64; 3], mut row: [f64; 3], mut
             continue;
         }
         // The entries are differences of rotations and of translations: no overflow to guard
-        // against, so a plain square root (hypot is several times slower).
-        let h = (r[k][k] * r[k][k] + row[k] * row[k]).sqrt();
-        let (c, s) = (r[k][k] / h, row[k] / h);
+        // against, so a plain square root (hypot is several times slower), and one division.
+        let inv_h = 1.0 / (r[k][k] * r[k][k] + row[k] * row[k]).sqrt();
+        let (c, s) = (r[k][k] * inv_h, row[k] * inv_h);
         for j in k..3 {
             let (top, bottom) = (r[k][j], row[j]);
             r[k][j] = c * top + s * bottom;

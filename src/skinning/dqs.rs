@@ -6,7 +6,7 @@ use glam::{Vec3, Vec3A, Vec4};
 
 use super::frame::{SkinFrame, SET_EMPTY, SET_LBS_FALLBACK, SET_STRETCH};
 use super::lbs::{apply_cols, blend_cols};
-use super::vertex_pass::{self, blend4, inverse_length, recip, rotate, VertexKernel};
+use super::vertex_pass::{self, blend4, cross, Arith, Plain, inverse_length, recip, rotate, VertexKernel};
 use super::{blend_stretch, DeformedPrimitive};
 use crate::model::Influences;
 
@@ -27,18 +27,18 @@ struct Dqs<'a> {
 /// root, and the scale factor is off the critical path); the rotated normal is normalised by
 /// `1 / |ns|`, which a rotation keeps.
 #[inline(always)]
-fn apply(real: Vec4, dual: Vec4, vs: Vec3A, ns: Vec3A) -> (Vec3A, Vec3A) {
+fn apply<M: Arith>(real: Vec4, dual: Vec4, vs: Vec3A, ns: Vec3A) -> (Vec3A, Vec3A) {
     let inv_n = inverse_length(ns);
     let k = 2.0 * recip(real.length_squared());
     let u0 = Vec3A::new(real.x, real.y, real.z);
     let ue = Vec3A::new(dual.x, dual.y, dual.z);
-    let translation = k * (real.w * ue - dual.w * u0 + u0.cross(ue));
-    (rotate(u0, real.w, k, vs) + translation, rotate(u0, real.w, k, ns) * inv_n)
+    let translation = k * (M::madd3(Vec3A::splat(real.w), ue, cross::<M>(u0, ue)) - dual.w * u0);
+    (rotate::<M>(u0, real.w, k, vs) + translation, rotate::<M>(u0, real.w, k, ns) * inv_n)
 }
 
 impl<const K: usize> VertexKernel<K> for Dqs<'_> {
     #[inline(always)]
-    fn vertex(&self, word: u32, w: &[f32; K], p: Vec3A, n: Vec3A) -> (Vec3A, Vec3A) {
+    fn vertex<M: Arith>(&self, word: u32, w: &[f32; K], p: Vec3A, n: Vec3A) -> (Vec3A, Vec3A) {
         let (set, pivot) = Influences::unpack(word);
         let set = set.min(self.last) as usize;
         let pivot = pivot & (K - 1);
@@ -49,7 +49,7 @@ impl<const K: usize> VertexKernel<K> for Dqs<'_> {
                 return slow_vertex::<K>(self.frame, flags, set, pivot, w, p, n);
             }
             let row = (set * K + pivot) * K;
-            apply(blend4::<K>(self.quats, row, w), blend4::<K>(self.duals, row, w), p, n)
+            apply::<M>(blend4::<K, M>(self.quats, row, w), blend4::<K, M>(self.duals, row, w), p, n)
         }
     }
 }
@@ -73,11 +73,11 @@ unsafe fn slow_vertex<const K: usize>(
         return (p, n);
     }
     if flags & SET_LBS_FALLBACK != 0 {
-        return apply_cols(&blend_cols::<K>(&f.cols, set, w), p, n);
+        return apply_cols::<Plain>(&blend_cols::<K, Plain>(&f.cols, set, w), p, n);
     }
     let row = (set * K + pivot) * K;
     let (vs, ns) = if flags & SET_STRETCH != 0 { blend_stretch::<K>(f, set * K, w, p, n) } else { (p, n) };
-    apply(blend4::<K>(&f.quats, row, w), blend4::<K>(&f.duals, row, w), vs, ns)
+    apply::<Plain>(blend4::<K, Plain>(&f.quats, row, w), blend4::<K, Plain>(&f.duals, row, w), vs, ns)
 }
 
 fn pass<const K: usize>(

@@ -4,7 +4,7 @@
 use glam::{Vec3, Vec3A};
 
 use super::frame::{SkinFrame, SET_EMPTY};
-use super::vertex_pass::{self, unit, VertexKernel};
+use super::vertex_pass::{self, unit, Arith, VertexKernel};
 use super::DeformedPrimitive;
 use crate::model::Influences;
 
@@ -13,16 +13,22 @@ use crate::model::Influences;
 /// # Safety
 /// `(set + 1) * K <= cols.len()`.
 #[inline(always)]
-pub(crate) unsafe fn blend_cols<const K: usize>(cols: &[[Vec3A; 4]], set: usize, w: &[f32; K]) -> [Vec3A; 4] {
+pub(crate) unsafe fn blend_cols<const K: usize, M: Arith>(cols: &[[Vec3A; 4]], set: usize, w: &[f32; K]) -> [Vec3A; 4] {
     debug_assert!((set + 1) * K <= cols.len());
     let c = cols.as_ptr().add(set * K);
-    let mut acc = [[Vec3A::ZERO; 4]; K];
-    for s in 0..K {
-        let col = &*c.add(s);
-        let ws = w[s];
-        acc[s] = [col[0] * ws, col[1] * ws, col[2] * ws, col[3] * ws];
+    if K == 1 {
+        let col = &*c;
+        return [col[0] * w[0], col[1] * w[0], col[2] * w[0], col[3] * w[0]];
     }
-    let mut width = K;
+    let mut acc = [[Vec3A::ZERO; 4]; K];
+    for m in 0..K / 2 {
+        let (c0, c1) = (&*c.add(2 * m), &*c.add(2 * m + 1));
+        let (w0, w1) = (w[2 * m], Vec3A::splat(w[2 * m + 1]));
+        for j in 0..4 {
+            acc[m][j] = M::madd3(c1[j], w1, c0[j] * w0);
+        }
+    }
+    let mut width = K / 2;
     while width > 1 {
         width /= 2;
         for i in 0..width {
@@ -36,9 +42,9 @@ pub(crate) unsafe fn blend_cols<const K: usize>(cols: &[[Vec3A; 4]], set: usize,
 
 /// LBS of one vertex given its blended columns.
 #[inline(always)]
-pub(crate) fn apply_cols(m: &[Vec3A; 4], v: Vec3A, n: Vec3A) -> (Vec3A, Vec3A) {
-    let p = m[0] * v.x + m[1] * v.y + m[2] * v.z + m[3];
-    let q = m[0] * n.x + m[1] * n.y + m[2] * n.z;
+pub(crate) fn apply_cols<M: Arith>(m: &[Vec3A; 4], v: Vec3A, n: Vec3A) -> (Vec3A, Vec3A) {
+    let p = M::madd3(m[0], Vec3A::splat(v.x), M::madd3(m[1], Vec3A::splat(v.y), M::madd3(m[2], Vec3A::splat(v.z), m[3])));
+    let q = M::madd3(m[0], Vec3A::splat(n.x), M::madd3(m[1], Vec3A::splat(n.y), m[2] * n.z));
     (p, unit(q))
 }
 
@@ -53,14 +59,14 @@ struct Lbs<'a> {
 
 impl<const K: usize> VertexKernel<K> for Lbs<'_> {
     #[inline(always)]
-    fn vertex(&self, word: u32, w: &[f32; K], p: Vec3A, n: Vec3A) -> (Vec3A, Vec3A) {
+    fn vertex<M: Arith>(&self, word: u32, w: &[f32; K], p: Vec3A, n: Vec3A) -> (Vec3A, Vec3A) {
         let set = Influences::unpack(word).0.min(self.last) as usize;
         // SAFETY: `set <= last`, and `check` verified the tables hold `last + 1` sets.
         unsafe {
             if *self.flags.get_unchecked(set) & SET_EMPTY != 0 {
                 return (p, n);
             }
-            apply_cols(&blend_cols::<K>(self.cols, set, w), p, n)
+            apply_cols::<M>(&blend_cols::<K, M>(self.cols, set, w), p, n)
         }
     }
 }

@@ -8,7 +8,7 @@ use glam::{DQuat, DVec3, DVec4, Vec3, Vec3A, Vec4};
 
 use super::frame::{SkinFrame, SET_EMPTY, SET_FAR_CENTRE, SET_LBS_FALLBACK, SET_STRETCH};
 use super::lbs::{apply_cols, blend_cols};
-use super::vertex_pass::{self, blend3, blend4, inverse_length, recip, rotate, unit, VertexKernel};
+use super::vertex_pass::{self, Arith, Plain, blend3, blend4, inverse_length, recip, rotate, unit, VertexKernel};
 use super::{blend_stretch, DeformedPrimitive};
 use crate::model::Influences;
 
@@ -27,16 +27,16 @@ struct Sbs<'a> {
 /// `Q (vs − r_c) / (s · s) + t` and `normalise(Q ns)` for the blended quaternion `s` (any non-zero
 /// length). `Q / (s · s)` is a rotation, so `normalise(Q ns) = (Q ns / (s · s)) / |ns|`.
 #[inline(always)]
-fn apply(s: Vec4, t: Vec3A, centre: Vec3A, vs: Vec3A, ns: Vec3A) -> (Vec3A, Vec3A) {
+fn apply<M: Arith>(s: Vec4, t: Vec3A, centre: Vec3A, vs: Vec3A, ns: Vec3A) -> (Vec3A, Vec3A) {
     let inv_n = inverse_length(ns);
     let u = Vec3A::new(s.x, s.y, s.z);
     let k = 2.0 * recip(s.length_squared());
-    (rotate(u, s.w, k, vs - centre) + t, rotate(u, s.w, k, ns) * inv_n)
+    (rotate::<M>(u, s.w, k, vs - centre) + t, rotate::<M>(u, s.w, k, ns) * inv_n)
 }
 
 impl<const K: usize> VertexKernel<K> for Sbs<'_> {
     #[inline(always)]
-    fn vertex(&self, word: u32, w: &[f32; K], p: Vec3A, n: Vec3A) -> (Vec3A, Vec3A) {
+    fn vertex<M: Arith>(&self, word: u32, w: &[f32; K], p: Vec3A, n: Vec3A) -> (Vec3A, Vec3A) {
         let (set, pivot) = Influences::unpack(word);
         let set = set.min(self.last) as usize;
         let pivot = pivot & (K - 1);
@@ -47,9 +47,9 @@ impl<const K: usize> VertexKernel<K> for Sbs<'_> {
             if flags != 0 {
                 return slow_vertex::<K>(self.frame, flags, set, pivot, w, p, n);
             }
-            let s = blend4::<K>(self.quats, (set * K + pivot) * K, w);
-            let t = blend3::<K>(self.points, set * K, w);
-            apply(s, t, *self.centres.get_unchecked(set), p, n)
+            let s = blend4::<K, M>(self.quats, (set * K + pivot) * K, w);
+            let t = blend3::<K, M>(self.points, set * K, w);
+            apply::<M>(s, t, *self.centres.get_unchecked(set), p, n)
         }
     }
 }
@@ -98,15 +98,15 @@ unsafe fn slow_vertex<const K: usize>(
         return (p, n);
     }
     if flags & SET_LBS_FALLBACK != 0 {
-        return apply_cols(&blend_cols::<K>(&f.cols, set, w), p, n);
+        return apply_cols::<Plain>(&blend_cols::<K, Plain>(&f.cols, set, w), p, n);
     }
     let (vs, ns) = if flags & SET_STRETCH != 0 { blend_stretch::<K>(f, set * K, w, p, n) } else { (p, n) };
     if flags & SET_FAR_CENTRE != 0 {
         return far_centre_vertex::<K>(f, set, w, pivot, vs, ns);
     }
-    let s = blend4::<K>(&f.quats, (set * K + pivot) * K, w);
-    let t = blend3::<K>(&f.points, set * K, w);
-    apply(s, t, f.centres[set], vs, ns)
+    let s = blend4::<K, Plain>(&f.quats, (set * K + pivot) * K, w);
+    let t = blend3::<K, Plain>(&f.points, set * K, w);
+    apply::<Plain>(s, t, f.centres[set], vs, ns)
 }
 
 fn pass<const K: usize>(

@@ -19,7 +19,64 @@ const PARALLEL_THRESHOLD: usize = 16 * 1024;
 pub(crate) trait VertexKernel<const K: usize>: Sync + Copy {
     /// Deforms one vertex: `word` is its packed set word, `w` its weights, `p` and `n` its rest
     /// position and normal (zero when the primitive has none; the result is then dropped).
-    fn vertex(&self, word: u32, w: &[f32; K], p: Vec3A, n: Vec3A) -> (Vec3A, Vec3A);
+    fn vertex<M: Arith>(&self, word: u32, w: &[f32; K], p: Vec3A, n: Vec3A) -> (Vec3A, Vec3A);
+}
+
+/// Multiply-add, plain or fused: the kernels are written once over it and compiled for both.
+pub(crate) trait Arith: Copy {
+    /// `a * b + c`.
+    fn madd4(a: Vec4, b: Vec4, c: Vec4) -> Vec4;
+    /// `a * b + c`.
+    fn madd3(a: Vec3A, b: Vec3A, c: Vec3A) -> Vec3A;
+    /// `a * b - c`.
+    fn msub3(a: Vec3A, b: Vec3A, c: Vec3A) -> Vec3A;
+}
+
+/// Separate multiplies and adds (any x86_64, and other targets).
+#[derive(Clone, Copy)]
+pub(crate) struct Plain;
+
+impl Arith for Plain {
+    #[inline(always)]
+    fn madd4(a: Vec4, b: Vec4, c: Vec4) -> Vec4 {
+        a * b + c
+    }
+    #[inline(always)]
+    fn madd3(a: Vec3A, b: Vec3A, c: Vec3A) -> Vec3A {
+        a * b + c
+    }
+    #[inline(always)]
+    fn msub3(a: Vec3A, b: Vec3A, c: Vec3A) -> Vec3A {
+        a * b - c
+    }
+}
+
+/// Fused multiply-add instructions. Used only inside [`stream_with_normals_avx2`], which runs
+/// only on CPUs that have FMA.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct Fused;
+
+#[cfg(target_arch = "x86_64")]
+impl Arith for Fused {
+    #[inline(always)]
+    fn madd4(a: Vec4, b: Vec4, c: Vec4) -> Vec4 {
+        use std::arch::x86_64::_mm_fmadd_ps;
+        // SAFETY: only reached from `stream_with_normals_avx2`, called after detecting FMA.
+        unsafe { _mm_fmadd_ps(a.into(), b.into(), c.into()).into() }
+    }
+    #[inline(always)]
+    fn madd3(a: Vec3A, b: Vec3A, c: Vec3A) -> Vec3A {
+        use std::arch::x86_64::_mm_fmadd_ps;
+        // SAFETY: as above.
+        unsafe { _mm_fmadd_ps(a.into(), b.into(), c.into()).into() }
+    }
+    #[inline(always)]
+    fn msub3(a: Vec3A, b: Vec3A, c: Vec3A) -> Vec3A {
+        use std::arch::x86_64::_mm_fmsub_ps;
+        // SAFETY: as above.
+        unsafe { _mm_fmsub_ps(a.into(), b.into(), c.into()).into() }
+    }
 }
 
 /// Runs `kernel` over every vertex of a primitive into `out` (resized to the vertex count). The
@@ -54,7 +111,7 @@ pub(crate) fn run<const K: usize, F: VertexKernel<K>>(
             None => {
                 let mut done = 0;
                 for ((p, &v), (w, &word)) in pos.iter_mut().zip(rest).zip(w.chunks_exact(K).zip(s)) {
-                    *p = kernel.vertex(word, as_array(w), v.into(), Vec3A::ZERO).0.into();
+                    *p = kernel.vertex::<Plain>(word, as_array(w), v.into(), Vec3A::ZERO).0.into();
                     done += 1;
                 }
                 pos[done..].copy_from_slice(&rest[done..]);
@@ -110,7 +167,7 @@ unsafe fn stream_with_normals_avx2<const K: usize, F: VertexKernel<K>>(
     w: &[f32],
     s: &[u32],
 ) -> usize {
-    stream_body::<K, F>(kernel, pos, nrm, rest, rest_n, w, s)
+    stream_body::<K, F, Fused>(kernel, pos, nrm, rest, rest_n, w, s)
 }
 
 /// The hot loop for primitives with normals (SSE2); returns how many vertices it deformed.
@@ -124,12 +181,12 @@ fn stream_with_normals<const K: usize, F: VertexKernel<K>>(
     w: &[f32],
     s: &[u32],
 ) -> usize {
-    stream_body::<K, F>(kernel, pos, nrm, rest, rest_n, w, s)
+    stream_body::<K, F, Plain>(kernel, pos, nrm, rest, rest_n, w, s)
 }
 
 /// The loop itself: zipped slices, so no bounds checks.
 #[inline(always)]
-fn stream_body<const K: usize, F: VertexKernel<K>>(
+fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith>(
     kernel: F,
     pos: &mut [Vec3],
     nrm: &mut [Vec3],
@@ -142,7 +199,7 @@ fn stream_body<const K: usize, F: VertexKernel<K>>(
     for ((((p, q), (&v, &vn)), w), &word) in
         pos.iter_mut().zip(nrm.iter_mut()).zip(rest.iter().zip(rest_n)).zip(w.chunks_exact(K)).zip(s)
     {
-        let (a, b) = kernel.vertex(word, as_array(w), v.into(), vn.into());
+        let (a, b) = kernel.vertex::<M>(word, as_array(w), v.into(), vn.into());
         *p = a.into();
         *q = b.into();
         done += 1;
@@ -158,41 +215,47 @@ fn as_array<const K: usize>(w: &[f32]) -> &[f32; K] {
     unsafe { &*w.as_ptr().cast::<[f32; K]>() }
 }
 
-/// `Σ w[m] · table[m]` over `K` table entries starting at `base`, summed as a balanced tree (a
-/// shorter dependency chain than a running sum).
+/// `Σ w[m] · table[m]` over `K` table entries starting at `base`: products paired by
+/// multiply-adds, then summed as a balanced tree (a short dependency chain).
 ///
 /// # Safety
 /// `base + K <= table.len()`.
 #[inline(always)]
-pub(crate) unsafe fn blend4<const K: usize>(table: &[Vec4], base: usize, w: &[f32; K]) -> Vec4 {
+pub(crate) unsafe fn blend4<const K: usize, M: Arith>(table: &[Vec4], base: usize, w: &[f32; K]) -> Vec4 {
     debug_assert!(base + K <= table.len());
     let t = table.as_ptr().add(base);
+    if K == 1 {
+        return *t * w[0];
+    }
     let mut acc = [Vec4::ZERO; K];
-    for m in 0..K {
-        acc[m] = *t.add(m) * w[m];
+    for m in 0..K / 2 {
+        acc[m] = M::madd4(*t.add(2 * m + 1), Vec4::splat(w[2 * m + 1]), *t.add(2 * m) * w[2 * m]);
     }
-    tree_sum(&mut acc)
+    tree_sum(&mut acc, K / 2)
 }
 
-/// `Σ w[m] · table[m]` over `K` entries of a `Vec3A` table starting at `base` (balanced tree).
+/// `Σ w[m] · table[m]` over `K` entries of a `Vec3A` table starting at `base` (as [`blend4`]).
 ///
 /// # Safety
 /// `base + K <= table.len()`.
 #[inline(always)]
-pub(crate) unsafe fn blend3<const K: usize>(table: &[Vec3A], base: usize, w: &[f32; K]) -> Vec3A {
+pub(crate) unsafe fn blend3<const K: usize, M: Arith>(table: &[Vec3A], base: usize, w: &[f32; K]) -> Vec3A {
     debug_assert!(base + K <= table.len());
     let t = table.as_ptr().add(base);
-    let mut acc = [Vec3A::ZERO; K];
-    for m in 0..K {
-        acc[m] = *t.add(m) * w[m];
+    if K == 1 {
+        return *t * w[0];
     }
-    tree_sum(&mut acc)
+    let mut acc = [Vec3A::ZERO; K];
+    for m in 0..K / 2 {
+        acc[m] = M::madd3(*t.add(2 * m + 1), Vec3A::splat(w[2 * m + 1]), *t.add(2 * m) * w[2 * m]);
+    }
+    tree_sum(&mut acc, K / 2)
 }
 
-/// Sums `K` (a power of two) values pairwise: `log2 K` additions deep.
+/// Sums the first `len` (a power of two) values pairwise: `log2 len` additions deep.
 #[inline(always)]
-pub(crate) fn tree_sum<T: Copy + std::ops::Add<Output = T>, const K: usize>(acc: &mut [T; K]) -> T {
-    let mut width = K;
+pub(crate) fn tree_sum<T: Copy + std::ops::Add<Output = T>, const K: usize>(acc: &mut [T; K], len: usize) -> T {
+    let mut width = len;
     while width > 1 {
         width /= 2;
         for i in 0..width {
@@ -207,13 +270,20 @@ pub(crate) fn tree_sum<T: Copy + std::ops::Add<Output = T>, const K: usize>(acc:
 /// paper's sqrt-free matrix `Q` applied to `x` and divided by `q · q` (for a unit quaternion, the
 /// rotation itself with `two_over_len2 = 2`).
 #[inline(always)]
-pub(crate) fn rotate(u: Vec3A, w: f32, two_over_len2: f32, x: Vec3A) -> Vec3A {
-    let a = u.cross(x);
-    x + two_over_len2 * (w * a + u.cross(a))
+pub(crate) fn rotate<M: Arith>(u: Vec3A, w: f32, two_over_len2: f32, x: Vec3A) -> Vec3A {
+    let a = cross::<M>(u, x);
+    M::madd3(Vec3A::splat(two_over_len2), M::madd3(Vec3A::splat(w), a, cross::<M>(u, a)), x)
 }
 
-/// Normalises, or returns zero for a zero vector, without a division or a
-/// square root (see [`rsqrt`]).
+/// `a × b` with one fused multiply-subtract.
+#[inline(always)]
+pub(crate) fn cross<M: Arith>(a: Vec3A, b: Vec3A) -> Vec3A {
+    use glam::Vec3Swizzles;
+    M::msub3(a.zxy(), b, a * b.zxy()).zxy()
+}
+
+/// Normalises, or returns zero for a zero vector, without a division or a square root (see
+/// [`rsqrt`]).
 #[inline(always)]
 pub(crate) fn unit(v: Vec3A) -> Vec3A {
     let len2 = v.length_squared();
