@@ -74,6 +74,9 @@ pub fn least_squares_centre(rotations: &[DMat3], translations: &[DVec3]) -> DVec
             }
         }
     }
+    if let Some(x) = well_conditioned_solve(&r, &y) {
+        return x;
+    }
     let m = Matrix3::new(r[0][0], r[0][1], r[0][2], r[1][0], r[1][1], r[1][2], r[2][0], r[2][1], r[2][2]);
     let svd = m.svd(true, true);
     let (Some(u), Some(v_t)) = (svd.u, svd.v_t) else {
@@ -88,6 +91,30 @@ pub fn least_squares_centre(rotations: &[DMat3], translations: &[DVec3]) -> DVec
         x += (dot / sigma) * DVec3::new(v_t[(i, 0)], v_t[(i, 1)], v_t[(i, 2)]);
     }
     x
+}
+
+/// A smallest singular value of the triangle at least this far above [`CENTRE_SINGULAR_EPS`]
+/// lets [`least_squares_centre`] skip the SVD.
+const WELL_CONDITIONED: f64 = 1e3 * CENTRE_SINGULAR_EPS;
+
+/// `R⁻¹ y` when the upper triangle `R` certainly has no singular value below the truncation
+/// threshold (then the pseudo-inverse drops nothing and is the inverse): `σ_min(R) = 1/‖R⁻¹‖₂ ≥
+/// 1/‖R⁻¹‖_F`, and the test asks 1/‖R⁻¹‖_F to clear the threshold by a factor of 1000. `None`
+/// otherwise (the SVD decides).
+fn well_conditioned_solve(r: &[[f64; 3]; 3], y: &[f64; 3]) -> Option<DVec3> {
+    let (d0, d1, d2) = (r[0][0], r[1][1], r[2][2]);
+    if d0 == 0.0 || d1 == 0.0 || d2 == 0.0 {
+        return None;
+    }
+    let (i0, i1, i2) = (1.0 / d0, 1.0 / d1, 1.0 / d2);
+    let i01 = -r[0][1] * i0 * i1;
+    let i12 = -r[1][2] * i1 * i2;
+    let i02 = (r[0][1] * r[1][2] - r[0][2] * d1) * i0 * i1 * i2;
+    let frobenius2 = i0 * i0 + i1 * i1 + i2 * i2 + i01 * i01 + i12 * i12 + i02 * i02;
+    if !(frobenius2.is_finite() && frobenius2 * WELL_CONDITIONED * WELL_CONDITIONED <= 1.0) {
+        return None;
+    }
+    Some(DVec3::new(i0 * y[0] + i01 * y[1] + i02 * y[2], i1 * y[1] + i12 * y[2], i2 * y[2]))
 }
 
 /// The same centre for a set of exactly two joints, in closed form from their unit quaternions

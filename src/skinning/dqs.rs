@@ -6,7 +6,7 @@ use glam::{Vec3, Vec3A, Vec4};
 
 use super::frame::{SkinFrame, SET_EMPTY, SET_LBS_FALLBACK, SET_STRETCH};
 use super::lbs::{apply_cols, blend_cols};
-use super::vertex_pass::{self, blend4, cross, Arith, Plain, inverse_length, recip, rotate, VertexKernel};
+use super::vertex_pass::{self, blend4, cross, inverse_length, recip, rotate, Arith, Plain, VertexKernel};
 use super::{blend_stretch, DeformedPrimitive};
 use crate::model::Influences;
 

@@ -43,7 +43,8 @@ pub(crate) unsafe fn blend_cols<const K: usize, M: Arith>(cols: &[[Vec3A; 4]], s
 /// LBS of one vertex given its blended columns.
 #[inline(always)]
 pub(crate) fn apply_cols<M: Arith>(m: &[Vec3A; 4], v: Vec3A, n: Vec3A) -> (Vec3A, Vec3A) {
-    let p = M::madd3(m[0], Vec3A::splat(v.x), M::madd3(m[1], Vec3A::splat(v.y), M::madd3(m[2], Vec3A::splat(v.z), m[3])));
+    let p =
+        M::madd3(m[0], Vec3A::splat(v.x), M::madd3(m[1], Vec3A::splat(v.y), M::madd3(m[2], Vec3A::splat(v.z), m[3])));
     let q = M::madd3(m[0], Vec3A::splat(n.x), M::madd3(m[1], Vec3A::splat(n.y), m[2] * n.z));
     (p, unit(q))
 }

@@ -8,7 +8,7 @@ use glam::{DQuat, DVec3, DVec4, Vec3, Vec3A, Vec4};
 
 use super::frame::{SkinFrame, SET_EMPTY, SET_FAR_CENTRE, SET_LBS_FALLBACK, SET_STRETCH};
 use super::lbs::{apply_cols, blend_cols};
-use super::vertex_pass::{self, Arith, Plain, blend3, blend4, inverse_length, recip, rotate, unit, VertexKernel};
+use super::vertex_pass::{self, blend3, blend4, inverse_length, recip, rotate, unit, Arith, Plain, VertexKernel};
 use super::{blend_stretch, DeformedPrimitive};
 use crate::model::Influences;
 
