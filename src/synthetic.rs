@@ -59,6 +59,7 @@ impl SplitMix {
 impl SyntheticRig {
     /// Builds the rig: nodes `0..J` are the joints (node `j` is joint `j`, node 0 the root), node
     /// `J` carries the skinned mesh. Identical arguments give identical models.
+    #[allow(clippy::needless_range_loop)] // parallel per-joint arrays
     pub fn build(&self) -> Result<Model, InfluenceError> {
         let j_count = self.joints.max(1);
         let k = self.influences.clamp(1, crate::model::influences::MAX_SLOTS);

@@ -13,6 +13,7 @@ use crate::model::Influences;
 /// # Safety
 /// `(set + 1) * K <= cols.len()`.
 #[inline(always)]
+#[allow(clippy::needless_range_loop)] // const-size loops over columns, unrolled
 pub(crate) unsafe fn blend_cols<const K: usize, M: Arith>(cols: &[[Vec3A; 4]], set: usize, w: &[f32; K]) -> [Vec3A; 4] {
     debug_assert!((set + 1) * K <= cols.len());
     let c = cols.as_ptr().add(set * K);
