@@ -6,7 +6,7 @@ use glam::{Vec3, Vec3A, Vec4};
 
 use super::frame::{SkinFrame, SET_EMPTY, SET_LBS_FALLBACK, SET_STRETCH};
 use super::lbs::{apply_cols, blend_cols};
-use super::vertex_pass::{self, blend4, cross, inverse_length, recip, rotate, Arith, Plain, VertexKernel};
+use super::vertex_pass::{self, blend4, cross, inverse_length, recip, Arith, Plain, VertexKernel};
 use super::{blend_stretch, DeformedPrimitive};
 use crate::model::Influences;
 
@@ -33,7 +33,8 @@ fn apply<M: Arith>(real: Vec4, dual: Vec4, vs: Vec3A, ns: Vec3A) -> (Vec3A, Vec3
     let u0 = Vec3A::new(real.x, real.y, real.z);
     let ue = Vec3A::new(dual.x, dual.y, dual.z);
     let translation = k * (M::madd3(Vec3A::splat(real.w), ue, cross::<M>(u0, ue)) - dual.w * u0);
-    (rotate::<M>(u0, real.w, k, vs) + translation, rotate::<M>(u0, real.w, k, ns) * inv_n)
+    let (p, n) = M::rotate_pair(u0, real.w, k, vs, ns);
+    (p + translation, n * inv_n)
 }
 
 impl<const K: usize> VertexKernel<K> for Dqs<'_> {
@@ -48,8 +49,9 @@ impl<const K: usize> VertexKernel<K> for Dqs<'_> {
             if flags != 0 {
                 return slow_vertex::<K>(self.frame, flags, set, pivot, w, p, n);
             }
+            // Blends with separate multiplies and adds (see `lbs`), rotations with FMA.
             let row = (set * K + pivot) * K;
-            apply::<M>(blend4::<K, M>(self.quats, row, w), blend4::<K, M>(self.duals, row, w), p, n)
+            apply::<M>(blend4::<K, Plain>(self.quats, row, w), blend4::<K, Plain>(self.duals, row, w), p, n)
         }
     }
 }

@@ -8,7 +8,7 @@ use glam::{DQuat, DVec3, DVec4, Vec3, Vec3A, Vec4};
 
 use super::frame::{SkinFrame, SET_EMPTY, SET_FAR_CENTRE, SET_LBS_FALLBACK, SET_STRETCH};
 use super::lbs::{apply_cols, blend_cols};
-use super::vertex_pass::{self, blend3, blend4, inverse_length, recip, rotate, unit, Arith, Plain, VertexKernel};
+use super::vertex_pass::{self, blend3, blend4, inverse_length, recip, unit, Arith, Plain, VertexKernel};
 use super::{blend_stretch, DeformedPrimitive};
 use crate::model::Influences;
 
@@ -31,7 +31,8 @@ fn apply<M: Arith>(s: Vec4, t: Vec3A, centre: Vec3A, vs: Vec3A, ns: Vec3A) -> (V
     let inv_n = inverse_length(ns);
     let u = Vec3A::new(s.x, s.y, s.z);
     let k = 2.0 * recip(s.length_squared());
-    (rotate::<M>(u, s.w, k, vs - centre) + t, rotate::<M>(u, s.w, k, ns) * inv_n)
+    let (p, n) = M::rotate_pair(u, s.w, k, vs - centre, ns);
+    (p + t, n * inv_n)
 }
 
 impl<const K: usize> VertexKernel<K> for Sbs<'_> {
@@ -47,8 +48,9 @@ impl<const K: usize> VertexKernel<K> for Sbs<'_> {
             if flags != 0 {
                 return slow_vertex::<K>(self.frame, flags, set, pivot, w, p, n);
             }
-            let s = blend4::<K, M>(self.quats, (set * K + pivot) * K, w);
-            let t = blend3::<K, M>(self.points, set * K, w);
+            // Blends with separate multiplies and adds (see `lbs`), rotations with FMA.
+            let s = blend4::<K, Plain>(self.quats, (set * K + pivot) * K, w);
+            let t = blend3::<K, Plain>(self.points, set * K, w);
             apply::<M>(s, t, *self.centres.get_unchecked(set), p, n)
         }
     }

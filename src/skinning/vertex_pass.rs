@@ -30,6 +30,11 @@ pub(crate) trait Arith: Copy {
     fn madd3(a: Vec3A, b: Vec3A, c: Vec3A) -> Vec3A;
     /// `a * b - c`.
     fn msub3(a: Vec3A, b: Vec3A, c: Vec3A) -> Vec3A;
+    /// [`rotate`] applied to two vectors by the same quaternion.
+    #[inline(always)]
+    fn rotate_pair(u: Vec3A, w: f32, two_over_len2: f32, x: Vec3A, y: Vec3A) -> (Vec3A, Vec3A) {
+        (rotate::<Self>(u, w, two_over_len2, x), rotate::<Self>(u, w, two_over_len2, y))
+    }
 }
 
 /// Separate multiplies and adds (any x86_64, and other targets).
@@ -76,6 +81,29 @@ impl Arith for Fused {
         use std::arch::x86_64::_mm_fmsub_ps;
         // SAFETY: as above.
         unsafe { _mm_fmsub_ps(a.into(), b.into(), c.into()).into() }
+    }
+    /// Both rotations at once in the two halves of 256-bit registers.
+    #[inline(always)]
+    fn rotate_pair(u: Vec3A, w: f32, two_over_len2: f32, x: Vec3A, y: Vec3A) -> (Vec3A, Vec3A) {
+        use std::arch::x86_64::{
+            __m256, _mm256_castps256_ps128, _mm256_extractf128_ps, _mm256_fmadd_ps, _mm256_fmsub_ps, _mm256_mul_ps,
+            _mm256_permute_ps, _mm256_set1_ps, _mm256_set_m128,
+        };
+        // (x, y, z, w) -> (z, x, y, w) in each half.
+        const ZXY: i32 = 0b11_01_00_10;
+        // SAFETY: only reached from `stream_with_normals_avx2`, called after detecting AVX2 and FMA.
+        unsafe {
+            let cross = |a: __m256, b: __m256| {
+                let c = _mm256_fmsub_ps(_mm256_permute_ps::<ZXY>(a), b, _mm256_mul_ps(a, _mm256_permute_ps::<ZXY>(b)));
+                _mm256_permute_ps::<ZXY>(c)
+            };
+            let uu = _mm256_set_m128(u.into(), u.into());
+            let xy = _mm256_set_m128(y.into(), x.into());
+            let a = cross(uu, xy);
+            let r =
+                _mm256_fmadd_ps(_mm256_set1_ps(two_over_len2), _mm256_fmadd_ps(_mm256_set1_ps(w), a, cross(uu, a)), xy);
+            (_mm256_castps256_ps128(r).into(), _mm256_extractf128_ps::<1>(r).into())
+        }
     }
 }
 
