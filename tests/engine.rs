@@ -1,7 +1,7 @@
 //! The optimised deformation engine against a plain per-vertex f64 evaluation of the contract's
 //! formulas (shared/spec/deformation.md), for LBS, DQS and SBS, on synthetic rigs (1, 2, 4 and 8
-//! influences) and real models, on one and two threads: every position within 1e-5 of the
-//! bounding-box diagonal, every normal within 1e-4.
+//! influences) and real models, on one and two threads, with and without the AVX2+FMA variant:
+//! every position within 1e-5 of the bounding-box diagonal, every normal within 1e-4.
 
 use glam::{DMat3, DMat4, DQuat, DVec3, Vec3};
 use nalgebra::DMatrix;
@@ -128,8 +128,9 @@ fn check(model: &Model, pose: &Pose, what: &str) {
             c
         })
         .collect();
-    for threads in [1, 2] {
+    for (threads, wide) in [(1, true), (2, true), (2, false)] {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        skinlab::skinning::set_wide_simd(wide);
         for method in SkinningMethod::ALL {
             let mut deformer = Deformer::new();
             let mut out: Vec<Vec<DeformedPrimitive>> = Vec::new();
@@ -172,9 +173,12 @@ fn check(model: &Model, pose: &Pose, what: &str) {
             let diag = (hi - lo).length().max(1e-12);
             assert!(
                 worst_p <= 1e-5 * diag,
-                "{what}, {method}, {threads} threads: position off by {worst_p:e} (diagonal {diag})"
+                "{what}, {method}, {threads} threads, wide simd {wide}: position off by {worst_p:e} (diagonal {diag})"
             );
-            assert!(worst_n <= 1e-4, "{what}, {method}, {threads} threads: normal off by {worst_n:e}");
+            assert!(
+                worst_n <= 1e-4,
+                "{what}, {method}, {threads} threads, wide simd {wide}: normal off by {worst_n:e}"
+            );
         }
     }
 }

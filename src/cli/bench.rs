@@ -39,6 +39,9 @@ pub struct BenchArgs {
     /// Worker threads (default: one per core).
     #[arg(long, value_name = "T")]
     pub threads: Option<usize>,
+    /// Run the SSE2 variant of the per-vertex pass even where the CPU has AVX2 and FMA.
+    #[arg(long)]
+    pub sse2: bool,
     /// Also measure the read+write memory bandwidth and each method's time as a multiple of the
     /// bound it sets.
     #[arg(long)]
@@ -163,6 +166,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         (Some(path), None) => (load(path)?, path.display().to_string()),
         (None, None) => return Err("give a MODEL or --synthetic N".into()),
     };
+    crate::skinning::set_wide_simd(!args.sse2);
     pool.install(|| report(args, &model, &title));
     Ok(())
 }
@@ -179,7 +183,11 @@ fn report(args: &BenchArgs, model: &Model, title: &str) {
             skin.sets.slots()
         );
     }
-    println!("vertices: {vertices}, threads: {threads}, frames: {} per method (+2 warm-up), interleaved", args.frames);
+    println!(
+        "vertices: {vertices}, threads: {threads}, frames: {} per method (+2 warm-up), interleaved{}",
+        args.frames,
+        if args.sse2 { ", SSE2 variant" } else { "" }
+    );
     let times = time_methods(model, &args.method, args.frames);
     println!(
         "{:<6} {:>10} {:>10} {:>10} {:>12} {:>11}",

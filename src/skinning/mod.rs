@@ -16,6 +16,7 @@ mod vertex_pass;
 
 pub use deformer::{Deformer, FrameStats};
 pub use frame::SkinFrame;
+pub use vertex_pass::set_wide_simd;
 
 use std::fmt;
 use std::str::FromStr;

@@ -4,11 +4,23 @@
 //! thread). Nothing here allocates once the output buffers have their size, and the inner loop has
 //! no bounds checks: it zips slices of equal length.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use glam::{Vec3, Vec3A, Vec4};
 use rayon::prelude::*;
 
 use super::DeformedPrimitive;
 use crate::model::Influences;
+
+/// Whether the AVX2+FMA variant may be used where the CPU has it (see [`set_wide_simd`]).
+static WIDE_SIMD: AtomicBool = AtomicBool::new(true);
+
+/// Allows (the default) or forbids the AVX2+FMA variant of the per-vertex pass, process-wide; with
+/// it forbidden, every CPU runs the SSE2 variant. For tests (both variants must meet the contract)
+/// and for benchmarks.
+pub fn set_wide_simd(enabled: bool) {
+    WIDE_SIMD.store(enabled, Ordering::Relaxed);
+}
 
 /// Vertices per parallel work item.
 const CHUNK: usize = 8 * 1024;
@@ -172,7 +184,10 @@ fn stream_with_normals_best<const K: usize, F: VertexKernel<K>>(
     s: &[u32],
 ) -> usize {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+    if WIDE_SIMD.load(Ordering::Relaxed)
+        && std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("fma")
+    {
         // SAFETY: the CPU has the features the function is compiled for.
         return unsafe { stream_with_normals_avx2::<K, F>(kernel, pos, nrm, rest, rest_n, w, s) };
     }
