@@ -54,6 +54,43 @@ impl<const K: usize> VertexKernel<K> for Dqs<'_> {
             apply::<M>(blend4::<K, Plain>(self.quats, row, w), blend4::<K, Plain>(self.duals, row, w), p, n)
         }
     }
+
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn lanes(&self, word: u32, w: &[f32], p: &[Vec3], n: &[Vec3], op: &mut [Vec3], on: &mut [Vec3]) -> bool {
+        self.lanes_impl::<K>(word, w, p, n, op, on)
+    }
+}
+
+impl Dqs<'_> {
+    /// See [`VertexKernel::lanes`].
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and FMA.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx,avx2,fma")]
+    unsafe fn lanes_impl<const K: usize>(&self, word: u32, w: &[f32], p: &[Vec3], n: &[Vec3], op: &mut [Vec3], on: &mut [Vec3]) -> bool {
+        use super::lanes::{weights, Q8, V8};
+        let (set, pivot) = Influences::unpack(word);
+        let set = set.min(self.last) as usize;
+        let pivot = pivot & (K - 1);
+        if self.flags[set] != 0 {
+            return false;
+        }
+        let wk = weights::<K>(w);
+        let row = (set * K + pivot) * K;
+        let real = Q8::blend::<K>(&self.quats[row..row + K], &wk);
+        let dual = Q8::blend::<K>(&self.duals[row..row + K], &wk);
+        let (v, nv) = (V8::load(p), V8::load(n));
+        let k = real.length_squared().recip();
+        let k = k.add(k);
+        // k (w_r u_d − w_d u_r + u_r × u_d)
+        let translation = dual.u.scale(real.w).sub(real.u.scale(dual.w)).add(real.u.cross(dual.u)).scale(k);
+        let pos = real.rotate(k, v).add(translation);
+        let nrm = real.rotate(k, nv).scale(nv.length_squared().rsqrt_or_zero());
+        pos.store(op);
+        nrm.store(on);
+        true
+    }
 }
 
 /// Empty sets, the LBS fallback and stretched joints.

@@ -74,6 +74,42 @@ impl<const K: usize> VertexKernel<K> for Lbs<'_> {
             apply_cols::<Plain>(&blend_cols::<K, Plain>(self.cols, set, w), p, n)
         }
     }
+
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn lanes(&self, word: u32, w: &[f32], p: &[Vec3], n: &[Vec3], op: &mut [Vec3], on: &mut [Vec3]) -> bool {
+        self.lanes_impl::<K>(word, w, p, n, op, on)
+    }
+}
+
+impl Lbs<'_> {
+    /// See [`VertexKernel::lanes`].
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and FMA.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx,avx2,fma")]
+    unsafe fn lanes_impl<const K: usize>(&self, word: u32, w: &[f32], p: &[Vec3], n: &[Vec3], op: &mut [Vec3], on: &mut [Vec3]) -> bool {
+        use super::lanes::{weights, F8, V8};
+        let set = Influences::unpack(word).0.min(self.last) as usize;
+        if self.flags[set] & SET_EMPTY != 0 {
+            return false;
+        }
+        let cols = &self.cols[set * K..set * K + K];
+        let wk = weights::<K>(w);
+        // Blended columns, one register per entry.
+        let mut m = [V8 { x: F8::zero(), y: F8::zero(), z: F8::zero() }; 4];
+        for (c, &ws) in cols.iter().zip(&wk) {
+            for j in 0..4 {
+                m[j] = V8::splat(c[j]).madd(ws, m[j]);
+            }
+        }
+        let (v, nv) = (V8::load(p), V8::load(n));
+        let pos = m[0].madd(v.x, m[1].madd(v.y, m[2].madd(v.z, m[3])));
+        let nrm = m[0].madd(nv.x, m[1].madd(nv.y, m[2].scale(nv.z)));
+        pos.store(op);
+        nrm.unit().store(on);
+        true
+    }
 }
 
 fn pass<const K: usize>(

@@ -10,6 +10,7 @@
 pub mod deformer;
 pub mod dqs;
 pub mod frame;
+mod lanes;
 pub mod lbs;
 pub mod sbs;
 mod vertex_pass;

@@ -54,6 +54,41 @@ impl<const K: usize> VertexKernel<K> for Sbs<'_> {
             apply::<M>(s, t, *self.centres.get_unchecked(set), p, n)
         }
     }
+
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn lanes(&self, word: u32, w: &[f32], p: &[Vec3], n: &[Vec3], op: &mut [Vec3], on: &mut [Vec3]) -> bool {
+        self.lanes_impl::<K>(word, w, p, n, op, on)
+    }
+}
+
+impl Sbs<'_> {
+    /// See [`VertexKernel::lanes`].
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and FMA.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx,avx2,fma")]
+    unsafe fn lanes_impl<const K: usize>(&self, word: u32, w: &[f32], p: &[Vec3], n: &[Vec3], op: &mut [Vec3], on: &mut [Vec3]) -> bool {
+        use super::lanes::{blend3 as blend3_lanes, weights, Q8, V8};
+        let (set, pivot) = Influences::unpack(word);
+        let set = set.min(self.last) as usize;
+        let pivot = pivot & (K - 1);
+        if self.flags[set] != 0 {
+            return false;
+        }
+        let wk = weights::<K>(w);
+        let row = (set * K + pivot) * K;
+        let s = Q8::blend::<K>(&self.quats[row..row + K], &wk);
+        let t = blend3_lanes::<K>(&self.points[set * K..set * K + K], &wk);
+        let (v, nv) = (V8::load(p), V8::load(n));
+        let k = s.length_squared().recip();
+        let k = k.add(k);
+        let pos = s.rotate(k, v.sub(V8::splat(self.centres[set]))).add(t);
+        let nrm = s.rotate(k, nv).scale(nv.length_squared().rsqrt_or_zero());
+        pos.store(op);
+        nrm.store(on);
+        true
+    }
 }
 
 /// SBS of a vertex whose set has a far centre, in f64: the same formula as the fast path, with

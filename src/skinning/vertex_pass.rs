@@ -32,10 +32,22 @@ pub(crate) trait VertexKernel<const K: usize>: Sync + Copy {
     /// Deforms one vertex: `word` is its packed set word, `w` its weights, `p` and `n` its rest
     /// position and normal (zero when the primitive has none; the result is then dropped).
     fn vertex<M: Arith>(&self, word: u32, w: &[f32; K], p: Vec3A, n: Vec3A) -> (Vec3A, Vec3A);
+
+    /// Deforms eight consecutive vertices that share the packed set word `word` in the lanes of
+    /// 256-bit registers (`w`: their `8 K` weights; `p`, `n`, `op`, `on`: at least eight each).
+    /// Returns `false`, having written nothing, where the set needs the per-vertex path.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and FMA.
+    #[cfg(target_arch = "x86_64")]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn lanes(&self, word: u32, w: &[f32], p: &[Vec3], n: &[Vec3], op: &mut [Vec3], on: &mut [Vec3]) -> bool;
 }
 
 /// Multiply-add, plain or fused: the kernels are written once over it and compiled for both.
 pub(crate) trait Arith: Copy {
+    /// Whether runs of vertices sharing a set word go through [`VertexKernel::lanes`].
+    const LANES: bool = false;
     /// `a * b + c`.
     fn madd4(a: Vec4, b: Vec4, c: Vec4) -> Vec4;
     /// `a * b + c`.
@@ -76,6 +88,7 @@ struct Fused;
 
 #[cfg(target_arch = "x86_64")]
 impl Arith for Fused {
+    const LANES: bool = true;
     #[inline(always)]
     fn madd4(a: Vec4, b: Vec4, c: Vec4) -> Vec4 {
         use std::arch::x86_64::_mm_fmadd_ps;
@@ -227,7 +240,8 @@ fn stream_with_normals<const K: usize, F: VertexKernel<K>>(
     stream_body::<K, F, Plain>(kernel, pos, nrm, rest, rest_n, w, s)
 }
 
-/// The loop itself: zipped slices, so no bounds checks.
+/// The loop itself: zipped slices, so no bounds checks; with `M::LANES`, runs of eight vertices
+/// that share a packed set word go through the kernel's eight-lane path.
 #[inline(always)]
 fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith>(
     kernel: F,
@@ -238,16 +252,39 @@ fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith>(
     w: &[f32],
     s: &[u32],
 ) -> usize {
-    let mut done = 0;
-    for ((((p, q), (&v, &vn)), w), &word) in
-        pos.iter_mut().zip(nrm.iter_mut()).zip(rest.iter().zip(rest_n)).zip(w.chunks_exact(K)).zip(s)
-    {
-        let (a, b) = kernel.vertex::<M>(word, as_array(w), v.into(), vn.into());
-        *p = a.into();
-        *q = b.into();
-        done += 1;
+    let n = pos.len().min(nrm.len()).min(rest.len()).min(rest_n.len()).min(w.len() / K).min(s.len());
+    let mut i = 0;
+    while i < n {
+        #[cfg(target_arch = "x86_64")]
+        if M::LANES && i + super::lanes::LANES <= n {
+            let words = &s[i..i + super::lanes::LANES];
+            let word = words[0];
+            // SAFETY: `M::LANES` holds only for the AVX2+FMA variant, run after detection.
+            if words.iter().all(|&x| x == word)
+                && unsafe {
+                    kernel.lanes(word, &w[i * K..], &rest[i..], &rest_n[i..], &mut pos[i..], &mut nrm[i..])
+                }
+            {
+                i += super::lanes::LANES;
+                continue;
+            }
+        }
+        // Up to the next group of eight, vertex by vertex.
+        let end = if M::LANES { (i + super::lanes::LANES).min(n) } else { n };
+        for ((((p, q), (&v, &vn)), w), &word) in pos[i..end]
+            .iter_mut()
+            .zip(nrm[i..end].iter_mut())
+            .zip(rest[i..end].iter().zip(&rest_n[i..end]))
+            .zip(w[i * K..end * K].chunks_exact(K))
+            .zip(&s[i..end])
+        {
+            let (a, b) = kernel.vertex::<M>(word, as_array(w), v.into(), vn.into());
+            *p = a.into();
+            *q = b.into();
+        }
+        i = end;
     }
-    done
+    n
 }
 
 /// A `chunks_exact(K)` item as an array reference.
