@@ -62,6 +62,9 @@ pub fn least_squares_centre(rotations: &[DMat3], translations: &[DVec3]) -> DVec
     if n < 2 {
         return DVec3::ZERO;
     }
+    if let Some(x) = normal_equations_solve(rotations, translations, n) {
+        return x;
+    }
     let mut r = [[0.0f64; 3]; 3];
     let mut y = [0.0f64; 3];
     for a in 0..n {
@@ -91,6 +94,47 @@ pub fn least_squares_centre(rotations: &[DMat3], translations: &[DVec3]) -> DVec
         x += (dot / sigma) * DVec3::new(v_t[(i, 0)], v_t[(i, 1)], v_t[(i, 2)]);
     }
     x
+}
+
+/// A smallest singular value at least this large lets [`least_squares_centre`] use the normal
+/// equations: their error grows with the squared condition number, here at most (2 n / 0.01)² ε.
+const NORMAL_EQUATIONS_MIN_SINGULAR: f64 = 1e-2;
+
+/// The centre by the normal equations `DᵀD x = Dᵀe` (Cholesky), when `D` is certainly well
+/// conditioned: the Cholesky factor `L` is, up to signs, the QR triangle `Rᵀ`, so `σ_min(D) ≥
+/// 1/‖L⁻¹‖_F` as in [`well_conditioned_solve`], and the bound must clear
+/// [`NORMAL_EQUATIONS_MIN_SINGULAR`], far above the truncation threshold. About three times
+/// cheaper than the Givens reduction; `None` otherwise.
+fn normal_equations_solve(rotations: &[DMat3], translations: &[DVec3], n: usize) -> Option<DVec3> {
+    let mut m = DMat3::ZERO;
+    let mut b = DVec3::ZERO;
+    for a in 0..n {
+        for c in a + 1..n {
+            let d = rotations[a] - rotations[c];
+            let dt = d.transpose();
+            m += dt * d;
+            b += dt * (translations[c] - translations[a]);
+        }
+    }
+    let l00 = m.x_axis.x.sqrt();
+    let l10 = m.x_axis.y / l00;
+    let l20 = m.x_axis.z / l00;
+    let l11 = (m.y_axis.y - l10 * l10).sqrt();
+    let l21 = (m.y_axis.z - l20 * l10) / l11;
+    let l22 = (m.z_axis.z - l20 * l20 - l21 * l21).sqrt();
+    // L⁻¹ (lower triangular).
+    let (i00, i11, i22) = (1.0 / l00, 1.0 / l11, 1.0 / l22);
+    let i10 = -l10 * i00 * i11;
+    let i21 = -l21 * i11 * i22;
+    let i20 = (l10 * l21 - l20 * l11) * i00 * i11 * i22;
+    let frobenius2 = i00 * i00 + i11 * i11 + i22 * i22 + i10 * i10 + i21 * i21 + i20 * i20;
+    let bound = NORMAL_EQUATIONS_MIN_SINGULAR;
+    if !(frobenius2.is_finite() && frobenius2 * bound * bound <= 1.0) {
+        return None;
+    }
+    // x = L⁻ᵀ L⁻¹ b.
+    let y = DVec3::new(i00 * b.x, i10 * b.x + i11 * b.y, i20 * b.x + i21 * b.y + i22 * b.z);
+    Some(DVec3::new(i00 * y.x + i10 * y.y + i20 * y.z, i11 * y.y + i21 * y.z, i22 * y.z))
 }
 
 /// A smallest singular value of the triangle at least this far above [`CENTRE_SINGULAR_EPS`]

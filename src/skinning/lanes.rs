@@ -11,8 +11,8 @@
 
 use std::arch::x86_64::{
     __m256, _mm256_add_ps, _mm256_and_ps, _mm256_cmp_ps, _mm256_fmadd_ps, _mm256_fmsub_ps, _mm256_mul_ps,
-    _mm256_rcp_ps, _mm256_rsqrt_ps, _mm256_set1_ps, _mm256_set_ps, _mm256_setzero_ps, _mm256_storeu_ps,
-    _mm256_sub_ps, _CMP_GT_OQ,
+    _mm256_rcp_ps, _mm256_rsqrt_ps, _mm256_set1_ps, _mm256_set_ps, _mm256_setzero_ps, _mm256_storeu_ps, _mm256_sub_ps,
+    _CMP_GT_OQ,
 };
 
 use glam::{Vec3, Vec3A, Vec4};
@@ -202,7 +202,16 @@ pub(crate) fn weights<const K: usize>(w: &[f32]) -> [F8; K] {
     for (m, o) in out.iter_mut().enumerate() {
         // SAFETY: AVX, as for the whole module.
         *o = F8(unsafe {
-            _mm256_set_ps(w[7 * K + m], w[6 * K + m], w[5 * K + m], w[4 * K + m], w[3 * K + m], w[2 * K + m], w[K + m], w[m])
+            _mm256_set_ps(
+                w[7 * K + m],
+                w[6 * K + m],
+                w[5 * K + m],
+                w[4 * K + m],
+                w[3 * K + m],
+                w[2 * K + m],
+                w[K + m],
+                w[m],
+            )
         });
     }
     out

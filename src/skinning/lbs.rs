@@ -88,7 +88,15 @@ impl Lbs<'_> {
     /// The CPU must have AVX2 and FMA.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx,avx2,fma")]
-    unsafe fn lanes_impl<const K: usize>(&self, word: u32, w: &[f32], p: &[Vec3], n: &[Vec3], op: &mut [Vec3], on: &mut [Vec3]) -> bool {
+    unsafe fn lanes_impl<const K: usize>(
+        &self,
+        word: u32,
+        w: &[f32],
+        p: &[Vec3],
+        n: &[Vec3],
+        op: &mut [Vec3],
+        on: &mut [Vec3],
+    ) -> bool {
         use super::lanes::{weights, F8, V8};
         let set = Influences::unpack(word).0.min(self.last) as usize;
         if self.flags[set] & SET_EMPTY != 0 {

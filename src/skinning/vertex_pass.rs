@@ -261,9 +261,7 @@ fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith>(
             let word = words[0];
             // SAFETY: `M::LANES` holds only for the AVX2+FMA variant, run after detection.
             if words.iter().all(|&x| x == word)
-                && unsafe {
-                    kernel.lanes(word, &w[i * K..], &rest[i..], &rest_n[i..], &mut pos[i..], &mut nrm[i..])
-                }
+                && unsafe { kernel.lanes(word, &w[i * K..], &rest[i..], &rest_n[i..], &mut pos[i..], &mut nrm[i..]) }
             {
                 i += super::lanes::LANES;
                 continue;
