@@ -2,11 +2,17 @@
 //! spherical blend skinning. This library is the GUI-free core (model, rig, skinning, io) plus
 //! the command line; see ARCHITECTURE.md for the map.
 
+#[cfg(feature = "gui")]
+pub mod app;
 pub mod bandwidth;
 pub mod cli;
+pub mod demo;
 pub mod io;
 pub mod maths;
 pub mod model;
+pub mod paint;
+#[cfg(feature = "gui")]
+pub mod render;
 pub mod rig;
 pub mod skinning;
 pub mod synthetic;

@@ -27,7 +27,7 @@ pub struct DeformArgs {
 /// Runs `skinlab deform`.
 pub fn run(args: &DeformArgs) -> Result<(), CliError> {
     let model = load(&args.model)?;
-    let pose = args.pose.resolve(&model)?;
+    let pose = args.pose.resolve_for_file(&model, &args.model)?;
     let mut deformer = Deformer::new();
     let mut out = Vec::new();
     deformer.deform_all(&model, &pose, args.method, &mut out);

@@ -3,7 +3,13 @@
 
 pub mod bench;
 pub mod deform;
+pub mod demo;
+pub mod export;
 pub mod info;
+#[cfg(feature = "gui")]
+pub mod open;
+#[cfg(feature = "gui")]
+pub mod render;
 
 use std::path::{Path, PathBuf};
 
@@ -33,6 +39,16 @@ pub struct Cli {
 pub enum Command {
     /// Deform a model's skinned meshes and write the contract's OBJ.
     Deform(deform::DeformArgs),
+    /// Export a model as .glb/.gltf with edited weights or a baked pose, keeping everything else.
+    Export(export::ExportArgs),
+    /// Write the built-in demo arm model (GLB).
+    Demo(demo::DemoArgs),
+    /// Draw a posed model offscreen, one panel per method, into a PNG (no window needed).
+    #[cfg(feature = "gui")]
+    Render(render::RenderArgs),
+    /// Open the editor window on a model (no subcommand: on the built-in demo arm).
+    #[cfg(feature = "gui")]
+    Open(open::OpenArgs),
     /// Print a model's meshes, skins, joint tree, influence histogram and joint-set counts.
     Info(info::InfoArgs),
     /// Time LBS, DQS and SBS frames on a model or a synthetic rig (and the memory-bandwidth bound).
@@ -85,6 +101,42 @@ impl PoseArgs {
     }
 }
 
+impl PoseArgs {
+    /// Resolves the pose against `model`, loaded from `model_path`: an `--animation` error names
+    /// that file (a pose-file error names the pose file).
+    pub fn resolve_for_file(&self, model: &Model, model_path: &Path) -> Result<Pose, CliError> {
+        match self.resolve(model) {
+            Err(e) if self.pose.is_none() => Err(format!("{}: {e}", model_path.display()).into()),
+            other => other,
+        }
+    }
+}
+
+/// An error message as exactly one line: control characters (a newline in a node or clip name
+/// from the file, say) are escaped.
+#[must_use]
+pub fn one_line(message: &str) -> String {
+    message.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+}
+
+/// A command-line usage error (unknown option, bad value, missing argument) as one line, for the
+/// single `error: ...` line on stderr: clap's message without its usage block and `--help` hint.
+#[must_use]
+pub fn usage_error_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let mut parts = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with("Usage:") || line.starts_with("For more information") {
+            break;
+        }
+        if !line.is_empty() {
+            parts.push(line.strip_prefix("error:").map_or(line, str::trim_start));
+        }
+    }
+    format!("{} (see --help)", parts.join(" "))
+}
+
 /// Loads a model (the error names the file).
 pub fn load(path: &Path) -> Result<Model, CliError> {
     Ok(crate::io::load_model(path)?)
@@ -96,6 +148,15 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Deform(args)) => deform::run(&args),
         Some(Command::Info(args)) => info::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),
+        Some(Command::Export(args)) => export::run(&args),
+        Some(Command::Demo(args)) => demo::run(&args),
+        #[cfg(feature = "gui")]
+        Some(Command::Render(args)) => render::run(&args),
+        #[cfg(feature = "gui")]
+        Some(Command::Open(args)) => open::run(&args),
+        #[cfg(feature = "gui")]
+        None => open::run(&open::OpenArgs::default()),
+        #[cfg(not(feature = "gui"))]
         None => {
             use clap::CommandFactory;
             Cli::command().print_help()?;

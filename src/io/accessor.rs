@@ -4,6 +4,9 @@
 
 use gltf::accessor::{DataType, Dimensions};
 
+/// The most values an accessor without a buffer view (all zeros plus sparse substitutions) may hold.
+const MAX_VIEWLESS_VALUES: usize = 1 << 26;
+
 /// Components per element of an accessor type.
 #[must_use]
 pub fn components(d: Dimensions) -> usize {
@@ -155,6 +158,13 @@ pub fn read(what: &str, buffers: &[Vec<u8>], acc: &gltf::Accessor<'_>) -> Result
             acc.normalized(),
             &mut out,
         )?,
+        // Without a view the size is not bounded by the file's data: cap it.
+        None if count * comps > MAX_VIEWLESS_VALUES => {
+            return Err(format!(
+                "{what}: {count} elements without a buffer view (at most {} values are supported)",
+                MAX_VIEWLESS_VALUES
+            ));
+        }
         None => out.resize(count * comps, 0.0),
     }
     if let Some(sparse) = acc.sparse() {

@@ -13,7 +13,8 @@ use gltf::mesh::Mode;
 use gltf::Semantic;
 
 use super::accessor::read_expect;
-use super::LoadError;
+use super::source_document::percent_decode;
+use super::{LoadError, SourceDocument};
 use crate::model::influences::VertexInfluences;
 use crate::model::{
     Channel, ChannelPath, Clip, Influences, Interpolation, JointSetTable, Mesh, Model, Node, NodeTransform, NodeTree,
@@ -26,7 +27,43 @@ const CHUNK_BIN: u32 = 0x004E_4942;
 
 /// Loads a model from a `.gltf` or `.glb` file.
 pub fn load_model(path: &Path) -> Result<Model, LoadError> {
-    let bytes = std::fs::read(path).map_err(|e| {
+    let bytes = read_file(path)?;
+    load_model_from_bytes(&bytes, path)
+}
+
+/// Loads a model together with its source document (the glTF JSON and every loaded buffer), which
+/// the exporter needs to write everything the editor does not change back unchanged.
+pub fn load_document(path: &Path) -> Result<(Model, SourceDocument), LoadError> {
+    let bytes = read_file(path)?;
+    let (model, buffers) = import(&bytes, path).map_err(|problem| LoadError::new(path, problem))?;
+    let json = raw_json(&bytes).map_err(|problem| LoadError::new(path, problem))?;
+    let source = SourceDocument::new(path, json, buffers, model.clone());
+    Ok((model, source))
+}
+
+/// The document's JSON as a generic value (the GLB JSON chunk, or the whole `.gltf` text).
+fn raw_json(bytes: &[u8]) -> Result<serde_json::Value, String> {
+    let text: &[u8] = if bytes.starts_with(GLB_MAGIC) {
+        let len = u32_at(bytes, 12).ok_or("truncated GLB JSON chunk header")? as usize;
+        bytes.get(20..20 + len).ok_or("GLB JSON chunk runs past the end of the file")?
+    } else {
+        bytes.strip_prefix(b"\xEF\xBB\xBF".as_slice()).unwrap_or(bytes)
+    };
+    let end = text.iter().rposition(|&b| b != 0 && !b.is_ascii_whitespace()).map_or(0, |i| i + 1);
+    let value: serde_json::Value =
+        serde_json::from_slice(&text[..end]).map_err(|e| format!("invalid glTF JSON: {e}"))?;
+    if !value.is_object() {
+        return Err("the glTF JSON is not an object".into());
+    }
+    Ok(value)
+}
+
+fn read_file(path: &Path) -> Result<Vec<u8>, LoadError> {
+    // Only regular files: reading a device such as /dev/zero would never end.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return Err(LoadError::new(path, "is not a regular file"));
+    }
+    std::fs::read(path).map_err(|e| {
         LoadError::new(
             path,
             match e.kind() {
@@ -34,13 +71,12 @@ pub fn load_model(path: &Path) -> Result<Model, LoadError> {
                 _ => format!("cannot be read: {e}"),
             },
         )
-    })?;
-    load_model_from_bytes(&bytes, path)
+    })
 }
 
 /// Loads a model from the bytes of a file at `path` (external buffers are resolved beside it).
 pub fn load_model_from_bytes(bytes: &[u8], path: &Path) -> Result<Model, LoadError> {
-    import(bytes, path).map_err(|problem| LoadError::new(path, problem))
+    import(bytes, path).map(|(model, _)| model).map_err(|problem| LoadError::new(path, problem))
 }
 
 fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
@@ -53,6 +89,9 @@ fn check_container(bytes: &[u8], path: &Path) -> Result<(), String> {
         return Err("the file is empty (not a glTF file)".into());
     }
     let is_glb_name = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("glb"));
+    if bytes.len() < GLB_MAGIC.len() && GLB_MAGIC.starts_with(bytes) {
+        return Err(format!("truncated GLB header ({} bytes, expected 12)", bytes.len()));
+    }
     if !bytes.starts_with(GLB_MAGIC) {
         let first = bytes.iter().copied().find(|b| !b.is_ascii_whitespace() && *b != 0xEF && *b != 0xBB && *b != 0xBF);
         if first == Some(b'{') && !is_glb_name {
@@ -102,22 +141,22 @@ fn check_container(bytes: &[u8], path: &Path) -> Result<(), String> {
     Ok(())
 }
 
-fn percent_decode(uri: &str) -> String {
-    let bytes = uri.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let Ok(v) = u8::from_str_radix(&uri[i + 1..i + 3], 16) {
-                out.push(v);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
+/// Reads the first `length` bytes of an external buffer file (all of it when shorter). Only regular
+/// files are read, and never more than `length` bytes, so a URI naming a device or a huge file
+/// cannot exhaust memory.
+fn read_external(file: &Path, length: usize) -> Result<Vec<u8>, String> {
+    use std::io::Read as _;
+    let fail = |e: std::io::Error| match e.kind() {
+        std::io::ErrorKind::NotFound => format!("missing external buffer file {}", file.display()),
+        _ => format!("cannot read external buffer file {}: {e}", file.display()),
+    };
+    let meta = std::fs::metadata(file).map_err(fail)?;
+    if !meta.is_file() {
+        return Err(format!("external buffer {} is not a regular file", file.display()));
     }
-    String::from_utf8_lossy(&out).into_owned()
+    let mut data = Vec::new();
+    std::fs::File::open(file).and_then(|f| f.take(length as u64).read_to_end(&mut data)).map_err(fail)?;
+    Ok(data)
 }
 
 fn load_buffers(doc: &gltf::Document, blob: Option<Vec<u8>>, path: &Path) -> Result<Vec<Vec<u8>>, String> {
@@ -139,15 +178,8 @@ fn load_buffers(doc: &gltf::Document, blob: Option<Vec<u8>>, path: &Path) -> Res
                     .decode(payload)
                     .map_err(|e| format!("buffer {i}: data URI is not valid base64 ({e})"))?
             }
-            gltf::buffer::Source::Uri(uri) => {
-                let file = base.join(percent_decode(uri));
-                std::fs::read(&file).map_err(|e| match e.kind() {
-                    std::io::ErrorKind::NotFound => {
-                        format!("buffer {i}: missing external buffer file {}", file.display())
-                    }
-                    _ => format!("buffer {i}: cannot read external buffer file {}: {e}", file.display()),
-                })?
-            }
+            gltf::buffer::Source::Uri(uri) => read_external(&base.join(percent_decode(uri)), buffer.length())
+                .map_err(|e| format!("buffer {i}: {e}"))?,
         };
         if data.len() < buffer.length() {
             return Err(format!("buffer {i} has {} bytes, but its byteLength is {}", data.len(), buffer.length()));
@@ -157,10 +189,64 @@ fn load_buffers(doc: &gltf::Document, blob: Option<Vec<u8>>, path: &Path) -> Res
     Ok(out)
 }
 
-fn import(bytes: &[u8], path: &Path) -> Result<Model, String> {
+/// Indices that the `gltf` crate (1.4) uses without checking: its own validation reads a primitive's
+/// POSITION accessor before checking that it exists, and it never checks an animation channel's
+/// target node and path (all would panic). Checked here before its validation runs.
+fn check_unvalidated_indices(root: &gltf::json::Root) -> Result<(), String> {
+    for (m, mesh) in root.meshes.iter().enumerate() {
+        for (p, prim) in mesh.primitives.iter().enumerate() {
+            for (semantic, index) in &prim.attributes {
+                if index.value() >= root.accessors.len() {
+                    let name = match semantic {
+                        gltf::json::validation::Checked::Valid(s) => s.to_string(),
+                        gltf::json::validation::Checked::Invalid => "an attribute".to_owned(),
+                    };
+                    return Err(format!(
+                        "mesh {m} primitive {p}: {name} refers to accessor {}, but the file has {} accessors",
+                        index.value(),
+                        root.accessors.len()
+                    ));
+                }
+            }
+        }
+    }
+    for (a, anim) in root.animations.iter().enumerate() {
+        for (c, channel) in anim.channels.iter().enumerate() {
+            if channel.target.path == gltf::json::validation::Checked::Invalid {
+                return Err(format!("animation {a} channel {c} has an unknown target path"));
+            }
+            if channel.target.node.value() >= root.nodes.len() {
+                return Err(format!(
+                    "animation {a} channel {c} targets node {}, but the file has {} nodes",
+                    channel.target.node.value(),
+                    root.nodes.len()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The `gltf` crate's error as one line: its validation problems (JSON paths) joined, at most three.
+fn validation_message(e: &gltf::Error) -> String {
+    match e {
+        gltf::Error::Validation(problems) => {
+            let mut parts: Vec<String> = problems.iter().take(3).map(|(path, err)| format!("{path}: {err}")).collect();
+            if problems.len() > 3 {
+                parts.push(format!("and {} more problems", problems.len() - 3));
+            }
+            format!("invalid glTF: {}", parts.join("; "))
+        }
+        other => format!("invalid glTF: {other}"),
+    }
+}
+
+fn import(bytes: &[u8], path: &Path) -> Result<(Model, Vec<Vec<u8>>), String> {
     check_container(bytes, path)?;
-    let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| format!("invalid glTF: {e}"))?;
-    let doc = gltf.document;
+    let gltf = gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| format!("invalid glTF: {e}"))?;
+    let root = gltf.document.into_json();
+    check_unvalidated_indices(&root)?;
+    let doc = gltf::Document::from_json(root).map_err(|e| validation_message(&e))?;
     let buffers = load_buffers(&doc, gltf.blob, path)?;
 
     let nodes = import_nodes(&doc)?;
@@ -250,7 +336,7 @@ fn import(bytes: &[u8], path: &Path) -> Result<Model, String> {
     for anim in doc.animations() {
         clips.push(import_clip(&anim, &buffers)?);
     }
-    Ok(Model { nodes: tree, meshes, skins, clips, instances, rigid_instances })
+    Ok((Model { nodes: tree, meshes, skins, clips, instances, rigid_instances }, buffers))
 }
 
 fn import_nodes(doc: &gltf::Document) -> Result<Vec<Node>, String> {
@@ -296,6 +382,9 @@ fn import_nodes(doc: &gltf::Document) -> Result<Vec<Node>, String> {
         if !finite {
             return Err(format!("node {i} has a non-finite transform"));
         }
+        if matches!(n.rest, NodeTransform::Trs(t) if t.rotation.length_squared() == 0.0) {
+            return Err(format!("node {i} has a zero rotation quaternion"));
+        }
     }
     Ok(nodes)
 }
@@ -314,7 +403,7 @@ fn import_skin(skin: &gltf::Skin<'_>, buffers: &[Vec<u8>]) -> Result<Skin, Strin
             if acc.count() < joints.len() {
                 return Err(format!("{what} has {} matrices for {} joints", acc.count(), joints.len()));
             }
-            let mats: Vec<DMat4> = v.chunks_exact(16).take(joints.len()).map(|c| DMat4::from_cols_slice(c)).collect();
+            let mats: Vec<DMat4> = v.chunks_exact(16).take(joints.len()).map(DMat4::from_cols_slice).collect();
             if mats.iter().any(|m| !m.is_finite()) {
                 return Err(format!("{what} holds a non-finite number"));
             }
@@ -513,7 +602,28 @@ fn import_clip(anim: &gltf::Animation<'_>, buffers: &[Vec<u8>]) -> Result<Clip, 
         if values.iter().any(|v| !v.is_finite()) {
             return Err(format!("{what}: output holds a non-finite number"));
         }
+        if path == ChannelPath::Rotation {
+            // Key values only: cubic-spline tangents may well be zero.
+            let stride = 4 * per_key;
+            let offset = if per_key == 3 { 4 } else { 0 };
+            if let Some(k) = (0..times.len()).find(|k| values[k * stride + offset..][..4].iter().all(|&c| c == 0.0)) {
+                return Err(format!("{what}: key {k} is a zero quaternion"));
+            }
+        }
         channels.push(Channel { node: channel.target().node().index(), path, interpolation, times, values });
     }
     Ok(Clip { name: anim.name().map(str::to_owned), channels })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::percent_decode;
+
+    #[test]
+    fn percent_decoding_never_splits_a_character() {
+        assert_eq!(percent_decode("skin%20data.bin"), "skin data.bin");
+        assert_eq!(percent_decode("%zz%2"), "%zz%2");
+        assert_eq!(percent_decode("%aé%"), "%aé%");
+        assert_eq!(percent_decode("%C3%A9.bin"), "é.bin");
+    }
 }

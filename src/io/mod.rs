@@ -1,13 +1,19 @@
-//! Files in and out: glTF import, the contract's OBJ output, atomic writes, and the load error.
-//! The only module that uses the `gltf` crate.
+//! Files in and out: glTF import and export, the weights file, the contract's OBJ output, atomic
+//! writes, and the load error. The only module that uses the `gltf` crate.
 
 pub mod accessor;
 pub mod atomic_write;
 pub mod error;
 pub mod glb;
+pub mod gltf_export;
 pub mod gltf_import;
 pub mod obj;
+pub mod source_document;
+pub mod weights_file;
 
 pub use atomic_write::atomic_write;
 pub use error::LoadError;
-pub use gltf_import::load_model;
+pub use gltf_export::{export_model, Bake, Container, ExportError, ExportOptions, ExportReport, WeightsFormat};
+pub use gltf_import::{load_document, load_model, load_model_from_bytes};
+pub use source_document::SourceDocument;
+pub use weights_file::{apply_weights_file, write_weights_file, WeightsFileError};

@@ -188,6 +188,24 @@ impl JointSetTable {
         Some(id)
     }
 
+    /// Re-pads every set to hold up to `slots` joints (rounded up to a power of two, at most
+    /// [`MAX_SLOTS`]), keeping every set id. Does nothing when the table already has that many.
+    /// The influences of every primitive using this table must be re-padded the same way
+    /// ([`Influences::grow_slots`]).
+    pub fn grow_slots(&mut self, slots: usize) {
+        let slots = slots.clamp(1, MAX_SLOTS).next_power_of_two();
+        if slots <= self.slots {
+            return;
+        }
+        let mut members = Vec::with_capacity(self.lens.len() * slots);
+        for row in self.members.chunks_exact(self.slots) {
+            members.extend_from_slice(row);
+            members.extend(std::iter::repeat_n(row[0], slots - self.slots));
+        }
+        self.members = members;
+        self.slots = slots;
+    }
+
     /// Counts of sets by kind: (non-empty distinct sets, non-trivial sets). A set is trivial when
     /// it has one joint or two joints that are parent and child (SBS paper, Table 2).
     #[must_use]
@@ -203,6 +221,27 @@ impl JointSetTable {
             }
         }
         (distinct, nontrivial)
+    }
+}
+
+/// The exact stored state of one vertex (see [`Influences::snapshot`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VertexSnapshot {
+    word: u32,
+    weights: [f32; MAX_SLOTS],
+}
+
+impl VertexSnapshot {
+    /// The packed set word (set id and pivot slot).
+    #[must_use]
+    pub fn word(&self) -> u32 {
+        self.word
+    }
+
+    /// The stored weights, padded with zeros to [`MAX_SLOTS`].
+    #[must_use]
+    pub fn weights(&self) -> &[f32; MAX_SLOTS] {
+        &self.weights
     }
 }
 
@@ -249,6 +288,67 @@ impl Influences {
         }
         self.sets[v] = id | ((pivot_slot as u32) << PIVOT_SHIFT);
         Ok(())
+    }
+
+    /// Re-pads every vertex to `slots` weight slots (zeros appended), keeping set ids and pivots;
+    /// `slots` must be the new [`JointSetTable::slots`] of the table these influences use. Does
+    /// nothing when the influences already have that many.
+    pub fn grow_slots(&mut self, slots: usize) {
+        if slots <= self.slots {
+            return;
+        }
+        let mut weights = Vec::with_capacity(self.sets.len() * slots);
+        for row in self.weights.chunks_exact(self.slots) {
+            weights.extend_from_slice(row);
+            weights.extend(std::iter::repeat_n(0.0, slots - self.slots));
+        }
+        self.weights = weights;
+        self.slots = slots;
+    }
+
+    /// The exact stored state of vertex `v` (weights and packed set word), for undo.
+    #[must_use]
+    pub fn snapshot(&self, v: usize) -> VertexSnapshot {
+        let mut weights = [0.0; MAX_SLOTS];
+        weights[..self.slots].copy_from_slice(&self.weights[v * self.slots..(v + 1) * self.slots]);
+        VertexSnapshot { word: self.sets[v], weights }
+    }
+
+    /// Restores vertex `v` to a [`Influences::snapshot`] taken from these influences (possibly
+    /// before [`Influences::grow_slots`]), bit for bit. The snapshot's set id must still be in the
+    /// table, which holds because tables never drop sets.
+    pub fn restore(&mut self, v: usize, snapshot: &VertexSnapshot) {
+        self.weights[v * self.slots..(v + 1) * self.slots].copy_from_slice(&snapshot.weights[..self.slots]);
+        self.sets[v] = snapshot.word;
+    }
+
+    /// Vertex `v` as [`VertexInfluences`]: joints ascending except that the pivot comes first, so
+    /// that [`Influences::set_vertex`] with the result reproduces the stored state exactly.
+    #[must_use]
+    pub fn vertex_influences(&self, v: usize, table: &JointSetTable) -> VertexInfluences {
+        let (_, pivot) = Self::unpack(self.sets[v]);
+        let mut pairs: Vec<(u16, f32)> = self.vertex(v, table).collect();
+        if pivot < pairs.len() {
+            let p = pairs.remove(pivot);
+            pairs.insert(0, p);
+        }
+        VertexInfluences { pairs }
+    }
+
+    /// The influences of the listed vertices only, in list order (same slot count and set ids),
+    /// e.g. to re-skin just those vertices. Indices out of range are skipped.
+    #[must_use]
+    pub fn gather(&self, vertices: &[u32]) -> Self {
+        let k = self.slots;
+        let mut out = Self { slots: k, weights: Vec::with_capacity(vertices.len() * k), sets: Vec::new() };
+        for &v in vertices {
+            let v = v as usize;
+            if v < self.sets.len() {
+                out.weights.extend_from_slice(&self.weights[v * k..(v + 1) * k]);
+                out.sets.push(self.sets[v]);
+            }
+        }
+        out
     }
 
     /// Number of vertices.
@@ -335,6 +435,39 @@ mod tests {
             VertexInfluences::from_slots(0, &[0, 9], &[0.5, 0.5], 2),
             Err(InfluenceError::JointOutOfRange { joint: 9, .. })
         ));
+    }
+
+    #[test]
+    fn growing_slots_keeps_ids_weights_and_pivots() {
+        let mut table = JointSetTable::new(1);
+        let verts = [VertexInfluences { pairs: vec![(4, 1.0)] }, VertexInfluences { pairs: vec![(2, 1.0)] }];
+        let mut inf = Influences::from_vertices(&verts, &mut table).unwrap();
+        let before: Vec<Vec<(u16, f32)>> = (0..2).map(|v| inf.vertex(v, &table).collect()).collect();
+        let snap = inf.snapshot(1);
+        table.grow_slots(3);
+        inf.grow_slots(table.slots());
+        assert_eq!(table.slots(), 4);
+        assert_eq!(inf.slots(), 4);
+        assert_eq!(table.padded(1), &[4, 4, 4, 4]);
+        for v in 0..2 {
+            assert_eq!(inf.vertex(v, &table).collect::<Vec<_>>(), before[v]);
+        }
+        assert_eq!(&inf.weights()[4..8], &[1.0, 0.0, 0.0, 0.0]);
+        // Tied weights in file order (7, 3): the pivot is joint 7, which sorts second.
+        let tied = VertexInfluences { pairs: vec![(7, 0.5), (3, 0.5)] };
+        inf.set_vertex(0, &tied, &mut table).unwrap();
+        let word = inf.packed_sets()[0];
+        assert_eq!(Influences::unpack(word).1, 1);
+        let round = inf.vertex_influences(0, &table);
+        inf.set_vertex(0, &round, &mut table).unwrap();
+        assert_eq!(inf.packed_sets()[0], word, "vertex_influences round-trips the pivot");
+        inf.restore(1, &snap);
+        assert_eq!(inf.vertex(1, &table).collect::<Vec<_>>(), before[1]);
+        let sub = inf.gather(&[1, 0, 9]);
+        assert_eq!(sub.len(), 2);
+        assert_eq!(sub.packed_sets(), &[inf.packed_sets()[1], inf.packed_sets()[0]]);
+        table.grow_slots(2);
+        assert_eq!(table.slots(), 4, "never shrinks");
     }
 
     #[test]

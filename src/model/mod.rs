@@ -52,6 +52,33 @@ impl Model {
             .sum()
     }
 
+    /// Makes skin `skin`'s joint-set table hold at least `slots` joints per set (rounded up to a
+    /// power of two, at most 16), re-padding the influences of every primitive of every mesh drawn
+    /// with that skin; set ids are kept. Returns whether anything changed (a prepared
+    /// `skinning::Deformer` must then be prepared again).
+    pub fn grow_skin_slots(&mut self, skin: usize, slots: usize) -> bool {
+        let Some(table) = self.skins.get_mut(skin).map(|s| &mut s.sets) else {
+            return false;
+        };
+        let before = table.slots();
+        table.grow_slots(slots);
+        let after = table.slots();
+        if after == before {
+            return false;
+        }
+        let mut meshes: Vec<usize> = self.instances.iter().filter(|i| i.skin == skin).map(|i| i.mesh).collect();
+        meshes.sort_unstable();
+        meshes.dedup();
+        for m in meshes {
+            if let Some(mesh) = self.meshes.get_mut(m) {
+                for inf in mesh.primitives.iter_mut().filter_map(|p| p.influences.as_mut()) {
+                    inf.grow_slots(after);
+                }
+            }
+        }
+        true
+    }
+
     /// Finds a clip by name or `#N` index key.
     pub fn find_clip(&self, key: &str) -> Option<usize> {
         if let Some(idx) = key.strip_prefix('#').and_then(|n| n.parse::<usize>().ok()) {

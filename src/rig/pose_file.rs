@@ -27,13 +27,18 @@ pub struct PoseFileError {
 /// Reads and resolves a pose file against a model's nodes.
 pub fn read_pose_file(path: &Path, tree: &NodeTree) -> Result<Pose, PoseFileError> {
     let err = |problem: String| PoseFileError { path: path.display().to_string(), problem };
+    // Only regular files: reading a device such as /dev/zero would never end.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return Err(err("is not a regular file".into()));
+    }
     let text = std::fs::read_to_string(path).map_err(|e| err(format!("cannot be read: {e}")))?;
     parse_pose(&text, tree).map_err(err)
 }
 
 /// Parses pose-file text against a model's nodes; the error is the problem without the path.
 pub fn parse_pose(text: &str, tree: &NodeTree) -> Result<Pose, String> {
-    let root: Value = serde_json::from_str(text).map_err(|e| format!("is not valid JSON: {e}"))?;
+    let text = quote_overflowing_numbers(text);
+    let root: Value = serde_json::from_str(&text).map_err(|e| format!("is not valid JSON: {e}"))?;
     let Value::Object(root) = root else {
         return Err("must be a JSON object".into());
     };
@@ -89,6 +94,56 @@ fn parse_joint(entry: &Value) -> Result<JointOverride, String> {
     Ok(out)
 }
 
+/// JSON number literals too large for f64 (`1e999`) made into strings, so that the error names the
+/// joint and the field that holds them instead of only a line and column (serde_json rejects them
+/// while parsing).
+fn quote_overflowing_numbers(text: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = text.as_bytes();
+    let mut out: Option<String> = None;
+    let (mut i, mut copied, mut in_string) = (0, 0, false);
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_string {
+            match b {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        if b == b'"' {
+            in_string = true;
+            i += 1;
+            continue;
+        }
+        if b == b'-' || b.is_ascii_digit() {
+            let start = i;
+            while i < bytes.len() && matches!(bytes[i], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E') {
+                i += 1;
+            }
+            let literal = &text[start..i];
+            if literal.parse::<f64>().is_ok_and(|v| v.is_infinite()) {
+                let o = out.get_or_insert_with(String::new);
+                o.push_str(&text[copied..start]);
+                o.push('"');
+                o.push_str(literal);
+                o.push('"');
+                copied = i;
+            }
+            continue;
+        }
+        i += 1;
+    }
+    match out {
+        Some(mut o) => {
+            o.push_str(&text[copied..]);
+            std::borrow::Cow::Owned(o)
+        }
+        None => std::borrow::Cow::Borrowed(text),
+    }
+}
+
 fn numbers<const N: usize>(field: &str, value: &Value) -> Result<[f64; N], String> {
     let shape = || format!("{field:?} must be an array of {N} finite numbers, found {value}");
     let Value::Array(items) = value else {
@@ -99,6 +154,9 @@ fn numbers<const N: usize>(field: &str, value: &Value) -> Result<[f64; N], Strin
     }
     let mut out = [0.0; N];
     for (slot, item) in out.iter_mut().zip(items) {
+        if let Some(literal) = item.as_str().filter(|t| t.parse::<f64>().is_ok_and(|v| !v.is_finite())) {
+            return Err(format!("{field:?} holds {literal}, which is not a finite number"));
+        }
         *slot = item.as_f64().filter(|v| v.is_finite()).ok_or_else(shape)?;
     }
     Ok(out)
@@ -156,6 +214,14 @@ mod tests {
     }
 
     #[test]
+    fn overflowing_numbers_are_quoted_outside_strings_only() {
+        let text = r#"{"a": [1e999, -2E+400, 1.5e3, "3e999", "x\"1e999"], "b": 0}"#;
+        let quoted = quote_overflowing_numbers(text);
+        assert_eq!(quoted, r#"{"a": ["1e999", "-2E+400", 1.5e3, "3e999", "x\"1e999"], "b": 0}"#);
+        assert!(matches!(quote_overflowing_numbers("[1, 2]"), std::borrow::Cow::Borrowed(_)));
+    }
+
+    #[test]
     fn problems_name_the_joint_and_field() {
         let t = tree();
         let cases = [
@@ -178,6 +244,14 @@ mod tests {
             (r#"{"format":"skinlab-pose","version":1}"#, "missing \"joints\""),
             (r#"{"format":"skinlab-pose","version":1,"joints":{},"extra":1}"#, "unknown top-level field \"extra\""),
             (r#"{"format":"skinlab-pose","version":1,"joints":{"#, "not valid JSON"),
+            (
+                r#"{"format":"skinlab-pose","version":1,"joints":{"Arm":{"translation":[0,-1e999,0]}}}"#,
+                "joint \"Arm\": \"translation\" holds -1e999, which is not a finite number",
+            ),
+            (
+                r#"{"format":"skinlab-pose","version":1,"joints":{"Arm":{"scale":[1,"1e999",1]}}}"#,
+                "joint \"Arm\": \"scale\" holds 1e999",
+            ),
         ];
         for (text, needle) in cases {
             let e = parse_pose(text, &t).unwrap_err();

@@ -2,6 +2,8 @@
 //! skinning into caller-owned buffers. Holds its scratch so that frames after the first allocate
 //! nothing.
 
+mod partial;
+
 use std::time::Instant;
 
 use glam::DMat4;

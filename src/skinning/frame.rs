@@ -2,6 +2,8 @@
 //! A_i = R_i S_i) and, per distinct joint set, padded member tables and the SBS centre r_c.
 //! Nothing here allocates once the buffers have grown to the skin's size.
 
+mod new_sets;
+
 use std::time::Instant;
 
 use glam::{DMat3, DMat4, DQuat, DVec3, DVec4, Mat3, Vec3A, Vec4};
@@ -149,6 +151,8 @@ pub struct SkinFrame {
     pub centre_solves: usize,
     /// Seconds spent solving centres in the last [`SkinFrame::prepare`].
     pub centre_secs: f64,
+    /// The skin's extent in the prepared pose (far-centre test), for [`SkinFrame::prepare_new_sets`].
+    extent: f64,
 }
 
 impl SkinFrame {
@@ -159,9 +163,25 @@ impl SkinFrame {
         self.joints.clear();
         self.joints.extend(self.model_from_bind.iter().map(|c| joint_part(c, rigid)));
         let table = &skin.sets;
-        let k = table.slots();
-        let n_sets = table.len();
-        self.slots = k;
+        self.slots = table.slots();
+        self.resize_tables(table.len(), method);
+        self.centre_solves = 0;
+        self.centre_secs = 0.0;
+        for set in 0..table.len() {
+            self.fill_set(skin, set, method);
+        }
+        if method == SkinningMethod::Sbs {
+            self.extent = self.extent(skin);
+            self.prepare_centres(skin, 0);
+        }
+    }
+
+    /// Sizes every table for `n_sets` sets of `self.slots` members (only the tables `method` reads
+    /// are filled; the others are emptied).
+    fn resize_tables(&mut self, n_sets: usize, method: SkinningMethod) {
+        let k = self.slots;
+        let rigid = method != SkinningMethod::Lbs;
+        let sbs = method == SkinningMethod::Sbs;
         let members = n_sets * k;
         self.flags.resize(n_sets, 0);
         self.centres.resize(n_sets, Vec3A::ZERO);
@@ -170,55 +190,51 @@ impl SkinFrame {
         self.duals.resize(if method == SkinningMethod::Dqs { members * k } else { 0 }, Vec4::ZERO);
         self.points.resize(members, Vec3A::ZERO);
         self.stretches.resize(if rigid { members } else { 0 }, Mat3::IDENTITY);
-        let sbs = method == SkinningMethod::Sbs;
         self.far_centres.resize(if sbs { n_sets } else { 0 }, DVec3::ZERO);
         self.far_quats.resize(if sbs { members } else { 0 }, DVec4::W);
         self.far_points.resize(if sbs { members } else { 0 }, DVec3::ZERO);
-        self.centre_solves = 0;
-        self.centre_secs = 0.0;
+    }
 
-        let padded = table.all_padded();
-        for set in 0..n_sets {
-            let joints = table.joints(set as u32);
-            let mut flag = if set as u32 == EMPTY_SET { SET_EMPTY } else { 0 };
-            for &j in joints {
-                let part = &self.joints[j as usize];
-                if part.degenerate {
-                    flag |= SET_LBS_FALLBACK;
-                }
-                if part.has_stretch {
-                    flag |= SET_STRETCH;
-                }
+    /// Flags and member tables of one set (everything but its SBS centre).
+    fn fill_set(&mut self, skin: &Skin, set: usize, method: SkinningMethod) {
+        let table = &skin.sets;
+        let k = self.slots;
+        let rigid = method != SkinningMethod::Lbs;
+        let joints = table.joints(set as u32);
+        let mut flag = if set as u32 == EMPTY_SET { SET_EMPTY } else { 0 };
+        for &j in joints {
+            let part = &self.joints[j as usize];
+            if part.degenerate {
+                flag |= SET_LBS_FALLBACK;
             }
-            self.flags[set] = flag;
-            let members = &padded[set * k..(set + 1) * k];
-            for (m, &j) in members.iter().enumerate() {
-                let part = &self.joints[j as usize];
-                self.cols[set * k + m] = part.cols;
-                if rigid {
-                    self.stretches[set * k + m] = part.stretch;
-                }
-            }
-            if !rigid {
-                continue;
-            }
-            for pivot in 0..k {
-                let qp = self.joints[members[pivot] as usize].rotation;
-                let row = (set * k + pivot) * k;
-                for (m, &j) in members.iter().enumerate() {
-                    let part = &self.joints[j as usize];
-                    let negate = qp.dot(part.rotation) < 0.0;
-                    let q = quat_vec4(part.rotation);
-                    self.quats[row + m] = if negate { -q } else { q };
-                    if method == SkinningMethod::Dqs {
-                        self.duals[row + m] = if negate { -part.dual } else { part.dual };
-                    }
-                }
+            if part.has_stretch {
+                flag |= SET_STRETCH;
             }
         }
-        if method == SkinningMethod::Sbs {
-            let extent = self.extent(skin);
-            self.prepare_centres(skin, extent);
+        self.flags[set] = flag;
+        let members = table.padded(set as u32);
+        for (m, &j) in members.iter().enumerate() {
+            let part = &self.joints[j as usize];
+            self.cols[set * k + m] = part.cols;
+            if rigid {
+                self.stretches[set * k + m] = part.stretch;
+            }
+        }
+        if !rigid {
+            return;
+        }
+        for pivot in 0..k {
+            let qp = self.joints[members[pivot] as usize].rotation;
+            let row = (set * k + pivot) * k;
+            for (m, &j) in members.iter().enumerate() {
+                let part = &self.joints[j as usize];
+                let negate = qp.dot(part.rotation) < 0.0;
+                let q = quat_vec4(part.rotation);
+                self.quats[row + m] = if negate { -q } else { q };
+                if method == SkinningMethod::Dqs {
+                    self.duals[row + m] = if negate { -part.dual } else { part.dual };
+                }
+            }
         }
     }
 
@@ -234,16 +250,17 @@ impl SkinFrame {
         extent
     }
 
-    /// SBS step 2: one least-squares centre per distinct set of two or more joints (closed form
-    /// for two; on rayon's threads when there are many), then each member's image D_j r_c of it
-    /// (or, for far centres, the cancellation-free f64 parts).
-    fn prepare_centres(&mut self, skin: &Skin, extent: f64) {
+    /// SBS step 2 for the sets from `first` on: one least-squares centre per distinct set of two
+    /// or more joints (closed form for two; on rayon's threads when there are many), then each
+    /// member's image D_j r_c of it (or, for far centres, the cancellation-free f64 parts). Adds to
+    /// `centre_solves` and `centre_secs`.
+    fn prepare_centres(&mut self, skin: &Skin, first: usize) {
         let started = Instant::now();
         let table = &skin.sets;
         let k = self.slots;
         let joints = &self.joints;
         let flags = &self.flags;
-        self.centre_solves = (1..table.len())
+        let solves = (first.max(1)..table.len())
             .filter(|&set| table.joints(set as u32).len() >= 2 && flags[set] & SET_LBS_FALLBACK == 0)
             .count();
         let solve = |set: usize, centre: &mut DVec3| {
@@ -253,18 +270,19 @@ impl SkinFrame {
                 set_centre(joints, table.joints(set as u32))
             };
         };
-        if self.centre_solves >= PARALLEL_CENTRES && rayon::current_num_threads() > 1 {
-            self.far_centres.par_iter_mut().enumerate().with_min_len(8).for_each(|(set, c)| solve(set, c));
+        let centres = &mut self.far_centres[first..];
+        if solves >= PARALLEL_CENTRES && rayon::current_num_threads() > 1 {
+            centres.par_iter_mut().enumerate().with_min_len(8).for_each(|(i, c)| solve(first + i, c));
         } else {
-            for (set, c) in self.far_centres.iter_mut().enumerate() {
-                solve(set, c);
+            for (i, c) in centres.iter_mut().enumerate() {
+                solve(first + i, c);
             }
         }
-        for set in 0..table.len() {
+        for set in first..table.len() {
             let centre = self.far_centres[set];
             self.centres[set] = centre.as_vec3().into();
             let padded = table.padded(set as u32);
-            if centre.length() > FAR_CENTRE_EXTENTS * extent {
+            if centre.length() > FAR_CENTRE_EXTENTS * self.extent {
                 self.flags[set] |= SET_FAR_CENTRE;
                 for (slot, &j) in padded.iter().enumerate() {
                     let part = &self.joints[j as usize];
@@ -279,7 +297,8 @@ impl SkinFrame {
                 }
             }
         }
-        self.centre_secs = started.elapsed().as_secs_f64();
+        self.centre_solves += solves;
+        self.centre_secs += started.elapsed().as_secs_f64();
     }
 }
 

@@ -1,0 +1,177 @@
+//! One weight-painting dab on a 100k-vertex mesh with a brush covering about 5k vertices,
+//! including the footprint, blending, renormalisation and influence limit, joint-set interning,
+//! incremental set preparation (SBS centres for new sets) and re-skinning of the touched vertices.
+//! Also the CPU pick of the deformed mesh under the cursor, and building the brush caches
+//! (welded adjacency, mirror maps) once per load. Run with `cargo bench --bench paint`.
+
+#![allow(missing_docs, clippy::expect_used)]
+
+#[path = "../tests/common/paint_rig.rs"]
+mod paint_rig;
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use glam::{DQuat, Vec3};
+use skinlab::model::Model;
+use skinlab::paint::{
+    apply_dab, footprint, pick, reskin_after_dab, BlendMode, BrushSettings, Dab, DabTarget, FootprintOptions, Hit,
+    ModelTopology, Ray, StrokeRecord, SurfaceScratch, Touch, View, WeightRules,
+};
+use skinlab::rig::Pose;
+use skinlab::skinning::{DeformedPrimitive, Deformer, SkinningMethod};
+
+const TARGET: DabTarget = DabTarget { instance: 0, prim: 0 };
+const WANTED: usize = 5_000;
+
+struct Scene {
+    model: Model,
+    topo: ModelTopology,
+    pose: Pose,
+    deformer: Deformer,
+    out: Vec<Vec<DeformedPrimitive>>,
+    ray: Ray,
+    hit: Hit,
+    radius: f32,
+}
+
+fn scene(method: SkinningMethod) -> Scene {
+    // 776 rings × 129 columns = 100,104 vertices, 17 joints.
+    let model = paint_rig::cylinder_rig(776, 128, 8, 4);
+    let topo = ModelTopology::new(&model);
+    let mut pose = Pose::rest();
+    for (i, node) in model.nodes.nodes.iter().enumerate() {
+        if node.mesh.is_none() {
+            pose.set_rotation(i, DQuat::from_rotation_z(0.12) * DQuat::from_rotation_x(0.04));
+        }
+    }
+    let mut deformer = Deformer::new();
+    let mut out = Vec::new();
+    deformer.deform_all(&model, &pose, method, &mut out);
+    // Aim at the deformed surface near x = 0.3 (between two joints), along the normal.
+    let prim = &model.meshes[0].primitives[0];
+    let target = Vec3::new(0.3, paint_rig::RADIUS, 0.0);
+    let v = (0..prim.positions.len())
+        .min_by(|&i, &j| prim.positions[i].distance(target).total_cmp(&prim.positions[j].distance(target)))
+        .unwrap_or(0);
+    let (p, n) = (out[0][0].positions[v], out[0][0].normals[v]);
+    let ray = Ray { origin: p + n * 3.0, direction: -n };
+    let hit = pick(&ray, &out[0][0].positions, &prim.triangles).expect("the ray hits the cylinder");
+    // Radius giving a footprint of about 5k vertices.
+    let (mut lo, mut hi) = (0.0f32, 2.0f32);
+    let mut touches = Vec::new();
+    for _ in 0..30 {
+        let mid = 0.5 * (lo + hi);
+        gather(&model, &topo, &out, &ray, &hit, mid, &mut touches);
+        if touches.len() < WANTED {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let radius = hi;
+    gather(&model, &topo, &out, &ray, &hit, radius, &mut touches);
+    eprintln!(
+        "paint bench ({method}): {} vertices, footprint of {} vertices at radius {radius:.4}",
+        prim.positions.len(),
+        touches.len()
+    );
+    Scene { model, topo, pose, deformer, out, ray, hit, radius }
+}
+
+fn gather(
+    model: &Model,
+    topo: &ModelTopology,
+    out: &[Vec<DeformedPrimitive>],
+    ray: &Ray,
+    hit: &Hit,
+    radius: f32,
+    touches: &mut Vec<Touch>,
+) {
+    let prim = &model.meshes[0].primitives[0];
+    let options = FootprintOptions {
+        radius,
+        whole_volume: false,
+        front_faces_only: true,
+        view: Some(View::Perspective { eye: ray.origin }),
+    };
+    footprint(
+        hit,
+        &out[0][0].positions,
+        &out[0][0].normals,
+        &prim.triangles,
+        &topo.prims[0][0].adjacency,
+        &options,
+        &mut SurfaceScratch::default(),
+        touches,
+    );
+}
+
+fn bench_dab(c: &mut Criterion, method: SkinningMethod, mode: BlendMode) {
+    let s = scene(method);
+    let joint = paint_rig::joint(&s.model, "seg3.L");
+    let brush = BrushSettings { mode, strength: 0.5, ..BrushSettings::default() };
+    let rules = WeightRules::default();
+    let name = format!("dab_100k_5k_{}_{}", method.name(), mode.label().to_lowercase());
+    c.bench_function(&name, |b| {
+        b.iter_batched(
+            || (s.model.clone(), s.deformer.clone(), s.out.clone(), Vec::new(), SurfaceScratch::default()),
+            |(mut model, mut deformer, mut out, mut touches, mut scratch)| {
+                let prim = &model.meshes[0].primitives[0];
+                let options = FootprintOptions {
+                    radius: s.radius,
+                    whole_volume: false,
+                    front_faces_only: true,
+                    view: Some(View::Perspective { eye: s.ray.origin }),
+                };
+                footprint(
+                    &s.hit,
+                    &out[0][0].positions,
+                    &out[0][0].normals,
+                    &prim.triangles,
+                    &s.topo.prims[0][0].adjacency,
+                    &options,
+                    &mut scratch,
+                    &mut touches,
+                );
+                let mut record = StrokeRecord::new("bench");
+                let dab = Dab { joint, brush: &brush, radius: s.radius, touches: &touches };
+                let outcome = apply_dab(&mut model, TARGET, &dab, &rules, &s.topo, &mut record).expect("dab");
+                reskin_after_dab(&mut deformer, &model, &s.pose, TARGET, &outcome, &mut out);
+                black_box((outcome.touched.len(), out, record.len(), model, deformer))
+            },
+            BatchSize::LargeInput,
+        );
+    });
+}
+
+fn dabs(c: &mut Criterion) {
+    bench_dab(c, SkinningMethod::Sbs, BlendMode::Add);
+    bench_dab(c, SkinningMethod::Sbs, BlendMode::Smooth);
+    bench_dab(c, SkinningMethod::Lbs, BlendMode::Add);
+}
+
+fn picking(c: &mut Criterion) {
+    let s = scene(SkinningMethod::Sbs);
+    let tris = &s.model.meshes[0].primitives[0].triangles;
+    c.bench_function("pick_100k", |b| b.iter(|| black_box(pick(&s.ray, &s.out[0][0].positions, tris))));
+}
+
+fn topology(c: &mut Criterion) {
+    let model = paint_rig::cylinder_rig(776, 128, 8, 4);
+    c.bench_function("topology_100k", |b| b.iter(|| black_box(ModelTopology::new(&model))));
+}
+
+criterion_group! {
+    name = once_per_load;
+    config = Criterion::default().sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(5));
+    targets = topology
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(30).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(5));
+    targets = dabs, picking
+}
+criterion_main!(benches, once_per_load);

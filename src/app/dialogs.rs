@@ -1,0 +1,52 @@
+//! File dialogs behind a trait, so tests never open one (rfd would block on a real desktop). The
+//! editor uses [`RfdDialogs`]; tests pass a scripted implementation.
+
+use std::path::PathBuf;
+
+/// Asks the user for files.
+pub trait FileDialogs {
+    /// A model to open (.gltf/.glb), or `None` when cancelled.
+    fn open_model(&mut self) -> Option<PathBuf>;
+    /// A pose file to load, or `None`.
+    fn open_pose(&mut self) -> Option<PathBuf>;
+    /// Where to save a pose file, or `None`.
+    fn save_pose(&mut self) -> Option<PathBuf>;
+}
+
+/// Native dialogs through rfd (XDG portal on Linux; `None` when no portal answers).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RfdDialogs;
+
+impl FileDialogs for RfdDialogs {
+    fn open_model(&mut self) -> Option<PathBuf> {
+        rfd::FileDialog::new().add_filter("glTF model", &["gltf", "glb"]).set_title("Open model").pick_file()
+    }
+
+    fn open_pose(&mut self) -> Option<PathBuf> {
+        rfd::FileDialog::new().add_filter("skinlab pose", &["json"]).set_title("Load pose").pick_file()
+    }
+
+    fn save_pose(&mut self) -> Option<PathBuf> {
+        rfd::FileDialog::new()
+            .add_filter("skinlab pose", &["json"])
+            .set_title("Save pose")
+            .set_file_name("pose.json")
+            .save_file()
+    }
+}
+
+/// Dialogs that never ask: every call returns `None` (for tests and scripted runs).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoDialogs;
+
+impl FileDialogs for NoDialogs {
+    fn open_model(&mut self) -> Option<PathBuf> {
+        None
+    }
+    fn open_pose(&mut self) -> Option<PathBuf> {
+        None
+    }
+    fn save_pose(&mut self) -> Option<PathBuf> {
+        None
+    }
+}

@@ -1,0 +1,344 @@
+//! The editor window (the only eframe / rfd user): a model posed in a three-d viewport with an
+//! outliner, an inspector, a timeline and a status line. [`SkinlabApp`] owns the
+//! [`state::EditorState`] and turns input into [`command::Command`]s; the viewport draws the
+//! state's CPU deformation through `crate::render`.
+
+pub mod command;
+pub mod dialogs;
+pub mod gizmo;
+pub mod history;
+pub mod state;
+pub mod ui;
+pub mod viewport;
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use eframe::egui;
+
+use command::Command;
+use dialogs::FileDialogs;
+use state::EditorState;
+use viewport::Viewport;
+
+use crate::skinning::SkinningMethod;
+
+/// Saves the window after a number of frames, then closes it (for tests and README pictures).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScreenshotPlan {
+    /// Frames to draw first.
+    pub after_frames: u64,
+    /// The PNG to write.
+    pub path: PathBuf,
+}
+
+/// The editor application.
+pub struct SkinlabApp {
+    /// Everything the editor shows and edits.
+    pub state: EditorState,
+    dialogs: Box<dyn FileDialogs>,
+    viewport: Viewport,
+    field_gesture: u64,
+    frames: u64,
+    screenshot: Option<ScreenshotPlan>,
+    screenshot_done: Arc<AtomicBool>,
+    screenshot_error: Arc<Mutex<Option<String>>>,
+    last_title: String,
+}
+
+impl SkinlabApp {
+    /// The editor on `state`, asking for files through `dialogs`.
+    #[must_use]
+    pub fn new(state: EditorState, dialogs: Box<dyn FileDialogs>) -> Self {
+        Self {
+            state,
+            dialogs,
+            viewport: Viewport::default(),
+            field_gesture: 1 << 40,
+            frames: 0,
+            screenshot: None,
+            screenshot_done: Arc::new(AtomicBool::new(false)),
+            screenshot_error: Arc::new(Mutex::new(None)),
+            last_title: String::new(),
+        }
+    }
+
+    /// Saves the window to `plan.path` after `plan.after_frames` frames and then closes it.
+    #[must_use]
+    pub fn with_screenshot(mut self, plan: Option<ScreenshotPlan>) -> Self {
+        self.screenshot = plan;
+        self
+    }
+
+    /// Where the 3D viewport was drawn last frame (screen points), for tests that click into it.
+    #[must_use]
+    pub fn viewport_rect(&self) -> Option<egui::Rect> {
+        self.viewport.last_rect
+    }
+
+    fn shortcuts(&mut self, ctx: &egui::Context) -> Vec<Command> {
+        use egui::{Key, KeyboardShortcut, Modifiers};
+        let mut cmds = Vec::new();
+        ctx.input_mut(|i| {
+            if i.consume_shortcut(&KeyboardShortcut::new(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z))
+                || i.consume_shortcut(&KeyboardShortcut::new(Modifiers::COMMAND, Key::Y))
+            {
+                cmds.push(Command::Redo);
+            }
+            if i.consume_shortcut(&KeyboardShortcut::new(Modifiers::COMMAND, Key::Z)) {
+                cmds.push(Command::Undo);
+            }
+        });
+        if !ctx.egui_wants_keyboard_input() {
+            ctx.input_mut(|i| {
+                for (key, m) in [
+                    (Key::Num1, SkinningMethod::Lbs),
+                    (Key::Num2, SkinningMethod::Dqs),
+                    (Key::Num3, SkinningMethod::Sbs),
+                ] {
+                    if i.consume_key(Modifiers::NONE, key) {
+                        cmds.push(Command::SetMethod(m));
+                    }
+                }
+                if i.consume_key(Modifiers::NONE, Key::F) {
+                    cmds.push(Command::FrameSelected);
+                }
+            });
+        }
+        cmds
+    }
+
+    fn menu_ui(&mut self, ui: &mut egui::Ui) -> Vec<Command> {
+        let mut cmds = Vec::new();
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button("File", |ui| {
+                if ui.button("Open model…").clicked() {
+                    if let Some(p) = self.dialogs.open_model() {
+                        cmds.push(Command::OpenModel(p));
+                    }
+                    ui.close();
+                }
+                if ui.button("Load pose…").clicked() {
+                    if let Some(p) = self.dialogs.open_pose() {
+                        cmds.push(Command::LoadPose(p));
+                    }
+                    ui.close();
+                }
+                if ui.button("Save pose…").clicked() {
+                    if let Some(p) = self.dialogs.save_pose() {
+                        cmds.push(Command::SavePose(p));
+                    }
+                    ui.close();
+                }
+                if ui.button("Quit").clicked() {
+                    ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+                }
+            });
+            ui.menu_button("Edit", |ui| {
+                if ui.add_enabled(self.state.history.can_undo(), egui::Button::new("Undo")).clicked() {
+                    cmds.push(Command::Undo);
+                    ui.close();
+                }
+                if ui.add_enabled(self.state.history.can_redo(), egui::Button::new("Redo")).clicked() {
+                    cmds.push(Command::Redo);
+                    ui.close();
+                }
+                if ui.button("Reset pose").clicked() {
+                    cmds.push(Command::ResetPose);
+                    ui.close();
+                }
+            });
+            ui.separator();
+            if ui.add_enabled(self.state.history.can_undo(), egui::Button::new("Undo")).clicked() {
+                cmds.push(Command::Undo);
+            }
+            if ui.add_enabled(self.state.history.can_redo(), egui::Button::new("Redo")).clicked() {
+                cmds.push(Command::Redo);
+            }
+        });
+        cmds
+    }
+
+    fn screenshot_step(&mut self, ctx: &egui::Context) {
+        let Some(plan) = &self.screenshot else { return };
+        self.frames += 1;
+        ctx.request_repaint();
+        if self.screenshot_done.load(Ordering::SeqCst) {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            return;
+        }
+        if self.frames == plan.after_frames.max(1) {
+            let (path, done, error) =
+                (plan.path.clone(), Arc::clone(&self.screenshot_done), Arc::clone(&self.screenshot_error));
+            ctx.request_screenshot(move |img: Arc<egui::ColorImage>| {
+                if let Err(e) = save_png(&path, &img) {
+                    if let Ok(mut slot) = error.lock() {
+                        *slot = Some(e);
+                    }
+                }
+                done.store(true, Ordering::SeqCst);
+            });
+        }
+    }
+}
+
+/// What dropping a file does: a .gltf/.glb opens as the model, a .json loads as a pose, anything
+/// else is refused with a message.
+#[must_use]
+pub fn dropped_command(path: PathBuf) -> Command {
+    let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    match ext.as_str() {
+        "json" => Command::LoadPose(path),
+        // Anything else goes to the model loader, which names the file and the problem.
+        _ => Command::OpenModel(path),
+    }
+}
+
+fn save_png(path: &std::path::Path, img: &egui::ColorImage) -> Result<(), String> {
+    use image::ImageEncoder as _;
+    let [w, h] = img.size;
+    let rgba: Vec<u8> = img.pixels.iter().flat_map(|c| c.to_array()).collect();
+    let mut png = Vec::new();
+    image::codecs::png::PngEncoder::new(&mut png)
+        .write_image(&rgba, w as u32, h as u32, image::ExtendedColorType::Rgba8)
+        .map_err(|e| format!("{}: cannot encode PNG: {e}", path.display()))?;
+    crate::io::atomic_write(path, |f| f.write_all(&png)).map_err(|e| format!("{}: cannot write: {e}", path.display()))
+}
+
+impl eframe::App for SkinlabApp {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        let ctx = ui.ctx().clone();
+        self.screenshot_step(&ctx);
+        let mut cmds = self.shortcuts(&ctx);
+        let dropped: Vec<PathBuf> = ctx.input(|i| i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).collect());
+        for path in dropped.into_iter().filter(|p| !p.as_os_str().is_empty()) {
+            cmds.push(dropped_command(path));
+        }
+        if self.state.playing {
+            let dt = ctx.input(|i| f64::from(i.stable_dt).min(0.1));
+            self.state.advance(dt);
+            ctx.request_repaint();
+        }
+        egui::Panel::top("menu").show(ui, |ui| cmds.extend(self.menu_ui(ui)));
+        egui::Panel::bottom("status").show(ui, |ui| ui::status_bar::status_bar_ui(ui, &self.state));
+        egui::Panel::bottom("timeline").show(ui, |ui| cmds.extend(ui::timeline::timeline_ui(ui, &self.state)));
+        egui::Panel::left("outliner").default_size(190.0).resizable(true).show(ui, |ui| {
+            cmds.extend(ui::outliner::outliner_ui(ui, &self.state));
+        });
+        egui::Panel::right("inspector").default_size(270.0).resizable(true).show(ui, |ui| {
+            cmds.extend(ui::inspector::inspector_ui(ui, &mut self.state, &mut self.field_gesture));
+        });
+        for c in cmds.drain(..) {
+            self.state.apply(c);
+        }
+        self.state.refresh();
+        let bg = crate::render::scene::BACKGROUND;
+        egui::CentralPanel::default()
+            .frame(egui::Frame::NONE.fill(egui::Color32::from_rgb(bg[0], bg[1], bg[2])))
+            .show(ui, |ui| self.viewport.ui(ui, &mut self.state));
+        // Gizmo drags and clicks in the viewport apply directly; make them visible this frame.
+        self.state.refresh();
+        let title = format!("skinlab — {}", self.state.model_name);
+        if title != self.last_title {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
+            self.last_title = title;
+        }
+    }
+}
+
+/// How to start the editor.
+#[derive(Clone, Debug, Default)]
+pub struct EditorOptions {
+    /// The model to open (`None`: the built-in demo arm).
+    pub model: Option<PathBuf>,
+    /// Method of the (left) viewport.
+    pub method: Option<SkinningMethod>,
+    /// Show the split view with this method on the right.
+    pub compare: Option<SkinningMethod>,
+    /// Colour by the difference between the two methods.
+    pub difference: bool,
+    /// Start on this animation at `time_secs`.
+    pub animation: Option<String>,
+    /// Timeline time for `animation`.
+    pub time_secs: f64,
+    /// A pose file to load.
+    pub pose: Option<PathBuf>,
+    /// Select this joint (name).
+    pub select: Option<String>,
+    /// Save a screenshot and quit.
+    pub screenshot: Option<ScreenshotPlan>,
+}
+
+/// Builds the initial state from the options (the model load error names the file).
+pub fn initial_state(opts: &EditorOptions) -> Result<EditorState, String> {
+    let mut s = match &opts.model {
+        Some(path) => {
+            let model = crate::io::load_model(path).map_err(|e| e.to_string())?;
+            let name =
+                path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+            EditorState::new(model, &name)
+        }
+        None => EditorState::new(crate::demo::demo_model().map_err(|e| e.to_string())?, crate::demo::DEMO_NAME),
+    };
+    if let Some(m) = opts.method {
+        s.apply(Command::SetMethod(m));
+    }
+    if let Some(m) = opts.compare {
+        s.apply(Command::SetCompare(m));
+        s.apply(Command::SetSplit(true));
+    }
+    s.apply(Command::SetDifference(opts.difference));
+    if let Some(name) = &opts.animation {
+        let clip = s.model.find_clip(name).ok_or_else(|| format!("--animation {name:?}: no such animation"))?;
+        s.apply(Command::SelectClip(Some(clip)));
+        s.apply(Command::SetTime(opts.time_secs));
+    }
+    if let Some(path) = &opts.pose {
+        s.pose = crate::rig::pose_file::read_pose_file(path, &s.model.nodes).map_err(|e| e.to_string())?;
+        s.apply(Command::SetMethod(s.method));
+    }
+    if let Some(name) = &opts.select {
+        let node = s.model.nodes.find(name).map_err(|e| format!("--select: {e}"))?;
+        s.apply(Command::Select(Some(node)));
+    }
+    s.refresh();
+    s.frame_all();
+    Ok(s)
+}
+
+/// Opens the editor window and runs it until it is closed.
+pub fn run(opts: EditorOptions) -> Result<(), String> {
+    let has_display = ["DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
+    if !has_display {
+        return Err("cannot open the editor: no display (DISPLAY and WAYLAND_DISPLAY are unset); \
+                    `skinlab render` draws pictures without one"
+            .into());
+    }
+    let state = initial_state(&opts)?;
+    let app = SkinlabApp::new(state, Box::new(dialogs::RfdDialogs)).with_screenshot(opts.screenshot.clone());
+    let error = Arc::clone(&app.screenshot_error);
+    let native = eframe::NativeOptions {
+        renderer: eframe::Renderer::Glow,
+        depth_buffer: 24,
+        multisampling: 4,
+        viewport: egui::ViewportBuilder::default()
+            .with_inner_size([1280.0, 800.0])
+            .with_title("skinlab")
+            .with_drag_and_drop(true),
+        ..Default::default()
+    };
+    eframe::run_native("skinlab", native, Box::new(move |_cc| Ok(Box::new(app))))
+        .map_err(|e| format!("cannot open the editor window: {}", e.to_string().replace('\n', " ")))?;
+    if let Some(e) = error.lock().ok().and_then(|mut g| g.take()) {
+        return Err(e);
+    }
+    if let Some(plan) = &opts.screenshot {
+        if !plan.path.exists() {
+            return Err(format!("{}: the window closed before the screenshot was taken", plan.path.display()));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,380 @@
+//! The editor's whole state, independent of any window: the model, the pose and its history, the
+//! chosen methods, the selection, the camera and timeline, and the CPU deformation caches that
+//! the viewport uploads. [`EditorState::apply`] is the single place where commands change it, so
+//! the UI tests drive exactly what the window does.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use glam::{DQuat, Vec3};
+
+use super::command::Command;
+use super::history::History;
+use crate::model::Model;
+use crate::render::overlays::{difference_colours, max_distance, SkeletonLayout};
+use crate::render::scene::deformed_bounds;
+use crate::render::{OrbitCamera, ViewOptions};
+use crate::rig::{pose_file, sample, Pose};
+use crate::skinning::{DeformedPrimitive, Deformer, SkinningMethod};
+
+/// A message shown in the window.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Message {
+    /// The text (one line).
+    pub text: String,
+    /// Whether it reports a failure.
+    pub is_error: bool,
+}
+
+/// Per-frame figures for the status line.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Stats {
+    /// Skinned vertices.
+    pub vertices: usize,
+    /// Distinct joint sets over all skins.
+    pub distinct_sets: usize,
+    /// Non-trivial joint sets (joints not all on one chain of adjacent joints).
+    pub nontrivial_sets: usize,
+    /// Milliseconds the last deformation took (all shown methods).
+    pub deform_ms: f64,
+}
+
+/// The editor state.
+pub struct EditorState {
+    /// The model being posed (shared with the viewport's GPU scene).
+    pub model: Arc<Model>,
+    /// Its name for the title and status line.
+    pub model_name: String,
+    /// Bumped whenever `model` is replaced.
+    pub model_rev: u64,
+    /// The model's box as first shown (posed, model space): places the grid, sizes the joints.
+    pub model_bounds: (Vec3, Vec3),
+    /// The current pose.
+    pub pose: Pose,
+    /// Undo/redo of pose edits.
+    pub history: History,
+    /// The method of the (left) viewport.
+    pub method: SkinningMethod,
+    /// Whether the split view is shown.
+    pub split: bool,
+    /// The method of the right panel in split view.
+    pub compare: SkinningMethod,
+    /// Whether the skin is coloured by the distance between `method` and `compare`.
+    pub difference: bool,
+    /// The selected joint node.
+    pub selected: Option<usize>,
+    /// Viewport drawing options.
+    pub view: ViewOptions,
+    /// The shared camera.
+    pub camera: OrbitCamera,
+    /// The clip on the timeline.
+    pub clip: Option<usize>,
+    /// Timeline position, seconds.
+    pub time_secs: f64,
+    /// Whether the clip is playing.
+    pub playing: bool,
+    /// The last message (errors stay until the next action).
+    pub message: Option<Message>,
+    /// Status-line figures.
+    pub stats: Stats,
+    /// The skeleton, for the outliner and picking.
+    pub skeleton: SkeletonLayout,
+    /// Deformations of the shown methods: `[left, right]`, each `[instance][primitive]`.
+    pub deformed: [Vec<Vec<DeformedPrimitive>>; 2],
+    /// Difference colours (`[instance][primitive][vertex]`) when the overlay is on.
+    pub difference_colours: Vec<Vec<Vec<[u8; 4]>>>,
+    /// The largest distance between the two methods (model units) when the overlay is on.
+    pub max_difference: f32,
+    /// Every node's `model_from_node` in the current pose.
+    pub model_from_node: Vec<glam::DMat4>,
+    /// Bumped whenever `deformed` changes (the viewport uploads when it sees a new value).
+    pub frame_rev: u64,
+    deformer: Deformer,
+    dirty: bool,
+    aspect: f32,
+}
+
+impl EditorState {
+    /// A state showing `model`.
+    #[must_use]
+    pub fn new(model: Model, name: &str) -> Self {
+        let mut s = Self {
+            model: Arc::new(Model::default()),
+            model_name: String::new(),
+            model_rev: 0,
+            model_bounds: (Vec3::ZERO, Vec3::ONE),
+            pose: Pose::rest(),
+            history: History::default(),
+            method: SkinningMethod::Lbs,
+            split: false,
+            compare: SkinningMethod::Sbs,
+            difference: false,
+            selected: None,
+            view: ViewOptions::default(),
+            camera: OrbitCamera::default(),
+            clip: None,
+            time_secs: 0.0,
+            playing: false,
+            message: None,
+            stats: Stats::default(),
+            skeleton: SkeletonLayout::default(),
+            deformed: [Vec::new(), Vec::new()],
+            difference_colours: Vec::new(),
+            max_difference: 0.0,
+            model_from_node: Vec::new(),
+            frame_rev: 0,
+            deformer: Deformer::new(),
+            dirty: true,
+            aspect: 1.6,
+        };
+        s.replace_model(model, name);
+        s
+    }
+
+    fn replace_model(&mut self, model: Model, name: &str) {
+        let (mut distinct, mut nontrivial) = (0, 0);
+        for skin in &model.skins {
+            let (d, n) = skin.sets.counts(|a, b| skin.adjacent(&model.nodes, a, b));
+            distinct += d;
+            nontrivial += n;
+        }
+        self.stats = Stats {
+            vertices: model.skinned_vertex_count(),
+            distinct_sets: distinct,
+            nontrivial_sets: nontrivial,
+            deform_ms: 0.0,
+        };
+        self.skeleton = SkeletonLayout::new(&model);
+        self.model = Arc::new(model);
+        self.model_name = name.to_owned();
+        self.model_rev += 1;
+        self.pose = Pose::rest();
+        self.history.clear();
+        self.selected = None;
+        self.clip = None;
+        self.time_secs = 0.0;
+        self.playing = false;
+        self.dirty = true;
+        self.refresh();
+        self.model_bounds = deformed_bounds(&self.deformed[0], self.model.rest_bounds());
+        self.frame_all();
+    }
+
+    /// The methods shown, left to right.
+    #[must_use]
+    pub fn shown_methods(&self) -> Vec<SkinningMethod> {
+        if self.split {
+            vec![self.method, self.compare]
+        } else {
+            vec![self.method]
+        }
+    }
+
+    /// Remembers the viewport panel's aspect ratio (for framing).
+    pub fn set_aspect(&mut self, aspect: f32) {
+        if aspect.is_finite() && aspect > 0.0 {
+            self.aspect = aspect;
+        }
+    }
+
+    fn set_error(&mut self, text: String) {
+        self.message = Some(Message { text, is_error: true });
+    }
+
+    fn set_info(&mut self, text: String) {
+        self.message = Some(Message { text, is_error: false });
+    }
+
+    /// The local rotation of `node` in the current pose.
+    #[must_use]
+    pub fn rotation_of(&self, node: usize) -> DQuat {
+        if node >= self.model.nodes.len() {
+            return DQuat::IDENTITY;
+        }
+        self.pose.local_trs(&self.model.nodes, node).rotation
+    }
+
+    /// The model-space position of a node in the current pose.
+    #[must_use]
+    pub fn node_position(&self, node: usize) -> Option<Vec3> {
+        self.model_from_node.get(node).map(|m| m.w_axis.truncate().as_vec3())
+    }
+
+    /// Carries out one command.
+    pub fn apply(&mut self, cmd: Command) {
+        match cmd {
+            Command::Select(node) => {
+                self.selected = node.filter(|&n| n < self.model.nodes.len());
+                self.history.close_gesture();
+            }
+            Command::SetRotation { node, rotation, gesture } => {
+                if node >= self.model.nodes.len() || !rotation.is_finite() {
+                    return;
+                }
+                let rotation = rotation.normalize();
+                if self.pose.overrides.get(&node).and_then(|o| o.rotation) == Some(rotation) {
+                    return;
+                }
+                self.history.record(&self.pose, gesture);
+                self.pose.set_rotation(node, rotation);
+                self.playing = false;
+                self.dirty = true;
+            }
+            Command::ResetJoint(node) => {
+                if self.pose.overrides.contains_key(&node) {
+                    self.history.record(&self.pose, None);
+                    self.pose.overrides.remove(&node);
+                    self.dirty = true;
+                }
+            }
+            Command::ResetPose => {
+                if !self.pose.overrides.is_empty() {
+                    self.history.record(&self.pose, None);
+                    self.pose = Pose::rest();
+                    self.playing = false;
+                    self.dirty = true;
+                }
+            }
+            Command::Undo => {
+                if let Some(p) = self.history.undo(&self.pose) {
+                    self.pose = p;
+                    self.playing = false;
+                    self.dirty = true;
+                }
+            }
+            Command::Redo => {
+                if let Some(p) = self.history.redo(&self.pose) {
+                    self.pose = p;
+                    self.playing = false;
+                    self.dirty = true;
+                }
+            }
+            Command::SetMethod(m) => {
+                self.method = m;
+                self.dirty = true;
+            }
+            Command::SetSplit(on) => {
+                self.split = on;
+                self.dirty = true;
+            }
+            Command::SetCompare(m) => {
+                self.compare = m;
+                self.dirty = true;
+            }
+            Command::SetDifference(on) => {
+                self.difference = on;
+                self.dirty = true;
+            }
+            Command::OpenModel(path) => self.open_model(&path),
+            Command::LoadPose(path) => match pose_file::read_pose_file(&path, &self.model.nodes) {
+                Ok(p) => {
+                    self.history.record(&self.pose, None);
+                    self.pose = p;
+                    self.playing = false;
+                    self.dirty = true;
+                    self.set_info(format!("loaded pose {}", path.display()));
+                }
+                Err(e) => self.set_error(e.to_string()),
+            },
+            Command::SavePose(path) => {
+                let text = pose_file::pose_to_json(&self.pose, &self.model.nodes);
+                match crate::io::atomic_write(&path, |w| w.write_all(text.as_bytes())) {
+                    Ok(()) => self.set_info(format!("saved pose {}", path.display())),
+                    Err(e) => self.set_error(format!("{}: cannot write: {e}", path.display())),
+                }
+            }
+            Command::SelectClip(clip) => {
+                self.clip = clip.filter(|&c| c < self.model.clips.len());
+                self.playing = false;
+                if self.clip.is_some() {
+                    self.apply(Command::SetTime(self.time_secs));
+                }
+            }
+            Command::SetTime(t) => {
+                let Some(clip) = self.clip.and_then(|c| self.model.clips.get(c)) else { return };
+                let (a, b) = clip.range();
+                self.time_secs = if t.is_finite() { t.clamp(a, b) } else { a };
+                let mut pose = Pose::rest();
+                sample::sample_clip(clip, self.time_secs, &mut pose);
+                self.pose = pose;
+                self.history.close_gesture();
+                self.dirty = true;
+            }
+            Command::Play(on) => self.playing = on && self.clip.is_some(),
+            Command::FrameSelected => match self.selected.and_then(|n| self.node_position(n)) {
+                Some(p) => {
+                    let (lo, hi) = deformed_bounds(&self.deformed[0], self.model.rest_bounds());
+                    let r = (hi - lo).length() * 0.15;
+                    self.camera.frame(p - Vec3::splat(r), p + Vec3::splat(r), self.aspect);
+                }
+                None => self.frame_all(),
+            },
+        }
+    }
+
+    /// Aims the camera at the whole deformed model.
+    pub fn frame_all(&mut self) {
+        (self.camera.yaw_rad, self.camera.pitch_rad) = crate::render::CameraPreset::ThreeQuarter.angles_rad();
+        let (lo, hi) = deformed_bounds(&self.deformed[0], self.model.rest_bounds());
+        self.camera.frame(lo, hi, if self.split { self.aspect * 0.5 } else { self.aspect });
+    }
+
+    fn open_model(&mut self, path: &Path) {
+        match crate::io::load_model(path) {
+            Ok(model) => {
+                let name =
+                    path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+                self.replace_model(model, &name);
+                self.set_info(format!("opened {}", path.display()));
+            }
+            Err(e) => self.set_error(format!("{e} (the current model is unchanged)")),
+        }
+    }
+
+    /// Advances playback by `dt_secs` (looping).
+    pub fn advance(&mut self, dt_secs: f64) {
+        if !self.playing {
+            return;
+        }
+        let Some(clip) = self.clip.and_then(|c| self.model.clips.get(c)) else { return };
+        let (a, b) = clip.range();
+        let mut t = self.time_secs + dt_secs;
+        if t > b {
+            t = if b > a { a + (t - a) % (b - a) } else { a };
+        }
+        self.apply(Command::SetTime(t));
+    }
+
+    /// Recomputes the deformation(s) if anything they depend on changed.
+    pub fn refresh(&mut self) {
+        if !self.dirty {
+            return;
+        }
+        self.dirty = false;
+        let started = Instant::now();
+        let model = Arc::clone(&self.model);
+        let methods = self.shown_methods();
+        let [left, right] = &mut self.deformed;
+        self.deformer.deform_all(&model, &self.pose, methods[0], left);
+        if let Some(&m) = methods.get(1) {
+            self.deformer.deform_all(&model, &self.pose, m, right);
+        }
+        self.stats.deform_ms = started.elapsed().as_secs_f64() * 1e3;
+        self.model_from_node.clear();
+        self.model_from_node.extend_from_slice(self.deformer.model_from_node());
+        if self.difference {
+            let other = if self.split {
+                &self.deformed[1]
+            } else {
+                let mut other = std::mem::take(&mut self.deformed[1]);
+                self.deformer.deform_all(&model, &self.pose, self.compare, &mut other);
+                self.deformed[1] = other;
+                &self.deformed[1]
+            };
+            self.max_difference = max_distance(&self.deformed[0], other);
+            difference_colours(&self.deformed[0], other, self.max_difference.max(1e-9), &mut self.difference_colours);
+        }
+        self.frame_rev += 1;
+    }
+}

@@ -1,0 +1,108 @@
+//! The inspector: skinning method (LBS / DQS / SBS), split view and comparison method, the
+//! difference overlay, view toggles, and the selected joint's rotation as Euler degrees (with the
+//! quaternion shown), reset buttons.
+
+use eframe::egui;
+use glam::{DQuat, EulerRot};
+
+use crate::app::command::Command;
+use crate::app::state::EditorState;
+use crate::skinning::SkinningMethod;
+
+/// Accessible labels of the rotation fields (tests find the fields by these).
+pub const EULER_LABELS: [&str; 3] = ["Rotation X (°)", "Rotation Y (°)", "Rotation Z (°)"];
+
+/// Draws the inspector and returns the commands it issued.
+pub fn inspector_ui(ui: &mut egui::Ui, s: &mut EditorState, gesture: &mut u64) -> Vec<Command> {
+    let mut cmds = Vec::new();
+    ui.heading("Skinning");
+    ui.horizontal(|ui| {
+        for m in SkinningMethod::ALL {
+            if ui.selectable_label(s.method == m, m.label()).on_hover_text(format!("key {}", key_of(m))).clicked() {
+                cmds.push(Command::SetMethod(m));
+            }
+        }
+    });
+    let mut split = s.split;
+    if ui.checkbox(&mut split, "Split view").changed() {
+        cmds.push(Command::SetSplit(split));
+    }
+    ui.horizontal(|ui| {
+        let l = ui.label("Compare with");
+        egui::ComboBox::from_id_salt("compare")
+            .selected_text(s.compare.label())
+            .show_ui(ui, |ui| {
+                for m in SkinningMethod::ALL {
+                    if ui.selectable_label(s.compare == m, m.label()).clicked() {
+                        cmds.push(Command::SetCompare(m));
+                    }
+                }
+            })
+            .response
+            .labelled_by(l.id);
+    });
+    let mut diff = s.difference;
+    if ui.checkbox(&mut diff, "Difference overlay").changed() {
+        cmds.push(Command::SetDifference(diff));
+    }
+    ui.separator();
+    ui.heading("View");
+    ui.checkbox(&mut s.view.wireframe, "Wireframe");
+    ui.checkbox(&mut s.view.bones, "Bones");
+    ui.checkbox(&mut s.view.grid, "Grid");
+    if ui.button("Frame selected (F)").clicked() {
+        cmds.push(Command::FrameSelected);
+    }
+    ui.separator();
+    ui.heading("Joint");
+    let Some(node) = s.selected else {
+        ui.weak("Select a joint in the tree or the viewport.");
+        return cmds;
+    };
+    ui.label(egui::RichText::new(s.model.nodes.key(node)).strong());
+    let q = s.rotation_of(node);
+    let (x, y, z) = q.to_euler(EulerRot::XYZ);
+    let mut deg = [x.to_degrees(), y.to_degrees(), z.to_degrees()];
+    let mut changed = false;
+    let mut dragging = false;
+    let mut started = false;
+    egui::Grid::new("euler").num_columns(2).show(ui, |ui| {
+        for (i, label) in EULER_LABELS.iter().enumerate() {
+            let l = ui.label(*label);
+            let r = ui
+                .add(egui::DragValue::new(&mut deg[i]).speed(0.5).range(-360.0..=360.0).fixed_decimals(1))
+                .labelled_by(l.id);
+            changed |= r.changed();
+            dragging |= r.dragged();
+            started |= r.drag_started();
+            ui.end_row();
+        }
+    });
+    if started {
+        *gesture += 1;
+    }
+    if changed {
+        let rotation = DQuat::from_euler(EulerRot::XYZ, deg[0].to_radians(), deg[1].to_radians(), deg[2].to_radians());
+        cmds.push(Command::SetRotation { node, rotation, gesture: dragging.then_some(*gesture) });
+    }
+    ui.label(format!("quaternion (x, y, z, w): ({:.4}, {:.4}, {:.4}, {:.4})", q.x, q.y, q.z, q.w));
+    ui.horizontal(|ui| {
+        if ui.button("Reset joint").clicked() {
+            cmds.push(Command::ResetJoint(node));
+        }
+        if ui.button("Reset pose").clicked() {
+            cmds.push(Command::ResetPose);
+        }
+    });
+    cmds
+}
+
+/// The number key that selects a method.
+#[must_use]
+pub fn key_of(m: SkinningMethod) -> u8 {
+    match m {
+        SkinningMethod::Lbs => 1,
+        SkinningMethod::Dqs => 2,
+        SkinningMethod::Sbs => 3,
+    }
+}

@@ -1,0 +1,348 @@
+//! The 3D viewport: one or two panels (split view) sharing one camera, drawn by three-d inside
+//! egui paint callbacks, plus the CPU-side interaction (orbit / pan / zoom, click-to-select a
+//! joint by projecting joint positions, the rotation gizmo) and the egui overlays (panel labels,
+//! difference legend).
+//!
+//! Data flows one way: the state's CPU deformation is handed to [`GpuShared`] when its revision
+//! changes, and the paint callback uploads it into the existing GPU buffers before drawing. The
+//! GPU scene is created lazily inside the callback from egui's glow context, so the editor also
+//! runs without OpenGL (egui_kittest), where nothing 3D is drawn.
+
+use std::sync::{Arc, Mutex};
+
+use eframe::egui;
+use eframe::egui_glow;
+use glam::{DMat4, Vec2};
+
+use super::command::Command;
+use super::gizmo::{self, Gizmo, Handle};
+use super::state::EditorState;
+use crate::model::Model;
+use crate::render::{OrbitCamera, Scene, ViewOptions};
+use crate::skinning::DeformedPrimitive;
+
+/// One frame's data for the GPU, taken from the state when it changes.
+struct Upload {
+    model: Arc<Model>,
+    model_rev: u64,
+    bounds: (glam::Vec3, glam::Vec3),
+    deformed: [Vec<Vec<DeformedPrimitive>>; 2],
+    colours: Option<Vec<Vec<Vec<[u8; 4]>>>>,
+    model_from_node: Vec<DMat4>,
+    selected: Option<usize>,
+}
+
+/// What the paint callbacks share with the UI thread.
+#[derive(Default)]
+pub struct GpuShared {
+    ctx: Option<three_d::Context>,
+    scene: Option<Scene>,
+    scene_model_rev: u64,
+    pending: Option<Upload>,
+}
+
+impl GpuShared {
+    fn apply_pending(&mut self, gl: &Arc<eframe::glow::Context>) {
+        let Some(up) = self.pending.take() else { return };
+        let ctx = match &self.ctx {
+            Some(c) => c.clone(),
+            None => match three_d::Context::from_gl_context(Arc::clone(gl)) {
+                Ok(c) => {
+                    self.ctx = Some(c.clone());
+                    c
+                }
+                Err(_) => return,
+            },
+        };
+        if self.scene.is_none() || self.scene_model_rev != up.model_rev {
+            self.scene = Some(Scene::new(&ctx, &up.model, 2, up.bounds));
+            self.scene_model_rev = up.model_rev;
+        }
+        let Some(scene) = &mut self.scene else { return };
+        for (i, d) in up.deformed.iter().enumerate() {
+            if let Some(panel) = scene.panel_mut(i) {
+                if !d.is_empty() {
+                    panel.upload(d, &up.model_from_node);
+                }
+                panel.set_colours(up.colours.as_deref());
+            }
+        }
+        scene.update_bones(&up.model_from_node, up.selected);
+    }
+}
+
+/// The viewport's persistent interaction state.
+#[derive(Default)]
+pub struct Viewport {
+    shared: Arc<Mutex<GpuShared>>,
+    sent: Option<(u64, u64, Option<usize>, bool)>,
+    drag: Option<Drag>,
+    next_gesture: u64,
+    /// Where the viewport was drawn last frame (screen points).
+    pub last_rect: Option<egui::Rect>,
+}
+
+struct Drag {
+    handle: Handle,
+    node: usize,
+    start: Vec2,
+    centre: Vec2,
+    local_start: glam::DQuat,
+    parent: glam::DQuat,
+    gesture: u64,
+}
+
+fn to_vec2(p: egui::Pos2) -> Vec2 {
+    Vec2::new(p.x, p.y)
+}
+
+impl Viewport {
+    /// Hands the state's current deformation to the GPU side when it changed.
+    fn send(&mut self, s: &EditorState) {
+        let key = (s.model_rev, s.frame_rev, s.selected, s.difference);
+        if self.sent == Some(key) {
+            return;
+        }
+        self.sent = Some(key);
+        let right = if s.split { s.deformed[1].clone() } else { Vec::new() };
+        let up = Upload {
+            model: Arc::clone(&s.model),
+            model_rev: s.model_rev,
+            bounds: s.model_bounds,
+            deformed: [s.deformed[0].clone(), right],
+            colours: s.difference.then(|| s.difference_colours.clone()),
+            model_from_node: s.model_from_node.clone(),
+            selected: s.selected,
+        };
+        if let Ok(mut g) = self.shared.lock() {
+            g.pending = Some(up);
+        }
+    }
+
+    /// Draws the viewport into the remaining space of `ui` and handles its input.
+    pub fn ui(&mut self, ui: &mut egui::Ui, s: &mut EditorState) {
+        self.send(s);
+        let rect = ui.available_rect_before_wrap();
+        self.last_rect = Some(rect);
+        let response = ui.allocate_rect(rect, egui::Sense::click_and_drag());
+        let panels = if s.split { 2 } else { 1 };
+        let panel_w = rect.width() / panels as f32;
+        let panel_rect = |i: usize| {
+            egui::Rect::from_min_size(
+                rect.min + egui::vec2(panel_w * i as f32, 0.0),
+                egui::vec2(panel_w, rect.height()),
+            )
+        };
+        s.set_aspect(panel_w / rect.height().max(1.0));
+        let size = Vec2::new(panel_w, rect.height());
+        // Pointer position within the panel it is over.
+        let local = |p: egui::Pos2| {
+            let i = (((p.x - rect.min.x) / panel_w).floor() as usize).min(panels - 1);
+            to_vec2(p - panel_rect(i).min.to_vec2())
+        };
+        let gizmo = s.selected.and_then(|n| s.node_position(n)).and_then(|j| Gizmo::new(&s.camera, j, size));
+
+        self.handle_input(ui, &response, s, gizmo.as_ref(), &local, rect.height());
+
+        let painter = ui.painter_at(rect);
+        let methods = s.shown_methods();
+        for (i, m) in methods.iter().enumerate() {
+            let r = panel_rect(i);
+            let shared = Arc::clone(&self.shared);
+            let (camera, view) = (s.camera, s.view);
+            let cb = egui_glow::CallbackFn::new(move |info, painter| {
+                let Ok(mut g) = shared.lock() else { return };
+                g.apply_pending(painter.gl());
+                draw_panel(&g, &info, &camera, i, &view);
+            });
+            painter.add(egui::PaintCallback { rect: r, callback: Arc::new(cb) });
+            let text = egui::RichText::new(m.label()).strong().size(18.0);
+            let galley =
+                painter.layout_no_wrap(text.text().to_owned(), egui::FontId::proportional(18.0), egui::Color32::WHITE);
+            let pos = r.min + egui::vec2(10.0, 8.0);
+            painter.rect_filled(
+                egui::Rect::from_min_size(pos, galley.size()).expand(4.0),
+                3.0,
+                egui::Color32::from_black_alpha(150),
+            );
+            painter.galley(pos, galley, egui::Color32::WHITE);
+            if i > 0 {
+                painter.vline(r.min.x, r.y_range(), egui::Stroke::new(2.0, egui::Color32::from_gray(20)));
+            }
+        }
+        if let Some(g) = &gizmo {
+            draw_gizmo(&painter, rect.min, g, self.drag.as_ref().map(|d| d.handle));
+        }
+        if s.difference {
+            draw_legend(&painter, rect, s.max_difference, s.method.label(), s.compare.label());
+        }
+    }
+
+    fn handle_input(
+        &mut self,
+        ui: &egui::Ui,
+        response: &egui::Response,
+        s: &mut EditorState,
+        gizmo: Option<&Gizmo>,
+        local: &dyn Fn(egui::Pos2) -> Vec2,
+        height: f32,
+    ) {
+        let pointer = response.interact_pointer_pos().or_else(|| response.hover_pos());
+        let (primary, secondary, middle, shift) = ui.input(|i| {
+            (i.pointer.primary_down(), i.pointer.secondary_down(), i.pointer.middle_down(), i.modifiers.shift)
+        });
+        if response.drag_started() && primary && !shift {
+            if let (Some(g), Some(p), Some(node)) = (gizmo, pointer, s.selected) {
+                if let Some(handle) = g.hit(local(p)) {
+                    let parent = s.model.nodes.nodes.get(node).and_then(|n| n.parent);
+                    let parent_rot = parent
+                        .and_then(|p| s.model_from_node.get(p))
+                        .map_or(glam::DQuat::IDENTITY, gizmo::world_rotation);
+                    self.next_gesture += 1;
+                    self.drag = Some(Drag {
+                        handle,
+                        node,
+                        start: local(p),
+                        centre: g.centre,
+                        local_start: s.rotation_of(node),
+                        parent: parent_rot,
+                        gesture: self.next_gesture,
+                    });
+                }
+            }
+        }
+        if let (Some(d), Some(p)) = (&self.drag, pointer) {
+            if response.dragged() {
+                let world = gizmo::drag_rotation(d.handle, &s.camera, d.centre, d.start, local(p));
+                let rotation = gizmo::local_after(d.parent, world, d.local_start);
+                s.apply(Command::SetRotation { node: d.node, rotation, gesture: Some(d.gesture) });
+            }
+        }
+        if response.drag_stopped() {
+            self.drag = None;
+            s.history.close_gesture();
+        }
+        if self.drag.is_none() && response.dragged() {
+            let d = response.drag_delta();
+            let delta = Vec2::new(d.x, d.y);
+            if secondary || middle || (primary && shift) {
+                s.camera.pan(delta, height);
+            } else if primary {
+                s.camera.orbit(delta);
+            }
+        }
+        if response.hovered() {
+            let scroll = ui.input(|i| i.smooth_scroll_delta.y);
+            if scroll != 0.0 {
+                s.camera.zoom(scroll);
+            }
+        }
+        if response.clicked() {
+            if let Some(p) = pointer {
+                let picked =
+                    pick_joint(s, local(p), Vec2::new(response.rect.width() / if s.split { 2.0 } else { 1.0 }, height));
+                s.apply(Command::Select(picked));
+            }
+        }
+    }
+}
+
+/// The joint whose projected position is nearest to `p` (within 14 px), on the CPU.
+#[must_use]
+pub fn pick_joint(s: &EditorState, p: Vec2, size: Vec2) -> Option<usize> {
+    s.skeleton
+        .joints
+        .iter()
+        .filter_map(|&(n, _)| {
+            let q = s.camera.project(s.node_position(n)?, size)?;
+            let d = q.distance(p);
+            (d < 14.0).then_some((d, n))
+        })
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, n)| n)
+}
+
+fn draw_panel(g: &GpuShared, info: &egui::PaintCallbackInfo, camera: &OrbitCamera, panel: usize, view: &ViewOptions) {
+    let (Some(ctx), Some(scene)) = (&g.ctx, &g.scene) else { return };
+    let vp = info.viewport_in_pixels();
+    let target = three_d::RenderTarget::screen(ctx, info.screen_size_px[0], info.screen_size_px[1]);
+    let scissor = three_d::ScissorBox {
+        x: vp.left_px,
+        y: vp.from_bottom_px,
+        width: vp.width_px.max(1) as u32,
+        height: vp.height_px.max(1) as u32,
+    };
+    scene.draw(&target, scissor, camera, panel, view);
+}
+
+fn draw_gizmo(painter: &egui::Painter, origin: egui::Pos2, g: &Gizmo, active: Option<Handle>) {
+    let at = |v: Vec2| origin + egui::vec2(v.x, v.y);
+    let centre = at(g.centre);
+    let disc = if active == Some(Handle::Trackball) { 140 } else { 90 };
+    painter.circle_stroke(
+        centre,
+        gizmo::RADIUS_PX * 1.1,
+        egui::Stroke::new(1.5, egui::Color32::from_white_alpha(disc)),
+    );
+    let colours = [
+        egui::Color32::from_rgb(230, 70, 70),
+        egui::Color32::from_rgb(90, 210, 90),
+        egui::Color32::from_rgb(80, 130, 240),
+    ];
+    for (i, ring) in g.rings.iter().enumerate() {
+        let width = if active == Some(Handle::Axis(i)) { 4.0 } else { 2.0 };
+        for w in ring.windows(2) {
+            let ((a, fa), (b, fb)) = (w[0], w[1]);
+            let c = if fa && fb { colours[i] } else { colours[i].gamma_multiply(0.3) };
+            painter.line_segment([at(a), at(b)], egui::Stroke::new(width, c));
+        }
+    }
+}
+
+fn draw_legend(painter: &egui::Painter, rect: egui::Rect, max: f32, a: &str, b: &str) {
+    let w = 240.0;
+    let r = egui::Rect::from_min_size(rect.right_bottom() - egui::vec2(w + 12.0, 70.0), egui::vec2(w, 60.0));
+    painter.rect_filled(r, 4.0, egui::Color32::from_black_alpha(170));
+    let font = egui::FontId::proportional(12.0);
+    painter.text(
+        r.min + egui::vec2(8.0, 6.0),
+        egui::Align2::LEFT_TOP,
+        format!("|{a} − {b}| (model units)"),
+        font.clone(),
+        egui::Color32::WHITE,
+    );
+    let bar = egui::Rect::from_min_size(r.min + egui::vec2(8.0, 24.0), egui::vec2(w - 16.0, 12.0));
+    let steps = 48;
+    for k in 0..steps {
+        let t = k as f32 / (steps - 1) as f32;
+        let c = crate::render::overlays::ramp(t);
+        let x0 = bar.min.x + bar.width() * k as f32 / steps as f32;
+        let seg = egui::Rect::from_min_max(
+            egui::pos2(x0, bar.min.y),
+            egui::pos2(x0 + bar.width() / steps as f32 + 0.5, bar.max.y),
+        );
+        painter.rect_filled(seg, 0.0, egui::Color32::from_rgb(c[0], c[1], c[2]));
+    }
+    let label = crate::render::label::format_units;
+    painter.text(
+        egui::pos2(bar.min.x, bar.max.y + 4.0),
+        egui::Align2::LEFT_TOP,
+        "0",
+        font.clone(),
+        egui::Color32::WHITE,
+    );
+    painter.text(
+        egui::pos2(bar.center().x, bar.max.y + 4.0),
+        egui::Align2::CENTER_TOP,
+        label(max * 0.5),
+        font.clone(),
+        egui::Color32::WHITE,
+    );
+    painter.text(
+        egui::pos2(bar.max.x, bar.max.y + 4.0),
+        egui::Align2::RIGHT_TOP,
+        label(max),
+        font,
+        egui::Color32::WHITE,
+    );
+}

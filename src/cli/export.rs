@@ -1,0 +1,123 @@
+//! `skinlab export`: writes a model (with edited weights from a weights file, or with a pose baked
+//! into its meshes) as `.glb` or `.gltf`, carrying everything else in the source over unchanged;
+//! optionally also saves the pose file and the `deform` OBJ of the same pose.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use super::{CliError, PoseArgs};
+use crate::io::{self, atomic_write, obj, Bake, Container, ExportOptions, WeightsFormat};
+use crate::rig::pose_file;
+use crate::skinning::{Deformer, SkinningMethod};
+
+/// Arguments of `skinlab export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The model (.gltf or .glb).
+    pub model: PathBuf,
+    /// The file to write: .glb, or .gltf (buffer embedded as a data URI unless --external-buffer).
+    #[arg(long, value_name = "OUT.glb|OUT.gltf")]
+    pub out: PathBuf,
+    /// A weights file (`"format": "skinlab-weights"`) to apply before exporting.
+    #[arg(long, value_name = "FILE")]
+    pub weights: Option<PathBuf>,
+    /// Bake the pose into the meshes (deformed positions and normals, skins removed).
+    #[arg(long)]
+    pub bake: bool,
+    /// The pose (for --bake, --save-pose and --obj; the rest pose by default).
+    #[command(flatten)]
+    pub pose: PoseArgs,
+    /// Skinning method for --bake and --obj: lbs, dqs or sbs.
+    #[arg(long, default_value = "sbs")]
+    pub method: SkinningMethod,
+    /// With a .gltf output: write the buffer to a .bin file beside it instead of embedding it.
+    #[arg(long)]
+    pub external_buffer: bool,
+    /// Encoding of written weights: float, u16 or u8 (normalised). Given, every skinned primitive is
+    /// re-encoded; otherwise only primitives with edited weights are rewritten (as float).
+    #[arg(long, value_name = "FORMAT")]
+    pub weights_format: Option<WeightsFormat>,
+    /// Most influences per vertex in rewritten weights (more than 4 adds JOINTS_1/WEIGHTS_1).
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u8).range(1..=16))]
+    pub max_influences: u8,
+    /// Allow writing over the input model (or a file it uses).
+    #[arg(long)]
+    pub force: bool,
+    /// Also save the pose as a pose file.
+    #[arg(long, value_name = "FILE")]
+    pub save_pose: Option<PathBuf>,
+    /// Also write the contract's OBJ of the pose (as `skinlab deform` does).
+    #[arg(long, value_name = "OUT.obj")]
+    pub obj: Option<PathBuf>,
+}
+
+/// Runs `skinlab export`.
+pub fn run(args: &ExportArgs) -> Result<(), CliError> {
+    let container =
+        Container::for_path(&args.out, args.external_buffer).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    let (mut model, source) = io::load_document(&args.model)?;
+    for extra in [&args.save_pose, &args.obj].into_iter().flatten() {
+        if !args.force && source.is_source_file(extra) {
+            return Err(format!(
+                "{}: is the model's source file; refusing to overwrite it (use --force)",
+                extra.display()
+            )
+            .into());
+        }
+    }
+    let mut summary = Vec::new();
+    if let Some(path) = &args.weights {
+        let applied = io::apply_weights_file(path, &mut model)?;
+        summary.push(format!("applied weights of {} vertices", applied.vertices));
+    }
+    let pose = args.pose.resolve(&model)?;
+    if let Some(path) = &args.save_pose {
+        let text = pose_file::pose_to_json(&pose, &model.nodes);
+        write_text(path, text.as_bytes())?;
+    }
+    if let Some(path) = &args.obj {
+        let mut deformer = Deformer::new();
+        let mut out = Vec::new();
+        deformer.deform_all(&model, &pose, args.method, &mut out);
+        atomic_write(path, |w| obj::write_obj(w, &model, &out))
+            .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+    }
+    let options = ExportOptions {
+        container,
+        weights_format: args.weights_format,
+        max_influences: usize::from(args.max_influences),
+        bake: args.bake.then_some(Bake { pose, method: args.method }),
+        overwrite_source: args.force,
+    };
+    let report = io::export_model(&model, &source, &options, &args.out)?;
+    if report.rewritten_primitives > 0 {
+        summary.push(format!("new weights in {} primitives", report.rewritten_primitives));
+    }
+    if report.trimmed_vertices > 0 {
+        summary.push(format!(
+            "{} vertices trimmed to {} influences (raise --max-influences to keep more)",
+            report.trimmed_vertices, args.max_influences
+        ));
+    }
+    if report.empty_vertices > 0 {
+        summary.push(format!(
+            "{} vertices have no influence (written with zero weights, which glTF validators reject)",
+            report.empty_vertices
+        ));
+    }
+    if report.baked_nodes > 0 {
+        summary.push(format!("baked {} skinned mesh nodes ({})", report.baked_nodes, args.method));
+    }
+    for (path, bytes) in &report.files {
+        println!("wrote {} ({bytes} bytes)", path.display());
+    }
+    if !summary.is_empty() {
+        println!("{}", summary.join("; "));
+    }
+    Ok(())
+}
+
+fn write_text(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    atomic_write(path, |w| w.write_all(bytes)).map_err(|e| format!("{}: cannot write: {e}", path.display()).into())
+}

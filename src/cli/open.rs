@@ -1,0 +1,67 @@
+//! `skinlab open` (and `skinlab` with no arguments): the editor window on a model or the
+//! built-in demo arm.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::CliError;
+use crate::app::{EditorOptions, ScreenshotPlan};
+use crate::skinning::SkinningMethod;
+
+/// Arguments of `skinlab open`.
+#[derive(Debug, Args, Default)]
+pub struct OpenArgs {
+    /// The model (.gltf or .glb); the built-in demo arm when left out.
+    pub model: Option<PathBuf>,
+    /// Skinning method of the viewport.
+    #[arg(long)]
+    pub method: Option<SkinningMethod>,
+    /// Open the split view with this method on the right.
+    #[arg(long)]
+    pub compare: Option<SkinningMethod>,
+    /// Colour the skin by the distance between the two methods.
+    #[arg(long)]
+    pub diff: bool,
+    /// Start on this animation (name or #N).
+    #[arg(long, value_name = "NAME")]
+    pub animation: Option<String>,
+    /// Time on the animation, seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.0, allow_negative_numbers = true)]
+    pub time: f64,
+    /// Load this pose file.
+    #[arg(long, value_name = "FILE", conflicts_with = "animation")]
+    pub pose: Option<PathBuf>,
+    /// Select this joint (node name).
+    #[arg(long, value_name = "JOINT")]
+    pub select: Option<String>,
+    /// Draw N frames, save the window as PATH (PNG), and quit.
+    #[arg(long, num_args = 2, value_names = ["N", "PATH"])]
+    pub screenshot_after_frames: Option<Vec<String>>,
+}
+
+/// Runs the editor.
+pub fn run(args: &OpenArgs) -> Result<(), CliError> {
+    let screenshot = match args.screenshot_after_frames.as_deref() {
+        Some([n, path]) => {
+            let after_frames = n
+                .parse::<u64>()
+                .map_err(|_| format!("--screenshot-after-frames {n:?}: not a whole number of frames"))?;
+            Some(ScreenshotPlan { after_frames, path: PathBuf::from(path) })
+        }
+        _ => None,
+    };
+    let opts = EditorOptions {
+        model: args.model.clone(),
+        method: args.method,
+        compare: args.compare,
+        difference: args.diff,
+        animation: args.animation.clone(),
+        time_secs: args.time,
+        pose: args.pose.clone(),
+        select: args.select.clone(),
+        screenshot,
+    };
+    crate::app::run(opts)?;
+    Ok(())
+}

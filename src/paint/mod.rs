@@ -1,0 +1,80 @@
+//! Weight painting below the GUI: brush settings and falloffs, CPU picking on the deformed mesh,
+//! brush footprints over the surface or the volume, blend modes, the weight rules (locks,
+//! normalisation over unlocked joints, influence limit, Clean), x-mirror painting, whole-model
+//! tools and undo records. No GUI crate is used here.
+//!
+//! Invariant: every vertex a dab or tool writes satisfies the `Influences` invariants (finite,
+//! non-negative weights summing to 1 over at least one joint, at most the influence limit), and
+//! every change is recorded in a [`StrokeRecord`] that restores it bit for bit.
+//!
+//! One dab, as the editor drives it:
+//! 1. [`pick`] the ray against the instance's deformed positions → [`Hit`];
+//! 2. [`footprint`] around the hit (radius in model units) → [`Touch`]es;
+//! 3. [`apply_dab`] → [`DabOutcome`] (weights written, new joint sets interned, undo recorded);
+//! 4. `Deformer::prepare_new_sets` and `Deformer::deform_vertices` for the touched vertices
+//!    (a full prepare when the layout changed). [`reskin_after_dab`] does step 4.
+
+pub mod adjacency;
+pub mod blend;
+pub mod brush;
+pub mod dab;
+pub mod display;
+pub mod edited;
+pub mod footprint;
+pub mod grid;
+pub mod mirror;
+pub mod normalize;
+pub mod pick;
+pub mod stroke;
+pub mod surface;
+pub mod tools;
+pub mod topology;
+
+pub use adjacency::Adjacency;
+pub use blend::BlendMode;
+pub use brush::{BrushSettings, Falloff, RadiusUnit};
+pub use dab::{apply_dab, ensure_influences, Dab, DabOutcome, DabTarget, PaintError};
+pub use edited::EditedVertices;
+pub use footprint::{footprint, FootprintOptions, Touch, View};
+pub use mirror::{joint_mirror_map, mirror_name, symmetry_axis, MirrorMap};
+pub use normalize::{WeightRules, DEFAULT_LIMIT};
+pub use pick::{pick, pick_model, Hit, Ray};
+pub use stroke::{StrokeRecord, TouchedPrimitive};
+pub use surface::SurfaceScratch;
+pub use topology::{ModelTopology, PrimTopology};
+
+use crate::model::Model;
+use crate::skinning::{DeformedPrimitive, Deformer};
+
+/// Re-skins after a dab on primitive `prim` of instance `instance`: prepares the joint sets the
+/// dab added and deforms only `outcome.touched` into `out[instance][prim]` (and into every other
+/// instance drawing the same mesh). When the layout changed or a frame is stale, prepares `pose`
+/// again with the deformer's method and deforms everything. `out` is indexed like `Deformer::deform_all`'s output.
+pub fn reskin_after_dab(
+    deformer: &mut Deformer,
+    model: &Model,
+    pose: &crate::rig::Pose,
+    target: DabTarget,
+    outcome: &DabOutcome,
+    out: &mut Vec<Vec<DeformedPrimitive>>,
+) {
+    let method = deformer.method().unwrap_or(crate::skinning::SkinningMethod::Lbs);
+    if outcome.layout_changed || out.len() != model.instances.len() {
+        deformer.deform_all(model, pose, method, out);
+        return;
+    }
+    deformer.prepare_new_sets(model);
+    let Some(inst) = model.instances.get(target.instance) else { return };
+    // Every instance drawing the painted mesh sees the new weights.
+    let mut current = true;
+    for (i, other) in model.instances.iter().enumerate() {
+        if other.mesh == inst.mesh {
+            if let Some(buf) = out.get_mut(i).and_then(|v| v.get_mut(target.prim)) {
+                current &= deformer.deform_vertices(model, other, target.prim, &outcome.touched, buf);
+            }
+        }
+    }
+    if !current {
+        deformer.deform_all(model, pose, method, out);
+    }
+}

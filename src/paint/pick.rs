@@ -1,0 +1,180 @@
+//! Picking on the CPU: the nearest triangle of the *deformed* mesh under a ray in model space
+//! (Möller–Trumbore, both faces), with the hit point and its nearest vertex.
+
+use glam::Vec3;
+
+/// A ray in model space.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ray {
+    /// Start point (the eye for a perspective camera).
+    pub origin: Vec3,
+    /// Direction (need not be unit length).
+    pub direction: Vec3,
+}
+
+/// Where a ray meets a mesh.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Hit {
+    /// The hit point in model space.
+    pub point: Vec3,
+    /// Index of the triangle hit.
+    pub triangle: usize,
+    /// The triangle's corner nearest to the hit point.
+    pub vertex: u32,
+    /// Barycentric weights of the hit point for the triangle's three corners.
+    pub barycentric: [f32; 3],
+    /// Ray parameter: `point = origin + t · direction`.
+    pub t: f32,
+}
+
+/// Ray parameter and barycentric (u, v) of the ray's crossing of triangle `(a, b, c)`, if it
+/// crosses it at `t > 0` (Möller–Trumbore; both faces count).
+#[must_use]
+pub fn ray_triangle(ray: &Ray, a: Vec3, b: Vec3, c: Vec3) -> Option<(f32, f32, f32)> {
+    crossing(ray.origin, ray.direction, a, b, c)
+}
+
+#[inline(always)]
+fn crossing(origin: Vec3, dir: Vec3, a: Vec3, b: Vec3, c: Vec3) -> Option<(f32, f32, f32)> {
+    let e1 = b - a;
+    let e2 = c - a;
+    let p = dir.cross(e2);
+    let det = e1.dot(p);
+    if det == 0.0 || !det.is_finite() {
+        return None;
+    }
+    let inv = 1.0 / det;
+    let s = origin - a;
+    let u = s.dot(p) * inv;
+    if !(0.0..=1.0).contains(&u) {
+        return None;
+    }
+    let q = s.cross(e1);
+    let v = dir.dot(q) * inv;
+    if v < 0.0 || u + v > 1.0 {
+        return None;
+    }
+    let t = e2.dot(q) * inv;
+    (t > 0.0 && t.is_finite()).then_some((t, u, v))
+}
+
+/// Triangles per parallel work item.
+const CHUNK: usize = 16 * 1024;
+
+/// The nearest crossing in one run of triangles: (t, triangle, u, v).
+fn nearest_in(ray: &Ray, positions: &[Vec3], triangles: &[[u32; 3]], first: usize) -> Option<(f32, usize, f32, f32)> {
+    let n = positions.len();
+    let mut best: Option<(f32, usize, f32, f32)> = None;
+    for (i, t) in triangles.iter().enumerate() {
+        let (Some(&a), Some(&b), Some(&c)) =
+            (positions.get(t[0] as usize), positions.get(t[1] as usize), positions.get(t[2] as usize))
+        else {
+            continue;
+        };
+        debug_assert!(t.iter().all(|&k| (k as usize) < n));
+        if let Some((d, u, v)) = crossing(ray.origin, ray.direction, a, b, c) {
+            if best.is_none_or(|bst| d < bst.0) {
+                best = Some((d, first + i, u, v));
+            }
+        }
+    }
+    best
+}
+
+/// The nearest triangle of `triangles` (indices into `positions`, e.g. deformed positions) that
+/// `ray` meets; ties go to the lower triangle index. Triangles with an index out of range are
+/// skipped. Large meshes are split over rayon's threads.
+#[must_use]
+pub fn pick(ray: &Ray, positions: &[Vec3], triangles: &[[u32; 3]]) -> Option<Hit> {
+    use rayon::prelude::*;
+    if !ray.origin.is_finite() || !ray.direction.is_finite() || ray.direction == Vec3::ZERO {
+        return None;
+    }
+    let better = |a: Option<(f32, usize, f32, f32)>, b: Option<(f32, usize, f32, f32)>| match (a, b) {
+        (Some(x), Some(y)) => Some(if (y.0, y.1) < (x.0, x.1) { y } else { x }),
+        (x, None) => x,
+        (None, y) => y,
+    };
+    let best = if triangles.len() <= CHUNK || rayon::current_num_threads() == 1 {
+        nearest_in(ray, positions, triangles, 0)
+    } else {
+        triangles
+            .par_chunks(CHUNK)
+            .enumerate()
+            .map(|(c, tris)| nearest_in(ray, positions, tris, c * CHUNK))
+            .reduce(|| None, better)
+    };
+    let (t, triangle, u, v) = best?;
+    let tri = triangles[triangle];
+    let point = ray.origin + ray.direction * t;
+    let barycentric = [1.0 - u - v, u, v];
+    let mut vertex = tri[0];
+    for &k in &tri[1..] {
+        if positions[k as usize].distance_squared(point) < positions[vertex as usize].distance_squared(point) {
+            vertex = k;
+        }
+    }
+    Some(Hit { point, triangle, vertex, barycentric, t })
+}
+
+/// The nearest hit over every primitive of every skinned instance, on the deformed positions
+/// `deformed[instance][primitive]` (as `Deformer::deform_all` fills them; all in model space).
+/// Primitives whose buffer is missing or sized differently from their rest positions are skipped.
+#[must_use]
+pub fn pick_model(
+    ray: &Ray,
+    model: &crate::model::Model,
+    deformed: &[Vec<crate::skinning::DeformedPrimitive>],
+) -> Option<(super::dab::DabTarget, Hit)> {
+    let mut best: Option<(super::dab::DabTarget, Hit)> = None;
+    for (i, inst) in model.instances.iter().enumerate() {
+        let Some(mesh) = model.meshes.get(inst.mesh) else { continue };
+        for (p, prim) in mesh.primitives.iter().enumerate() {
+            let Some(buf) = deformed.get(i).and_then(|d| d.get(p)) else { continue };
+            if buf.positions.len() != prim.positions.len() {
+                continue;
+            }
+            if let Some(hit) = pick(ray, &buf.positions, &prim.triangles) {
+                if best.as_ref().is_none_or(|b| hit.t < b.1.t) {
+                    best = Some((super::dab::DabTarget { instance: i, prim: p }, hit));
+                }
+            }
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_triangle_is_hit() {
+        // Two parallel unit triangles at z = 0 and z = -1, seen from z = 5 looking down -z.
+        let p = [
+            Vec3::new(0.0, 0.0, 0.0),
+            Vec3::new(1.0, 0.0, 0.0),
+            Vec3::new(0.0, 1.0, 0.0),
+            Vec3::new(0.0, 0.0, -1.0),
+            Vec3::new(1.0, 0.0, -1.0),
+            Vec3::new(0.0, 1.0, -1.0),
+        ];
+        let tris = [[3, 4, 5], [0, 1, 2]];
+        let ray = Ray { origin: Vec3::new(0.6, 0.2, 5.0), direction: Vec3::new(0.0, 0.0, -2.0) };
+        let hit = pick(&ray, &p, &tris).unwrap();
+        assert_eq!(hit.triangle, 1);
+        assert_eq!(hit.vertex, 1);
+        assert!((hit.point - Vec3::new(0.6, 0.2, 0.0)).length() < 1e-6);
+        assert!((hit.t - 2.5).abs() < 1e-6);
+        let b = hit.barycentric;
+        assert!((b[0] - 0.2).abs() < 1e-6 && (b[1] - 0.6).abs() < 1e-6 && (b[2] - 0.2).abs() < 1e-6);
+        // Back faces count too; misses and rays pointing away give None.
+        let up = Ray { origin: Vec3::new(0.2, 0.2, -5.0), direction: Vec3::Z };
+        assert_eq!(pick(&up, &p, &tris).map(|h| h.triangle), Some(0));
+        let away = Ray { origin: Vec3::new(0.2, 0.2, 5.0), direction: Vec3::Z };
+        assert_eq!(pick(&away, &p, &tris), None);
+        let miss = Ray { origin: Vec3::new(2.0, 2.0, 5.0), direction: -Vec3::Z };
+        assert_eq!(pick(&miss, &p, &tris), None);
+        assert_eq!(pick(&ray, &p, &[[0, 1, 99]]), None);
+    }
+}

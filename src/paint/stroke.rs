@@ -1,0 +1,148 @@
+//! Undo records: a stroke (or a tool run) remembers, per touched vertex, its exact stored state
+//! before the first change and after the last one, so undo and redo restore it bit for bit
+//! (weights, packed set word, hence identical joint-set lookups). Joint-set tables only grow, so
+//! every recorded set id stays valid.
+
+use crate::model::influences::VertexSnapshot;
+use crate::model::{Influences, Model};
+
+/// One touched vertex: where it is and its states before and after.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StrokeEntry {
+    /// Mesh index.
+    pub mesh: usize,
+    /// Primitive index within the mesh.
+    pub prim: usize,
+    /// Vertex index within the primitive.
+    pub vertex: u32,
+    /// State before the stroke.
+    pub before: VertexSnapshot,
+    /// State after the stroke's last change.
+    pub after: VertexSnapshot,
+}
+
+/// Vertices of one primitive that an undo, redo or stroke changed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TouchedPrimitive {
+    /// Mesh index.
+    pub mesh: usize,
+    /// Primitive index within the mesh.
+    pub prim: usize,
+    /// Vertex indices, ascending.
+    pub vertices: Vec<u32>,
+}
+
+/// The undo record of one stroke or tool run.
+#[derive(Clone, Debug, Default)]
+pub struct StrokeRecord {
+    label: String,
+    entries: Vec<StrokeEntry>,
+    /// Per primitive: entry index + 1 of each vertex (0 = not recorded), grown on demand.
+    index: Vec<((usize, usize), Vec<u32>)>,
+}
+
+impl StrokeRecord {
+    /// An empty record named `label` (shown in the history, e.g. "Paint Add" or "Clean").
+    #[must_use]
+    pub fn new(label: impl Into<String>) -> Self {
+        Self { label: label.into(), ..Self::default() }
+    }
+
+    /// The record's name.
+    #[must_use]
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// Whether nothing was changed.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Number of vertices changed.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The entries, in order of first change.
+    #[must_use]
+    pub fn entries(&self) -> &[StrokeEntry] {
+        &self.entries
+    }
+
+    /// Records that vertex `vertex` of `(mesh, prim)` changed from `before` to `after`; a vertex
+    /// already recorded keeps its first `before` and takes the new `after`.
+    pub fn record(&mut self, mesh: usize, prim: usize, vertex: u32, before: VertexSnapshot, after: VertexSnapshot) {
+        let key = (mesh, prim);
+        let at = match self.index.iter().rposition(|e| e.0 == key) {
+            Some(i) => i,
+            None => {
+                self.index.push((key, Vec::new()));
+                self.index.len() - 1
+            }
+        };
+        let slots = &mut self.index[at].1;
+        let v = vertex as usize;
+        if slots.len() <= v {
+            slots.resize(v + 1, 0);
+        }
+        match slots[v] {
+            0 => {
+                self.entries.push(StrokeEntry { mesh, prim, vertex, before, after });
+                slots[v] = self.entries.len() as u32;
+            }
+            i => self.entries[i as usize - 1].after = after,
+        }
+    }
+
+    /// Appends another record's changes (e.g. the dabs of one stroke), keeping the first
+    /// `before` of each vertex.
+    pub fn merge(&mut self, other: &StrokeRecord) {
+        for e in &other.entries {
+            self.record(e.mesh, e.prim, e.vertex, e.before, e.after);
+        }
+    }
+
+    /// Restores every recorded vertex to its state before the stroke.
+    pub fn undo(&self, model: &mut Model) -> Vec<TouchedPrimitive> {
+        for e in self.entries.iter().rev() {
+            if let Some(inf) = influences_mut(model, e.mesh, e.prim, e.vertex) {
+                inf.restore(e.vertex as usize, &e.before);
+            }
+        }
+        self.touched()
+    }
+
+    /// Re-applies the stroke: every recorded vertex gets its state after the stroke.
+    pub fn redo(&self, model: &mut Model) -> Vec<TouchedPrimitive> {
+        for e in &self.entries {
+            if let Some(inf) = influences_mut(model, e.mesh, e.prim, e.vertex) {
+                inf.restore(e.vertex as usize, &e.after);
+            }
+        }
+        self.touched()
+    }
+
+    /// The recorded vertices grouped by primitive (primitives and vertices ascending), e.g. to
+    /// re-skin them or to mark them as edited.
+    #[must_use]
+    pub fn touched(&self) -> Vec<TouchedPrimitive> {
+        let mut keys: Vec<(usize, usize, u32)> = self.entries.iter().map(|e| (e.mesh, e.prim, e.vertex)).collect();
+        keys.sort_unstable();
+        let mut out: Vec<TouchedPrimitive> = Vec::new();
+        for (mesh, prim, v) in keys {
+            match out.last_mut() {
+                Some(t) if t.mesh == mesh && t.prim == prim => t.vertices.push(v),
+                _ => out.push(TouchedPrimitive { mesh, prim, vertices: vec![v] }),
+            }
+        }
+        out
+    }
+}
+
+fn influences_mut(model: &mut Model, mesh: usize, prim: usize, vertex: u32) -> Option<&mut Influences> {
+    let inf = model.meshes.get_mut(mesh)?.primitives.get_mut(prim)?.influences.as_mut()?;
+    ((vertex as usize) < inf.len()).then_some(inf)
+}

@@ -1,0 +1,205 @@
+//! The orbit camera shared by the editor and `skinlab render`: a target point, yaw, pitch and
+//! distance (glam, so picking can project on the CPU), turned into a three-d camera per frame.
+//! Yaw 0 / pitch 0 looks from +Z towards -Z with Y up ("front").
+
+use std::f32::consts::FRAC_PI_2;
+use std::str::FromStr;
+
+use glam::{Mat4, Vec2, Vec3, Vec4Swizzles as _};
+
+/// A named viewpoint for `skinlab render --camera`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CameraPreset {
+    /// From +Z, slightly above.
+    Front,
+    /// From -Z.
+    Back,
+    /// From +X.
+    Side,
+    /// From -X.
+    Left,
+    /// From +Y (looking down).
+    Top,
+    /// From the front right, slightly above.
+    ThreeQuarter,
+}
+
+impl CameraPreset {
+    /// Every preset with its command-line name.
+    pub const NAMES: [(&'static str, Self); 6] = [
+        ("front", Self::Front),
+        ("back", Self::Back),
+        ("side", Self::Side),
+        ("left", Self::Left),
+        ("top", Self::Top),
+        ("three-quarter", Self::ThreeQuarter),
+    ];
+
+    /// (yaw, pitch) in radians.
+    #[must_use]
+    pub fn angles_rad(self) -> (f32, f32) {
+        match self {
+            Self::Front => (0.0, 12f32.to_radians()),
+            Self::Back => (std::f32::consts::PI, 12f32.to_radians()),
+            Self::Side => (FRAC_PI_2, 12f32.to_radians()),
+            Self::Left => (-FRAC_PI_2, 12f32.to_radians()),
+            Self::Top => (0.0, FRAC_PI_2 - 1e-3),
+            Self::ThreeQuarter => (30f32.to_radians(), 18f32.to_radians()),
+        }
+    }
+}
+
+impl FromStr for CameraPreset {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::NAMES.iter().find(|(n, _)| *n == s).map(|(_, p)| *p).ok_or_else(|| {
+            let names: Vec<&str> = Self::NAMES.iter().map(|(n, _)| *n).collect();
+            format!("unknown camera {s:?} (expected one of {})", names.join(", "))
+        })
+    }
+}
+
+/// An orbit camera.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OrbitCamera {
+    /// The point orbited around and looked at.
+    pub target: Vec3,
+    /// Rotation about +Y, radians.
+    pub yaw_rad: f32,
+    /// Elevation, radians (clamped short of the poles).
+    pub pitch_rad: f32,
+    /// Distance from the target to the eye (model units).
+    pub distance: f32,
+    /// Vertical field of view, radians.
+    pub fov_y_rad: f32,
+}
+
+impl Default for OrbitCamera {
+    fn default() -> Self {
+        Self { target: Vec3::ZERO, yaw_rad: 0.0, pitch_rad: 0.0, distance: 5.0, fov_y_rad: 40f32.to_radians() }
+    }
+}
+
+impl OrbitCamera {
+    /// The unit vector from the target towards the eye.
+    #[must_use]
+    pub fn back(&self) -> Vec3 {
+        let (sy, cy) = self.yaw_rad.sin_cos();
+        let (sp, cp) = self.pitch_rad.sin_cos();
+        Vec3::new(cp * sy, sp, cp * cy)
+    }
+
+    /// The eye position.
+    #[must_use]
+    pub fn eye(&self) -> Vec3 {
+        self.target + self.back() * self.distance
+    }
+
+    /// The camera's right and up unit vectors.
+    #[must_use]
+    pub fn right_up(&self) -> (Vec3, Vec3) {
+        let back = self.back();
+        let right = Vec3::Y.cross(back).try_normalize().unwrap_or(Vec3::X);
+        (right, back.cross(right))
+    }
+
+    /// Near and far clip distances.
+    #[must_use]
+    pub fn near_far(&self) -> (f32, f32) {
+        (self.distance * 0.01, self.distance * 20.0)
+    }
+
+    /// Orbits by a pointer drag of `delta_px` pixels.
+    pub fn orbit(&mut self, delta_px: Vec2) {
+        self.yaw_rad -= delta_px.x * 0.01;
+        self.pitch_rad = (self.pitch_rad + delta_px.y * 0.01).clamp(-FRAC_PI_2 + 0.01, FRAC_PI_2 - 0.01);
+    }
+
+    /// Pans so that the scene follows a drag of `delta_px` pixels in a view `height_px` tall.
+    pub fn pan(&mut self, delta_px: Vec2, height_px: f32) {
+        let per_px = 2.0 * self.distance * (self.fov_y_rad * 0.5).tan() / height_px.max(1.0);
+        let (right, up) = self.right_up();
+        self.target += (-right * delta_px.x + up * delta_px.y) * per_px;
+    }
+
+    /// Zooms by a scroll amount (positive moves closer).
+    pub fn zoom(&mut self, scroll: f32) {
+        self.distance = (self.distance * (-scroll * 0.002).exp()).clamp(1e-4, 1e7);
+    }
+
+    /// Looks at the box `lo..hi` so that it fills a view of aspect `aspect` (width / height).
+    pub fn frame(&mut self, lo: Vec3, hi: Vec3, aspect: f32) {
+        self.target = (lo + hi) * 0.5;
+        let (right, up) = self.right_up();
+        let back = self.back();
+        // Half extents of the box along the view axes.
+        let half = (hi - lo).max(Vec3::splat(1e-4)) * 0.5;
+        let extent = |axis: Vec3| half.x * axis.x.abs() + half.y * axis.y.abs() + half.z * axis.z.abs();
+        let (w, h, d) = (extent(right), extent(up), extent(back));
+        let tan_y = (self.fov_y_rad * 0.5).tan();
+        let tan_x = tan_y * aspect.max(0.1);
+        // A margin of 8 % around the box; the near face sits `d` in front of the target.
+        self.distance = (w / tan_x).max(h / tan_y) * 1.08 + d;
+    }
+
+    /// The view matrix (world → eye).
+    #[must_use]
+    pub fn view(&self) -> Mat4 {
+        let (_, up) = self.right_up();
+        Mat4::look_at_rh(self.eye(), self.target, up)
+    }
+
+    /// The OpenGL projection matrix for a view of aspect `aspect`.
+    #[must_use]
+    pub fn projection(&self, aspect: f32) -> Mat4 {
+        let (near, far) = self.near_far();
+        Mat4::perspective_rh_gl(self.fov_y_rad, aspect.max(1e-3), near, far)
+    }
+
+    /// Projects a world point into a `size` pixel view (origin top-left, y down); `None` when it
+    /// is behind the eye.
+    #[must_use]
+    pub fn project(&self, p: Vec3, size: Vec2) -> Option<Vec2> {
+        let clip = self.projection(size.x / size.y.max(1.0)) * self.view() * p.extend(1.0);
+        if clip.w <= 1e-6 {
+            return None;
+        }
+        let ndc = clip.xy() / clip.w;
+        Some(Vec2::new((ndc.x + 1.0) * 0.5 * size.x, (1.0 - ndc.y) * 0.5 * size.y))
+    }
+
+    /// The three-d camera for a viewport.
+    #[must_use]
+    pub fn to_three_d(&self, viewport: three_d::Viewport) -> three_d::Camera {
+        use super::gl_convert::v3;
+        let (near, far) = self.near_far();
+        let (_, up) = self.right_up();
+        three_d::Camera::new_perspective(
+            viewport,
+            v3(self.eye()),
+            v3(self.target),
+            v3(up),
+            three_d::radians(self.fov_y_rad),
+            near,
+            far,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn front_camera_projects_target_to_centre_and_x_to_the_right() {
+        let mut c = OrbitCamera::default();
+        c.frame(Vec3::splat(-1.0), Vec3::splat(1.0), 1.0);
+        let size = Vec2::new(200.0, 100.0);
+        let centre = c.project(Vec3::ZERO, size).unwrap();
+        assert!((centre - Vec2::new(100.0, 50.0)).length() < 1e-3);
+        let right = c.project(Vec3::X, size).unwrap();
+        assert!(right.x > 100.0 && (right.y - 50.0).abs() < 1e-3);
+        let up = c.project(Vec3::Y, size).unwrap();
+        assert!(up.y < 50.0);
+    }
+}

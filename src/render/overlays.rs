@@ -1,0 +1,316 @@
+//! What is drawn over or around the skin: the skeleton as bones (octahedra from each joint to its
+//! child joints, plus a small diamond per joint), the ground grid, and the colour ramp with the
+//! per-vertex distance between two methods' results. Geometry is built on the CPU; the bone mesh
+//! keeps a fixed vertex count so each frame only refills its buffers.
+
+use glam::{DMat4, Vec3};
+use three_d::{
+    Blend, ColorMaterial, Context, CpuMaterial, CpuMesh, Cull, DepthTest, Gm, Indices, Mesh, Positions, RenderStates,
+    Srgba,
+};
+
+use super::gl_convert::{linear, v3_into};
+use crate::model::Model;
+use crate::skinning::DeformedPrimitive;
+
+/// Bone colour (sRGB).
+pub const BONE_COLOUR: [u8; 3] = [150, 180, 235];
+/// Selected-joint colour (sRGB).
+pub const SELECTED_COLOUR: [u8; 3] = [255, 150, 40];
+
+/// The joints drawn as a skeleton: every joint node of every skin with the nearest ancestor that
+/// is also a joint, parents before children.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SkeletonLayout {
+    /// (joint node, parent joint node).
+    pub joints: Vec<(usize, Option<usize>)>,
+}
+
+impl SkeletonLayout {
+    /// The skeleton of every skin of `model`.
+    #[must_use]
+    pub fn new(model: &Model) -> Self {
+        let mut is_joint = vec![false; model.nodes.len()];
+        for skin in &model.skins {
+            for &j in &skin.joints {
+                if let Some(f) = is_joint.get_mut(j) {
+                    *f = true;
+                }
+            }
+        }
+        let joints = model
+            .nodes
+            .order
+            .iter()
+            .copied()
+            .filter(|&n| is_joint[n])
+            .map(|n| {
+                let mut p = model.nodes.nodes[n].parent;
+                while let Some(q) = p {
+                    if is_joint[q] {
+                        break;
+                    }
+                    p = model.nodes.nodes[q].parent;
+                }
+                (n, p)
+            })
+            .collect();
+        Self { joints }
+    }
+
+    /// Number of bones (joints with a parent joint).
+    #[must_use]
+    pub fn bone_count(&self) -> usize {
+        self.joints.iter().filter(|(_, p)| p.is_some()).count()
+    }
+}
+
+/// Pushes the 8 triangles (24 vertices) of an octahedral bone from `head` to `tail`.
+pub fn push_bone(head: Vec3, tail: Vec3, width: f32, out: &mut Vec<Vec3>) {
+    let axis = tail - head;
+    let len = axis.length();
+    let dir = if len > 1e-9 { axis / len } else { Vec3::Y };
+    let side = if dir.x.abs() < 0.9 { Vec3::X } else { Vec3::Z };
+    let u = dir.cross(side).normalize_or_zero() * width;
+    let v = dir.cross(u).normalize_or_zero() * width;
+    let mid = head + axis * 0.18;
+    let ring = [mid + u, mid + v, mid - u, mid - v];
+    for i in 0..4 {
+        let (a, b) = (ring[i], ring[(i + 1) % 4]);
+        out.extend_from_slice(&[head, b, a, tail, a, b]);
+    }
+}
+
+/// Pushes a joint diamond (an octahedron of radius `r` at `c`): 8 triangles.
+pub fn push_diamond(c: Vec3, r: f32, out: &mut Vec<Vec3>) {
+    let axes = [Vec3::X * r, Vec3::Z * r, -Vec3::X * r, -Vec3::Z * r];
+    for i in 0..4 {
+        let (a, b) = (c + axes[i], c + axes[(i + 1) % 4]);
+        out.extend_from_slice(&[c + Vec3::Y * r, b, a, c - Vec3::Y * r, a, b]);
+    }
+}
+
+/// The skeleton drawn over the skin (no depth test, slightly transparent).
+pub struct Bones {
+    layout: SkeletonLayout,
+    gm: Option<Gm<Mesh, ColorMaterial>>,
+    points: Vec<Vec3>,
+    positions: Vec<three_d::Vec3>,
+    colours: Vec<three_d::Vec4>,
+    vertices: usize,
+}
+
+impl Bones {
+    /// The bone mesh for `model`'s skeleton (nothing is drawn when it has no joints).
+    #[must_use]
+    pub fn new(ctx: &Context, model: &Model) -> Self {
+        let layout = SkeletonLayout::new(model);
+        let vertices = (layout.bone_count() + layout.joints.len()) * 24;
+        let gm = (vertices > 0).then(|| {
+            let cpu = CpuMesh {
+                positions: Positions::F32(vec![three_d::vec3(0.0, 0.0, 0.0); vertices]),
+                indices: Indices::None,
+                colors: Some(vec![Srgba::WHITE; vertices]),
+                ..Default::default()
+            };
+            let mut material = ColorMaterial::new_transparent(ctx, &CpuMaterial::default());
+            material.render_states = RenderStates {
+                depth_test: DepthTest::Always,
+                cull: Cull::Back,
+                blend: Blend::TRANSPARENCY,
+                ..Default::default()
+            };
+            material.is_transparent = true;
+            Gm::new(Mesh::new(ctx, &cpu), material)
+        });
+        Self { layout, gm, points: Vec::new(), positions: Vec::new(), colours: Vec::new(), vertices }
+    }
+
+    /// Moves the bones to the pose given by `model_from_node`; `scale` sets the joint size (model
+    /// units) and `selected` highlights one joint node and the bones leaving it.
+    pub fn update(&mut self, model_from_node: &[DMat4], scale: f32, selected: Option<usize>) {
+        let Some(gm) = &mut self.gm else { return };
+        let at = |n: usize| model_from_node.get(n).map_or(Vec3::ZERO, |m| m.w_axis.truncate().as_vec3());
+        self.points.clear();
+        self.colours.clear();
+        let light = Vec3::new(0.3, 0.8, 0.5).normalize();
+        let shade = |points: &[Vec3], colour: [u8; 3], colours: &mut Vec<three_d::Vec4>| {
+            for tri in points.chunks_exact(3) {
+                let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize_or_zero();
+                let f = 0.6 + 0.4 * n.dot(light).max(0.0);
+                let c = colour.map(|c| (f32::from(c) * f) as u8);
+                let lin = linear([c[0], c[1], c[2], 215]);
+                colours.extend([lin; 3]);
+            }
+        };
+        let mut tmp = Vec::with_capacity(24);
+        for &(j, parent) in &self.layout.joints {
+            let Some(p) = parent else { continue };
+            tmp.clear();
+            let (head, tail) = (at(p), at(j));
+            let width = ((tail - head).length() * 0.1).min(scale * 1.5);
+            push_bone(head, tail, width, &mut tmp);
+            shade(&tmp, if selected == Some(p) { SELECTED_COLOUR } else { BONE_COLOUR }, &mut self.colours);
+            self.points.extend_from_slice(&tmp);
+        }
+        for &(j, _) in &self.layout.joints {
+            tmp.clear();
+            push_diamond(at(j), scale, &mut tmp);
+            shade(&tmp, if selected == Some(j) { SELECTED_COLOUR } else { [235, 235, 240] }, &mut self.colours);
+            self.points.extend_from_slice(&tmp);
+        }
+        if self.points.len() != self.vertices {
+            return;
+        }
+        v3_into(&self.points, &mut self.positions);
+        let _ = gm.geometry.set_positions(&self.positions);
+        let _ = gm.geometry.set_colors(&self.colours);
+    }
+
+    /// The drawable object, if there is a skeleton.
+    #[must_use]
+    pub fn object(&self) -> Option<&Gm<Mesh, ColorMaterial>> {
+        self.gm.as_ref()
+    }
+}
+
+/// Grid spacing: a round number (1, 2 or 5 × 10^k) near a fifth of `size`.
+#[must_use]
+pub fn grid_spacing(size: f32) -> f32 {
+    let raw = (size / 5.0).max(1e-6);
+    let base = 10f32.powf(raw.log10().floor());
+    let m = raw / base;
+    base * if m < 1.5 {
+        1.0
+    } else if m < 3.5 {
+        2.0
+    } else if m < 7.5 {
+        5.0
+    } else {
+        10.0
+    }
+}
+
+/// A ground grid under the box `lo..hi`: thin quads on the plane y = lo.y.
+#[must_use]
+pub fn grid(ctx: &Context, lo: Vec3, hi: Vec3) -> Gm<Mesh, ColorMaterial> {
+    let size = (hi - lo).length().max(1e-3);
+    let spacing = grid_spacing(size);
+    let half_lines = 12i32;
+    let extent = spacing * half_lines as f32;
+    let centre = ((lo + hi) * 0.5 / spacing).round() * spacing;
+    let y = lo.y;
+    let w = spacing * 0.012;
+    let mut positions = Vec::new();
+    let mut colours = Vec::new();
+    let mut quad = |a: Vec3, b: Vec3, across: Vec3, c: Srgba| {
+        let (p0, p1, p2, p3) = (a - across, b - across, b + across, a + across);
+        for p in [p0, p1, p2, p0, p2, p3] {
+            positions.push(three_d::vec3(p.x, p.y, p.z));
+            colours.push(c);
+        }
+    };
+    for i in -half_lines..=half_lines {
+        let o = i as f32 * spacing;
+        let colour = if i == 0 { Srgba::new(120, 125, 135, 255) } else { Srgba::new(85, 88, 96, 255) };
+        let x = centre.x + o;
+        quad(Vec3::new(x, y, centre.z - extent), Vec3::new(x, y, centre.z + extent), Vec3::X * w, colour);
+        let z = centre.z + o;
+        quad(Vec3::new(centre.x - extent, y, z), Vec3::new(centre.x + extent, y, z), Vec3::Z * w, colour);
+    }
+    let cpu = CpuMesh {
+        positions: Positions::F32(positions),
+        indices: Indices::None,
+        colors: Some(colours),
+        ..Default::default()
+    };
+    let mut material = ColorMaterial::new_opaque(ctx, &CpuMaterial::default());
+    material.render_states.cull = Cull::None;
+    Gm::new(Mesh::new(ctx, &cpu), material)
+}
+
+/// The difference colour ramp: `t` in 0..=1 from blue (no difference) through green and yellow to
+/// red (the largest difference), sRGB.
+#[must_use]
+pub fn ramp(t: f32) -> [u8; 4] {
+    const STOPS: [[f32; 3]; 5] =
+        [[45.0, 70.0, 170.0], [40.0, 160.0, 220.0], [70.0, 195.0, 95.0], [245.0, 210.0, 55.0], [220.0, 45.0, 35.0]];
+    let t = if t.is_finite() { t.clamp(0.0, 1.0) } else { 0.0 };
+    let x = t * (STOPS.len() - 1) as f32;
+    let i = (x.floor() as usize).min(STOPS.len() - 2);
+    let f = x - i as f32;
+    let c = |k: usize| (STOPS[i][k] + (STOPS[i + 1][k] - STOPS[i][k]) * f).round() as u8;
+    [c(0), c(1), c(2), 255]
+}
+
+/// The largest per-vertex distance between two deformations of the same model.
+#[must_use]
+pub fn max_distance(a: &[Vec<DeformedPrimitive>], b: &[Vec<DeformedPrimitive>]) -> f32 {
+    let mut max = 0f32;
+    for (ia, ib) in a.iter().zip(b) {
+        for (pa, pb) in ia.iter().zip(ib) {
+            for (p, q) in pa.positions.iter().zip(&pb.positions) {
+                max = max.max(p.distance(*q));
+            }
+        }
+    }
+    max
+}
+
+/// Colours each vertex by its distance between `a` and `b`, `full_scale` (model units) mapping
+/// to the top of the ramp, into `out[instance][primitive][vertex]`.
+pub fn difference_colours(
+    a: &[Vec<DeformedPrimitive>],
+    b: &[Vec<DeformedPrimitive>],
+    full_scale: f32,
+    out: &mut Vec<Vec<Vec<[u8; 4]>>>,
+) {
+    out.resize_with(a.len(), Vec::new);
+    for ((ia, ib), oi) in a.iter().zip(b).zip(out.iter_mut()) {
+        oi.resize_with(ia.len(), Vec::new);
+        for ((pa, pb), op) in ia.iter().zip(ib).zip(oi.iter_mut()) {
+            op.clear();
+            op.extend(
+                pa.positions.iter().zip(&pb.positions).map(|(p, q)| ramp(p.distance(*q) / full_scale.max(1e-12))),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ramp_ends_are_blue_and_red() {
+        assert!(ramp(0.0)[2] > ramp(0.0)[0]);
+        assert!(ramp(1.0)[0] > ramp(1.0)[2]);
+        assert_eq!(ramp(f32::NAN), ramp(0.0));
+    }
+
+    #[test]
+    fn grid_spacing_is_round() {
+        assert_eq!(grid_spacing(5.0), 1.0);
+        assert_eq!(grid_spacing(12.0), 2.0);
+        assert!((grid_spacing(0.25) - 0.05).abs() < 1e-6);
+    }
+
+    #[test]
+    fn bone_has_eight_outward_triangles() {
+        let mut out = Vec::new();
+        push_bone(Vec3::ZERO, Vec3::X, 0.1, &mut out);
+        assert_eq!(out.len(), 24);
+        let centre = Vec3::new(0.3, 0.0, 0.0);
+        for t in out.chunks_exact(3) {
+            let n = (t[1] - t[0]).cross(t[2] - t[0]);
+            let c = (t[0] + t[1] + t[2]) / 3.0;
+            assert!(n.dot(c - centre) > 0.0, "triangle {t:?} faces inwards");
+        }
+        out.clear();
+        push_diamond(Vec3::ONE, 0.5, &mut out);
+        for t in out.chunks_exact(3) {
+            let n = (t[1] - t[0]).cross(t[2] - t[0]);
+            assert!(n.dot((t[0] + t[1] + t[2]) / 3.0 - Vec3::ONE) > 0.0, "diamond {t:?} faces inwards");
+        }
+    }
+}

@@ -1,0 +1,140 @@
+//! The viewport's 3D content, drawn the same way by the editor's paint callback and by the
+//! headless `skinlab render`: one [`SkinnedMeshes`] per panel (each panel can show a different
+//! method), the shared skeleton and ground grid, and a camera-relative key/fill light rig.
+
+use glam::{DMat4, Vec3};
+use three_d::{
+    AmbientLight, ClearState, ColorMaterial, Context, DirectionalLight, Gm, HasContext as _, Mesh, Object,
+    RenderTarget, ScissorBox, Srgba,
+};
+
+use super::camera::OrbitCamera;
+use super::overlays::{self, Bones};
+use super::skinned_mesh::SkinnedMeshes;
+use crate::model::Model;
+
+/// The viewport background (sRGB).
+pub const BACKGROUND: [u8; 3] = [46, 49, 56];
+
+/// What to draw besides the skin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ViewOptions {
+    /// Draw the skin as wireframe.
+    pub wireframe: bool,
+    /// Draw the skeleton over the skin.
+    pub bones: bool,
+    /// Draw the ground grid.
+    pub grid: bool,
+}
+
+impl Default for ViewOptions {
+    fn default() -> Self {
+        Self { wireframe: false, bones: true, grid: true }
+    }
+}
+
+/// GPU state for drawing one model in one or more panels.
+pub struct Scene {
+    ctx: Context,
+    panels: Vec<SkinnedMeshes>,
+    bones: Bones,
+    grid: Gm<Mesh, ColorMaterial>,
+    joint_scale: f32,
+}
+
+impl Scene {
+    /// Uploads `model` once per panel (at least one); `bounds` (model space, posed) place the
+    /// ground grid under the model and size the joints.
+    #[must_use]
+    pub fn new(ctx: &Context, model: &Model, panels: usize, bounds: (Vec3, Vec3)) -> Self {
+        let (lo, hi) = bounds;
+        let size = (hi - lo).length().max(1e-3);
+        Self {
+            ctx: ctx.clone(),
+            panels: (0..panels.max(1)).map(|_| SkinnedMeshes::new(ctx, model)).collect(),
+            bones: Bones::new(ctx, model),
+            grid: overlays::grid(ctx, lo, hi),
+            joint_scale: size * 0.012,
+        }
+    }
+
+    /// Number of panels.
+    #[must_use]
+    pub fn panel_count(&self) -> usize {
+        self.panels.len()
+    }
+
+    /// The meshes of panel `i` (to upload into), if it exists.
+    pub fn panel_mut(&mut self, i: usize) -> Option<&mut SkinnedMeshes> {
+        self.panels.get_mut(i)
+    }
+
+    /// Moves the skeleton to a pose (`model_from_node` per node) and highlights `selected`.
+    pub fn update_bones(&mut self, model_from_node: &[DMat4], selected: Option<usize>) {
+        self.bones.update(model_from_node, self.joint_scale, selected);
+    }
+
+    /// Draws panel `panel` into `scissor` of `target`, seen through `camera`.
+    pub fn draw(
+        &self,
+        target: &RenderTarget<'_>,
+        scissor: ScissorBox,
+        camera: &OrbitCamera,
+        panel: usize,
+        opts: &ViewOptions,
+    ) {
+        let Some(meshes) = self.panels.get(panel) else { return };
+        let viewport = three_d::Viewport {
+            x: scissor.x,
+            y: scissor.y,
+            width: scissor.width.max(1),
+            height: scissor.height.max(1),
+        };
+        let cam = camera.to_three_d(viewport);
+        target.clear_partially(scissor, ClearState::depth(1.0));
+        let (right, up) = camera.right_up();
+        let back = camera.back();
+        let key_dir = -(back * 0.6 + up * 0.9 + right * 0.8);
+        let fill_dir = -(back * 0.5 - up * 0.3 - right * 1.0);
+        let v = super::gl_convert::v3;
+        let ambient = AmbientLight::new(&self.ctx, 0.25, Srgba::WHITE);
+        let key = DirectionalLight::new(&self.ctx, 2.0, Srgba::WHITE, v(key_dir));
+        let fill = DirectionalLight::new(&self.ctx, 0.7, Srgba::new(190, 205, 255, 255), v(fill_dir));
+        let lights: [&dyn three_d::Light; 3] = [&ambient, &key, &fill];
+        if opts.grid {
+            target.render_partially(scissor, &cam, [&self.grid], &[]);
+        }
+        if opts.wireframe {
+            // SAFETY: plain GL state calls on the current context; reset right after drawing.
+            unsafe { self.ctx.polygon_mode(three_d::context::FRONT_AND_BACK, three_d::context::LINE) };
+        }
+        target.render_partially(scissor, &cam, meshes.objects(), &lights);
+        if opts.wireframe {
+            // SAFETY: as above.
+            unsafe { self.ctx.polygon_mode(three_d::context::FRONT_AND_BACK, three_d::context::FILL) };
+        }
+        if opts.bones {
+            if let Some(bones) = self.bones.object() {
+                target.render_partially(scissor, &cam, [bones as &dyn Object], &[]);
+            }
+        }
+    }
+}
+
+/// The box around every vertex of a deformation (falls back to `fallback` when empty).
+#[must_use]
+pub fn deformed_bounds(deformed: &[Vec<crate::skinning::DeformedPrimitive>], fallback: (Vec3, Vec3)) -> (Vec3, Vec3) {
+    let mut lo = Vec3::splat(f32::INFINITY);
+    let mut hi = Vec3::splat(f32::NEG_INFINITY);
+    for p in deformed.iter().flatten().flat_map(|d| d.positions.iter()) {
+        if p.is_finite() {
+            lo = lo.min(*p);
+            hi = hi.max(*p);
+        }
+    }
+    if lo.x > hi.x {
+        fallback
+    } else {
+        (lo, hi)
+    }
+}

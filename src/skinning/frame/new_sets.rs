@@ -1,0 +1,35 @@
+//! Incremental preparation: when weight painting appends joint sets to a skin's table, only the
+//! new sets get their flags, member tables and SBS centres; the sets already prepared keep theirs
+//! (a set's parts depend only on its joints and the pose, never on the weights).
+
+use super::SkinFrame;
+use crate::model::Skin;
+use crate::skinning::SkinningMethod;
+
+impl SkinFrame {
+    /// Number of sets this frame has prepared.
+    #[must_use]
+    pub fn prepared_sets(&self) -> usize {
+        self.flags.len()
+    }
+
+    /// Prepares the sets that `skin`'s table gained since the last [`SkinFrame::prepare`] (same
+    /// pose, same `method`), solving SBS centres for those sets only. Returns how many sets were
+    /// added. The table's slot count must not have changed (re-padding needs a full prepare).
+    pub fn prepare_new_sets(&mut self, skin: &Skin, method: SkinningMethod) -> usize {
+        let table = &skin.sets;
+        let first = self.flags.len();
+        let n_sets = table.len();
+        if n_sets <= first || table.slots() != self.slots || self.joints.len() != skin.joints.len() {
+            return 0;
+        }
+        self.resize_tables(n_sets, method);
+        for set in first..n_sets {
+            self.fill_set(skin, set, method);
+        }
+        if method == SkinningMethod::Sbs {
+            self.prepare_centres(skin, first);
+        }
+        n_sets - first
+    }
+}
