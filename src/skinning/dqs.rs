@@ -92,7 +92,7 @@ impl Dqs<'_> {
         let k = real.length_squared().recip();
         let k = k.add(k);
         // k (w_r u_d − w_d u_r + u_r × u_d)
-        let translation = dual.u.scale(real.w).sub(real.u.scale(dual.w)).add(real.u.cross(dual.u)).scale(k);
+        let translation = dual.u.madd(real.w, real.u.cross(dual.u)).sub(real.u.scale(dual.w)).scale(k);
         let pos = real.rotate(k, v).add(translation);
         let nrm = real.rotate(k, nv).scale(nv.length_squared().rsqrt_or_zero());
         pos.store(op);

@@ -129,9 +129,10 @@ impl V8 {
     pub(crate) fn madd(self, s: F8, c: Self) -> Self {
         Self { x: self.x.madd(s, c.x), y: self.y.madd(s, c.y), z: self.z.madd(s, c.z) }
     }
+    /// `(x² + y²) + z²`, in the scalar path's order (glam's `Vec3A::length_squared`).
     #[inline(always)]
     pub(crate) fn length_squared(self) -> F8 {
-        self.x.madd(self.x, self.y.madd(self.y, self.z.mul(self.z)))
+        self.x.mul(self.x).add(self.y.mul(self.y)).add(self.z.mul(self.z))
     }
     #[inline(always)]
     pub(crate) fn cross(self, b: Self) -> Self {
@@ -157,21 +158,24 @@ pub(crate) struct Q8 {
 
 impl Q8 {
     /// `Σ w_m · table[m]` over the `K` table entries (the same for every lane) with per-lane
-    /// weights.
+    /// weights, rounded exactly as the per-vertex path rounds (products, then pairwise sums), so
+    /// that both paths give bit-identical results.
     #[inline(always)]
     pub(crate) fn blend<const K: usize>(table: &[Vec4], weights: &[F8; K]) -> Self {
-        let mut q = Q8 { u: V8 { x: F8::zero(), y: F8::zero(), z: F8::zero() }, w: F8::zero() };
-        for (t, &wm) in table[..K].iter().zip(weights) {
-            q.u.x = wm.madd(F8::splat(t.x), q.u.x);
-            q.u.y = wm.madd(F8::splat(t.y), q.u.y);
-            q.u.z = wm.madd(F8::splat(t.z), q.u.z);
-            q.w = wm.madd(F8::splat(t.w), q.w);
-        }
-        q
+        let comp = |f: fn(&Vec4) -> f32| {
+            let mut acc = [F8::zero(); K];
+            for (a, (t, &wm)) in acc.iter_mut().zip(table[..K].iter().zip(weights)) {
+                *a = wm.mul(F8::splat(f(t)));
+            }
+            pairwise(&mut acc)
+        };
+        Q8 { u: V8 { x: comp(|t| t.x), y: comp(|t| t.y), z: comp(|t| t.z) }, w: comp(|t| t.w) }
     }
+    /// `(x² + z²) + (y² + w²)`, in the scalar path's order (glam's `Vec4::length_squared`).
     #[inline(always)]
     pub(crate) fn length_squared(self) -> F8 {
-        self.w.madd(self.w, self.u.length_squared())
+        let (x, y, z, w) = (self.u.x, self.u.y, self.u.z, self.w);
+        x.mul(x).add(z.mul(z)).add(y.mul(y).add(w.mul(w)))
     }
     /// `x + k (w (u × x) + u × (u × x))`: see `vertex_pass::rotate`.
     #[inline(always)]
@@ -181,16 +185,37 @@ impl Q8 {
     }
 }
 
-/// `Σ w_m · table[m]` over `K` 3-vector entries (the same for every lane).
+/// `Σ w_m · table[m]` over `K` 3-vector entries (the same for every lane), rounded as the
+/// per-vertex path rounds.
 #[inline(always)]
 pub(crate) fn blend3<const K: usize>(table: &[Vec3A], weights: &[F8; K]) -> V8 {
-    let mut v = V8 { x: F8::zero(), y: F8::zero(), z: F8::zero() };
-    for (t, &wm) in table[..K].iter().zip(weights) {
-        v.x = wm.madd(F8::splat(t.x), v.x);
-        v.y = wm.madd(F8::splat(t.y), v.y);
-        v.z = wm.madd(F8::splat(t.z), v.z);
+    let comp = |f: fn(&Vec3A) -> f32| {
+        let mut acc = [F8::zero(); K];
+        for (a, (t, &wm)) in acc.iter_mut().zip(table[..K].iter().zip(weights)) {
+            *a = wm.mul(F8::splat(f(t)));
+        }
+        pairwise(&mut acc)
+    };
+    V8 { x: comp(|t| t.x), y: comp(|t| t.y), z: comp(|t| t.z) }
+}
+
+/// Sums products as `vertex_pass::blend4` does: `p[2m+1] + p[2m]`, then a balanced tree.
+#[inline(always)]
+pub(crate) fn pairwise<const K: usize>(p: &mut [F8; K]) -> F8 {
+    if K == 1 {
+        return p[0];
     }
-    v
+    for m in 0..K / 2 {
+        p[m] = p[2 * m + 1].add(p[2 * m]);
+    }
+    let mut width = K / 2;
+    while width > 1 {
+        width /= 2;
+        for i in 0..width {
+            p[i] = p[i].add(p[i + width]);
+        }
+    }
+    p[0]
 }
 
 /// The weights of eight vertices (`K` per vertex, at least `8 K` values), one register per slot.

@@ -97,23 +97,27 @@ impl Lbs<'_> {
         op: &mut [Vec3],
         on: &mut [Vec3],
     ) -> bool {
-        use super::lanes::{weights, F8, V8};
+        use super::lanes::{pairwise, weights, F8, V8};
         let set = Influences::unpack(word).0.min(self.last) as usize;
         if self.flags[set] & SET_EMPTY != 0 {
             return false;
         }
         let cols = &self.cols[set * K..set * K + K];
         let wk = weights::<K>(w);
-        // Blended columns, one register per entry.
-        let mut m = [V8 { x: F8::zero(), y: F8::zero(), z: F8::zero() }; 4];
-        for (c, &ws) in cols.iter().zip(&wk) {
-            for j in 0..4 {
-                m[j] = V8::splat(c[j]).madd(ws, m[j]);
+        // Blended columns, one register per entry, rounded as `blend_cols` rounds.
+        let entry = |j: usize, comp: fn(&Vec3A) -> f32| {
+            let mut acc = [F8::zero(); K];
+            for (a, (c, &ws)) in acc.iter_mut().zip(cols.iter().zip(&wk)) {
+                *a = ws.mul(F8::splat(comp(&c[j])));
             }
-        }
+            pairwise(&mut acc)
+        };
+        let col = |j: usize| V8 { x: entry(j, |v| v.x), y: entry(j, |v| v.y), z: entry(j, |v| v.z) };
+        let m = [col(0), col(1), col(2), col(3)];
         let (v, nv) = (V8::load(p), V8::load(n));
-        let pos = m[0].madd(v.x, m[1].madd(v.y, m[2].madd(v.z, m[3])));
-        let nrm = m[0].madd(nv.x, m[1].madd(nv.y, m[2].scale(nv.z)));
+        // As `apply_cols`: m0 x + (m1 y + (m2 z + m3)), m0 x + (m1 y + m2 z).
+        let pos = m[0].scale(v.x).add(m[1].scale(v.y).add(m[2].scale(v.z).add(m[3])));
+        let nrm = m[0].scale(nv.x).add(m[1].scale(nv.y).add(m[2].scale(nv.z)));
         pos.store(op);
         nrm.unit().store(on);
         true
