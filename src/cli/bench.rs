@@ -143,6 +143,24 @@ pub fn streamed_bytes(model: &Model) -> (usize, usize) {
     (bytes, vertices)
 }
 
+/// The share of skinned vertices in aligned groups of eight that share one packed set word (set
+/// and pivot): those the AVX2+FMA pass deforms eight at a time.
+#[must_use]
+pub fn lane_share(model: &Model) -> f64 {
+    let mut grouped = 0usize;
+    let mut total = 0usize;
+    for inst in &model.instances {
+        for p in &model.meshes[inst.mesh].primitives {
+            if let Some(inf) = &p.influences {
+                let words = inf.packed_sets();
+                total += words.len();
+                grouped += words.chunks_exact(8).filter(|g| g.iter().all(|&w| w == g[0])).count() * 8;
+            }
+        }
+    }
+    grouped as f64 / total.max(1) as f64
+}
+
 /// Runs `skinlab bench`.
 pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     if args.frames == 0 {
@@ -183,6 +201,7 @@ fn report(args: &BenchArgs, model: &Model, title: &str) {
             skin.sets.slots()
         );
     }
+    println!("vertices in groups of 8 sharing a set word (the eight-lane path): {:.1}%", 100.0 * lane_share(model));
     println!(
         "vertices: {vertices}, threads: {threads}, frames: {} per method (+2 warm-up), interleaved{}",
         args.frames,
