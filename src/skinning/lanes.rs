@@ -17,8 +17,8 @@ use std::arch::x86_64::{
 
 use glam::{Vec3, Vec3A, Vec4};
 
-/// Vertices per lane group.
-pub(crate) const LANES: usize = 8;
+/// Vertices per lane group (`vertex_pass` groups vertices by the same count).
+const LANES: usize = 8;
 
 /// Eight `f32` lanes.
 #[derive(Clone, Copy)]

@@ -22,6 +22,9 @@ pub fn set_wide_simd(enabled: bool) {
     WIDE_SIMD.store(enabled, Ordering::Relaxed);
 }
 
+/// Vertices per group of the eight-lane path.
+const LANE_GROUP: usize = 8;
+
 /// Vertices per parallel work item.
 const CHUNK: usize = 8 * 1024;
 /// Primitives smaller than this are deformed on the calling thread.
@@ -256,19 +259,19 @@ fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith>(
     let mut i = 0;
     while i < n {
         #[cfg(target_arch = "x86_64")]
-        if M::LANES && i + super::lanes::LANES <= n {
-            let words = &s[i..i + super::lanes::LANES];
+        if M::LANES && i + LANE_GROUP <= n {
+            let words = &s[i..i + LANE_GROUP];
             let word = words[0];
             // SAFETY: `M::LANES` holds only for the AVX2+FMA variant, run after detection.
             if words.iter().all(|&x| x == word)
                 && unsafe { kernel.lanes(word, &w[i * K..], &rest[i..], &rest_n[i..], &mut pos[i..], &mut nrm[i..]) }
             {
-                i += super::lanes::LANES;
+                i += LANE_GROUP;
                 continue;
             }
         }
         // Up to the next group of eight, vertex by vertex.
-        let end = if M::LANES { (i + super::lanes::LANES).min(n) } else { n };
+        let end = if M::LANES { (i + LANE_GROUP).min(n) } else { n };
         for ((((p, q), (&v, &vn)), w), &word) in pos[i..end]
             .iter_mut()
             .zip(nrm[i..end].iter_mut())
