@@ -8,6 +8,7 @@ pub mod bandwidth;
 pub mod cli;
 pub mod demo;
 pub mod io;
+pub mod json_header;
 pub mod maths;
 pub mod model;
 pub mod paint;

@@ -147,25 +147,7 @@ pub fn apply_weights_file(path: &Path, model: &mut Model) -> Result<WeightsAppli
 
 /// Parses weights-file text and applies it to `model`; the error is the problem without the path.
 pub fn apply_weights(text: &str, model: &mut Model) -> Result<WeightsApplied, String> {
-    let root: Value = serde_json::from_str(text).map_err(|e| format!("is not valid JSON: {e}"))?;
-    let Value::Object(root) = root else {
-        return Err("must be a JSON object".into());
-    };
-    for key in root.keys() {
-        if !matches!(key.as_str(), "format" | "version" | "primitives") {
-            return Err(format!("unknown top-level field {key:?} (expected format, version, primitives)"));
-        }
-    }
-    match root.get("format") {
-        Some(Value::String(s)) if s == FORMAT => {}
-        Some(other) => return Err(format!("\"format\" is {other}, expected \"{FORMAT}\"")),
-        None => return Err(format!("missing \"format\": \"{FORMAT}\"")),
-    }
-    match root.get("version") {
-        Some(v) if v.as_u64() == Some(VERSION) => {}
-        Some(other) => return Err(format!("\"version\" is {other}, expected {VERSION}")),
-        None => return Err(format!("missing \"version\": {VERSION}")),
-    }
+    let root = crate::json_header::parse_document(text, FORMAT, VERSION, &["primitives"])?;
     let entries = match root.get("primitives") {
         Some(Value::Array(e)) => e,
         Some(other) => return Err(format!("\"primitives\" must be an array, found {other}")),

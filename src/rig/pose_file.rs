@@ -38,25 +38,7 @@ pub fn read_pose_file(path: &Path, tree: &NodeTree) -> Result<Pose, PoseFileErro
 /// Parses pose-file text against a model's nodes; the error is the problem without the path.
 pub fn parse_pose(text: &str, tree: &NodeTree) -> Result<Pose, String> {
     let text = quote_overflowing_numbers(text);
-    let root: Value = serde_json::from_str(&text).map_err(|e| format!("is not valid JSON: {e}"))?;
-    let Value::Object(root) = root else {
-        return Err("must be a JSON object".into());
-    };
-    for key in root.keys() {
-        if !matches!(key.as_str(), "format" | "version" | "joints") {
-            return Err(format!("unknown top-level field {key:?} (expected format, version, joints)"));
-        }
-    }
-    match root.get("format") {
-        Some(Value::String(s)) if s == FORMAT => {}
-        Some(other) => return Err(format!("\"format\" is {other}, expected \"{FORMAT}\"")),
-        None => return Err(format!("missing \"format\": \"{FORMAT}\"")),
-    }
-    match root.get("version") {
-        Some(v) if v.as_u64() == Some(VERSION) => {}
-        Some(other) => return Err(format!("\"version\" is {other}, expected {VERSION}")),
-        None => return Err(format!("missing \"version\": {VERSION}")),
-    }
+    let root = crate::json_header::parse_document(&text, FORMAT, VERSION, &["joints"])?;
     let joints = match root.get("joints") {
         Some(Value::Object(j)) => j,
         Some(other) => return Err(format!("\"joints\" must be an object, found {other}")),
