@@ -4,6 +4,7 @@
 
 #[cfg(feature = "gui")]
 pub mod app;
+pub mod bandwidth;
 pub mod cli;
 pub mod demo;
 pub mod io;
@@ -15,3 +16,4 @@ pub mod paint;
 pub mod render;
 pub mod rig;
 pub mod skinning;
+pub mod synthetic;

@@ -1,6 +1,7 @@
 //! The `skinlab` command line: one file per subcommand over the GUI-free core. Every failure is
 //! returned as one error whose `Display` is a single line; `main` prints it and exits with 2.
 
+pub mod bench;
 pub mod deform;
 pub mod demo;
 pub mod export;
@@ -50,6 +51,8 @@ pub enum Command {
     Open(open::OpenArgs),
     /// Print a model's meshes, skins, joint tree, influence histogram and joint-set counts.
     Info(info::InfoArgs),
+    /// Time LBS, DQS and SBS frames on a model or a synthetic rig (and the memory-bandwidth bound).
+    Bench(bench::BenchArgs),
 }
 
 /// How the pose is chosen: a pose file, an animation sample, or the rest pose.
@@ -144,6 +147,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Some(Command::Deform(args)) => deform::run(&args),
         Some(Command::Info(args)) => info::run(&args),
+        Some(Command::Bench(args)) => bench::run(&args),
         Some(Command::Export(args)) => export::run(&args),
         Some(Command::Demo(args)) => demo::run(&args),
         #[cfg(feature = "gui")]

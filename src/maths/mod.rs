@@ -62,6 +62,9 @@ pub fn least_squares_centre(rotations: &[DMat3], translations: &[DVec3]) -> DVec
     if n < 2 {
         return DVec3::ZERO;
     }
+    if let Some(x) = normal_equations_solve(rotations, translations, n) {
+        return x;
+    }
     let mut r = [[0.0f64; 3]; 3];
     let mut y = [0.0f64; 3];
     for a in 0..n {
@@ -73,6 +76,9 @@ pub fn least_squares_centre(rotations: &[DMat3], translations: &[DVec3]) -> DVec
                 givens_absorb(&mut r, &mut y, [line.x, line.y, line.z], rhs[row]);
             }
         }
+    }
+    if let Some(x) = well_conditioned_solve(&r, &y) {
+        return x;
     }
     let m = Matrix3::new(r[0][0], r[0][1], r[0][2], r[1][0], r[1][1], r[1][2], r[2][0], r[2][1], r[2][2]);
     let svd = m.svd(true, true);
@@ -90,6 +96,89 @@ pub fn least_squares_centre(rotations: &[DMat3], translations: &[DVec3]) -> DVec
     x
 }
 
+/// A smallest singular value at least this large lets [`least_squares_centre`] use the normal
+/// equations: their error grows with the squared condition number, here at most (2 n / 0.01)² ε.
+const NORMAL_EQUATIONS_MIN_SINGULAR: f64 = 1e-2;
+
+/// The centre by the normal equations `DᵀD x = Dᵀe` (Cholesky), when `D` is certainly well
+/// conditioned: the Cholesky factor `L` is, up to signs, the QR triangle `Rᵀ`, so `σ_min(D) ≥
+/// 1/‖L⁻¹‖_F` as in [`well_conditioned_solve`], and the bound must clear
+/// [`NORMAL_EQUATIONS_MIN_SINGULAR`], far above the truncation threshold. About three times
+/// cheaper than the Givens reduction; `None` otherwise.
+fn normal_equations_solve(rotations: &[DMat3], translations: &[DVec3], n: usize) -> Option<DVec3> {
+    let mut m = DMat3::ZERO;
+    let mut b = DVec3::ZERO;
+    for a in 0..n {
+        for c in a + 1..n {
+            let d = rotations[a] - rotations[c];
+            let dt = d.transpose();
+            m += dt * d;
+            b += dt * (translations[c] - translations[a]);
+        }
+    }
+    let l00 = m.x_axis.x.sqrt();
+    let l10 = m.x_axis.y / l00;
+    let l20 = m.x_axis.z / l00;
+    let l11 = (m.y_axis.y - l10 * l10).sqrt();
+    let l21 = (m.y_axis.z - l20 * l10) / l11;
+    let l22 = (m.z_axis.z - l20 * l20 - l21 * l21).sqrt();
+    // L⁻¹ (lower triangular).
+    let (i00, i11, i22) = (1.0 / l00, 1.0 / l11, 1.0 / l22);
+    let i10 = -l10 * i00 * i11;
+    let i21 = -l21 * i11 * i22;
+    let i20 = (l10 * l21 - l20 * l11) * i00 * i11 * i22;
+    let frobenius2 = i00 * i00 + i11 * i11 + i22 * i22 + i10 * i10 + i21 * i21 + i20 * i20;
+    let bound = NORMAL_EQUATIONS_MIN_SINGULAR;
+    if !(frobenius2.is_finite() && frobenius2 * bound * bound <= 1.0) {
+        return None;
+    }
+    // x = L⁻ᵀ L⁻¹ b.
+    let y = DVec3::new(i00 * b.x, i10 * b.x + i11 * b.y, i20 * b.x + i21 * b.y + i22 * b.z);
+    Some(DVec3::new(i00 * y.x + i10 * y.y + i20 * y.z, i11 * y.y + i21 * y.z, i22 * y.z))
+}
+
+/// A smallest singular value of the triangle at least this far above [`CENTRE_SINGULAR_EPS`]
+/// lets [`least_squares_centre`] skip the SVD.
+const WELL_CONDITIONED: f64 = 1e3 * CENTRE_SINGULAR_EPS;
+
+/// `R⁻¹ y` when the upper triangle `R` certainly has no singular value below the truncation
+/// threshold (then the pseudo-inverse drops nothing and is the inverse): `σ_min(R) = 1/‖R⁻¹‖₂ ≥
+/// 1/‖R⁻¹‖_F`, and the test asks 1/‖R⁻¹‖_F to clear the threshold by a factor of 1000. `None`
+/// otherwise (the SVD decides).
+fn well_conditioned_solve(r: &[[f64; 3]; 3], y: &[f64; 3]) -> Option<DVec3> {
+    let (d0, d1, d2) = (r[0][0], r[1][1], r[2][2]);
+    if d0 == 0.0 || d1 == 0.0 || d2 == 0.0 {
+        return None;
+    }
+    let (i0, i1, i2) = (1.0 / d0, 1.0 / d1, 1.0 / d2);
+    let i01 = -r[0][1] * i0 * i1;
+    let i12 = -r[1][2] * i1 * i2;
+    let i02 = (r[0][1] * r[1][2] - r[0][2] * d1) * i0 * i1 * i2;
+    let frobenius2 = i0 * i0 + i1 * i1 + i2 * i2 + i01 * i01 + i12 * i12 + i02 * i02;
+    if !(frobenius2.is_finite() && frobenius2 * WELL_CONDITIONED * WELL_CONDITIONED <= 1.0) {
+        return None;
+    }
+    Some(DVec3::new(i0 * y[0] + i01 * y[1] + i02 * y[2], i1 * y[1] + i12 * y[2], i2 * y[2]))
+}
+
+/// The same centre for a set of exactly two joints, in closed form from their unit quaternions
+/// `qa`, `qb` and translations: with `R_rel = R_aᵀ R_b` (quaternion `(v, w) = q_a* q_b`, turning by
+/// θ about `v/|v|`) the system is `(I − R_rel) r = R_aᵀ (t_b − t_a)`, whose non-zero singular values
+/// are both `2 sin(θ/2) = 2|v|`, and whose minimum-norm solution is
+/// `½ (d⊥ + w (v × d) / |v|²)` with `d⊥` the part of `d` orthogonal to `v`.
+#[must_use]
+pub fn two_joint_centre(qa: glam::DQuat, ta: DVec3, qb: glam::DQuat, tb: DVec3) -> DVec3 {
+    let rel = qa.conjugate() * qb;
+    let v = DVec3::new(rel.x, rel.y, rel.z);
+    let vv = v.length_squared();
+    if !(2.0 * vv.sqrt() >= CENTRE_SINGULAR_EPS) {
+        return DVec3::ZERO;
+    }
+    let d = qa.conjugate() * (tb - ta);
+    let d_perp = d - (v.dot(d) / vv) * v;
+    0.5 * (d_perp + (rel.w / vv) * v.cross(d))
+}
+
 /// Folds one equation `row · x = rhs` into the triangular factor `r` (and `y = Qᵀe`) by Givens
 /// rotations, as a QR factorisation of the stacked system would.
 fn givens_absorb(r: &mut [[f64; 3]; 3], y: &mut [f64; 3], mut row: [f64; 3], mut rhs: f64) {
@@ -97,8 +186,10 @@ fn givens_absorb(r: &mut [[f64; 3]; 3], y: &mut [f64; 3], mut row: [f64; 3], mut
         if row[k] == 0.0 {
             continue;
         }
-        let h = r[k][k].hypot(row[k]);
-        let (c, s) = (r[k][k] / h, row[k] / h);
+        // The entries are differences of rotations and of translations: no overflow to guard
+        // against, so a plain square root (hypot is several times slower), and one division.
+        let inv_h = 1.0 / (r[k][k] * r[k][k] + row[k] * row[k]).sqrt();
+        let (c, s) = (r[k][k] * inv_h, row[k] * inv_h);
         for j in k..3 {
             let (top, bottom) = (r[k][j], row[j]);
             r[k][j] = c * top + s * bottom;
@@ -141,6 +232,67 @@ mod tests {
         assert!((c - p).length() < 1e-12, "{c}");
     }
 
+    /// The reference: the stacked system's SVD pseudo-inverse through a dynamic matrix.
+    fn dense_centre(rotations: &[DMat3], translations: &[DVec3]) -> DVec3 {
+        let n = rotations.len();
+        let rows = 3 * n * (n - 1) / 2;
+        let mut d = nalgebra::DMatrix::<f64>::zeros(rows, 3);
+        let mut e = nalgebra::DMatrix::<f64>::zeros(rows, 1);
+        let mut row = 0;
+        for a in 0..n {
+            for b in a + 1..n {
+                let diff = rotations[a] - rotations[b];
+                let rhs = translations[b] - translations[a];
+                for r in 0..3 {
+                    for c in 0..3 {
+                        d[(row + r, c)] = diff.row(r)[c];
+                    }
+                    e[(row + r, 0)] = rhs[r];
+                }
+                row += 3;
+            }
+        }
+        let x = d.svd(true, true).solve(&e, CENTRE_SINGULAR_EPS).unwrap();
+        DVec3::new(x[(0, 0)], x[(1, 0)], x[(2, 0)])
+    }
+
+    fn random_parts(seed: u64, n: usize) -> (Vec<DQuat>, Vec<DMat3>, Vec<DVec3>) {
+        let mut x = seed;
+        let mut next = move || {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((x >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        };
+        let quats: Vec<DQuat> =
+            (0..n).map(|_| DQuat::from_xyzw(next(), next(), next(), next() + 1.5).normalize()).collect();
+        let rots = quats.iter().map(|&q| DMat3::from_quat(q)).collect();
+        let ts = (0..n).map(|_| DVec3::new(next(), next(), next()) * 3.0).collect();
+        (quats, rots, ts)
+    }
+
+    #[test]
+    fn streaming_solve_matches_the_dense_svd() {
+        for n in 2..=9 {
+            for seed in 0..20 {
+                let (_, rots, ts) = random_parts(seed * 31 + n as u64, n);
+                let fast = least_squares_centre(&rots, &ts);
+                let dense = dense_centre(&rots, &ts);
+                assert!((fast - dense).length() <= 1e-9 * (1.0 + dense.length()), "n {n} seed {seed}: {fast} {dense}");
+            }
+        }
+    }
+
+    #[test]
+    fn two_joint_closed_form_matches_the_svd() {
+        for seed in 0..200 {
+            let (quats, rots, ts) = random_parts(seed, 2);
+            let fast = two_joint_centre(quats[0], ts[0], quats[1], ts[1]);
+            let dense = dense_centre(&rots, &ts);
+            assert!((fast - dense).length() <= 1e-9 * (1.0 + dense.length()), "seed {seed}: {fast} {dense}");
+        }
+        // No relative rotation: r_c = 0.
+        let q = DQuat::from_rotation_y(0.3);
+        assert_eq!(two_joint_centre(q, DVec3::X, q, DVec3::Y), DVec3::ZERO);
+    }
     /// The fixed-size (≤ 4 joints) and dynamic (> 4 joints) paths both give the normal-equation
     /// solution on full-rank systems (two joints are always rank-deficient: their relative axis).
     #[test]

@@ -1,54 +1,156 @@
 //! Dual quaternion skinning (Kavan et al. 2008; spec "dqs") of the rigid parts: blend the
-//! members' unit dual quaternions linearly with the pivot sign rule, normalise, apply to v_s and
-//! the rotation to n_s.
+//! members' unit dual quaternions linearly with the pivot sign rule (pre-signed per set and pivot
+//! in [`SkinFrame`]), normalise, apply to v_s and the rotation to n_s.
 
 use glam::{Vec3, Vec3A, Vec4};
 
 use super::frame::{SkinFrame, SET_EMPTY, SET_LBS_FALLBACK, SET_STRETCH};
-use super::lbs::{apply_rows, blend_rows};
-use super::vertex_pass::{self, rotate_unnormalised, unit, VertexInput};
+use super::lbs::{apply_cols, blend_cols};
+use super::vertex_pass::{self, blend4, cross, inverse_length, recip, Arith, Plain, VertexKernel};
 use super::{blend_stretch, DeformedPrimitive};
 use crate::model::Influences;
 
-fn pass<const K: usize>(frame: &SkinFrame, inf: &Influences, input: VertexInput<'_>, out: &mut DeformedPrimitive) {
-    let weights = inf.weights();
-    let sets = inf.packed_sets();
-    vertex_pass::run(input, out, |v, p, n| {
-        let (set, pivot) = Influences::unpack(sets[v]);
-        let set = set as usize;
-        let flags = frame.flags[set];
-        let w = &weights[v * K..v * K + K];
-        if flags & (SET_EMPTY | SET_LBS_FALLBACK) != 0 {
-            if flags & SET_EMPTY != 0 {
-                return (p, n);
-            }
-            return apply_rows(&blend_rows::<K>(frame, set, w), p, n);
-        }
-        let base = set * K;
-        let quats = &frame.quats[base..base + K];
-        let duals = &frame.duals[base..base + K];
-        let qp = quats[pivot];
-        let mut real = Vec4::ZERO;
-        let mut dual = Vec4::ZERO;
-        for m in 0..K {
-            let signed = if qp.dot(quats[m]) < 0.0 { -w[m] } else { w[m] };
-            real += signed * quats[m];
-            dual += signed * duals[m];
-        }
-        let inv_len = real.length_recip();
-        let c0 = real * inv_len;
-        let ce = dual * inv_len;
-        let (vs, ns) =
-            if flags & SET_STRETCH != 0 { blend_stretch::<K>(frame, base, w, p, n) } else { (p.into(), n.into()) };
-        let u0 = Vec3A::new(c0.x, c0.y, c0.z);
-        let ue = Vec3A::new(ce.x, ce.y, ce.z);
-        let translation = 2.0 * (c0.w * ue - ce.w * u0 + u0.cross(ue));
-        let pos = rotate_unnormalised(c0, vs) + translation;
-        (Vec3::from(pos), unit(rotate_unnormalised(c0, ns)))
-    });
+/// The DQS kernel over one prepared frame (its tables as slices, so that they stay in registers).
+#[derive(Clone, Copy)]
+struct Dqs<'a> {
+    frame: &'a SkinFrame,
+    flags: &'a [u8],
+    quats: &'a [Vec4],
+    duals: &'a [Vec4],
+    /// The largest valid set id.
+    last: u32,
 }
 
-/// Deforms one primitive by DQS into `out`; `frame` must be prepared for DQS.
+/// Applies the normalised blend of `real + ε dual` to `vs` and its rotation to `ns`. With
+/// `L = |real|`, the normalised dual quaternion `(real + ε dual) / L` rotates by the sqrt-free
+/// `Q_real / L²` and translates by `2 dual real* / L²`, so only `2 / L²` is needed (no square
+/// root, and the scale factor is off the critical path); the rotated normal is normalised by
+/// `1 / |ns|`, which a rotation keeps.
+#[inline(always)]
+fn apply<M: Arith>(real: Vec4, dual: Vec4, vs: Vec3A, ns: Vec3A) -> (Vec3A, Vec3A) {
+    let inv_n = inverse_length(ns);
+    let k = 2.0 * recip(real.length_squared());
+    let u0 = Vec3A::new(real.x, real.y, real.z);
+    let ue = Vec3A::new(dual.x, dual.y, dual.z);
+    let translation = k * (M::madd3(Vec3A::splat(real.w), ue, cross::<M>(u0, ue)) - dual.w * u0);
+    let (p, n) = M::rotate_pair(u0, real.w, k, vs, ns);
+    (p + translation, n * inv_n)
+}
+
+impl<const K: usize> VertexKernel<K> for Dqs<'_> {
+    #[inline(always)]
+    fn vertex<M: Arith>(&self, word: u32, w: &[f32; K], p: Vec3A, n: Vec3A) -> (Vec3A, Vec3A) {
+        let (set, pivot) = Influences::unpack(word);
+        let set = set.min(self.last) as usize;
+        let pivot = pivot & (K - 1);
+        // SAFETY: `set <= last` and `pivot < K`; `pass` verified the table sizes.
+        unsafe {
+            let flags = *self.flags.get_unchecked(set);
+            if flags != 0 {
+                return slow_vertex::<K>(self.frame, flags, set, pivot, w, p, n);
+            }
+            // Blends with separate multiplies and adds (see `lbs`), rotations with FMA.
+            let row = (set * K + pivot) * K;
+            apply::<M>(blend4::<K, Plain>(self.quats, row, w), blend4::<K, Plain>(self.duals, row, w), p, n)
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn lanes(&self, word: u32, w: &[f32], p: &[Vec3], n: &[Vec3], op: &mut [Vec3], on: &mut [Vec3]) -> bool {
+        self.lanes_impl::<K>(word, w, p, n, op, on)
+    }
+}
+
+impl Dqs<'_> {
+    /// See [`VertexKernel::lanes`].
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and FMA.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx,avx2,fma")]
+    unsafe fn lanes_impl<const K: usize>(
+        &self,
+        word: u32,
+        w: &[f32],
+        p: &[Vec3],
+        n: &[Vec3],
+        op: &mut [Vec3],
+        on: &mut [Vec3],
+    ) -> bool {
+        use super::lanes::{weights, Q8, V8};
+        let (set, pivot) = Influences::unpack(word);
+        let set = set.min(self.last) as usize;
+        let pivot = pivot & (K - 1);
+        if self.flags[set] != 0 {
+            return false;
+        }
+        let wk = weights::<K>(w);
+        let row = (set * K + pivot) * K;
+        let real = Q8::blend::<K>(&self.quats[row..row + K], &wk);
+        let dual = Q8::blend::<K>(&self.duals[row..row + K], &wk);
+        let (v, nv) = (V8::load(p), V8::load(n));
+        let k = real.length_squared().recip();
+        let k = k.add(k);
+        // k (w_r u_d − w_d u_r + u_r × u_d)
+        let translation = dual.u.madd(real.w, real.u.cross(dual.u)).sub(real.u.scale(dual.w)).scale(k);
+        let pos = real.rotate(k, v).add(translation);
+        let nrm = real.rotate(k, nv).scale(nv.length_squared().rsqrt_or_zero());
+        pos.store(op);
+        nrm.store(on);
+        true
+    }
+}
+
+/// Empty sets, the LBS fallback and stretched joints.
+///
+/// # Safety
+/// As in the kernel: `set` and `pivot` index the prepared tables.
+#[cold]
+#[inline(never)]
+unsafe fn slow_vertex<const K: usize>(
+    f: &SkinFrame,
+    flags: u8,
+    set: usize,
+    pivot: usize,
+    w: &[f32; K],
+    p: Vec3A,
+    n: Vec3A,
+) -> (Vec3A, Vec3A) {
+    if flags & SET_EMPTY != 0 {
+        return (p, n);
+    }
+    if flags & SET_LBS_FALLBACK != 0 {
+        return apply_cols::<Plain>(&blend_cols::<K, Plain>(&f.cols, set, w), p, n);
+    }
+    let row = (set * K + pivot) * K;
+    let (vs, ns) = if flags & SET_STRETCH != 0 { blend_stretch::<K>(f, set * K, w, p, n) } else { (p, n) };
+    apply::<Plain>(blend4::<K, Plain>(&f.quats, row, w), blend4::<K, Plain>(&f.duals, row, w), vs, ns)
+}
+
+fn pass<const K: usize>(
+    frame: &SkinFrame,
+    inf: &Influences,
+    positions: &[Vec3],
+    normals: Option<&[Vec3]>,
+    out: &mut DeformedPrimitive,
+) {
+    let sets = frame.flags.len();
+    let ok = sets > 0
+        && frame.slots == K
+        && frame.cols.len() >= sets * K
+        && frame.quats.len() >= sets * K * K
+        && frame.duals.len() >= sets * K * K
+        && frame.stretches.len() >= sets * K;
+    if !ok {
+        super::rest_copy(positions, normals, out);
+        return;
+    }
+    let kernel = Dqs { frame, flags: &frame.flags, quats: &frame.quats, duals: &frame.duals, last: sets as u32 - 1 };
+    vertex_pass::run::<K, _>(&kernel, inf, positions, normals, out);
+}
+
+/// Deforms one primitive by DQS into `out`; `frame` must be prepared for DQS (otherwise the
+/// primitive keeps its rest shape).
 pub fn dqs(
     frame: &SkinFrame,
     inf: &Influences,
@@ -56,6 +158,5 @@ pub fn dqs(
     normals: Option<&[Vec3]>,
     out: &mut DeformedPrimitive,
 ) {
-    let input = VertexInput { positions, normals };
-    super::dispatch_slots!(inf.slots(), pass, frame, inf, input, out);
+    super::dispatch_slots!(inf.slots(), pass, frame, inf, positions, normals, out);
 }

@@ -10,12 +10,14 @@
 pub mod deformer;
 pub mod dqs;
 pub mod frame;
+mod lanes;
 pub mod lbs;
 pub mod sbs;
 mod vertex_pass;
 
 pub use deformer::{Deformer, FrameStats};
 pub use frame::SkinFrame;
+pub use vertex_pass::set_wide_simd;
 
 use std::fmt;
 use std::str::FromStr;
@@ -113,16 +115,25 @@ pub(crate) use dispatch_slots;
 pub(crate) fn blend_stretch<const K: usize>(
     frame: &SkinFrame,
     base: usize,
-    w: &[f32],
-    v: Vec3,
-    n: Vec3,
+    w: &[f32; K],
+    v: glam::Vec3A,
+    n: glam::Vec3A,
 ) -> (glam::Vec3A, glam::Vec3A) {
     let mut s = glam::Mat3::ZERO;
     for m in 0..K {
         s += frame.stretches[base + m] * w[m];
     }
-    let vs = s * v;
+    let vs = glam::Vec3A::from(s * glam::Vec3::from(v));
     let det = s.determinant();
-    let ns = if det > 0.0 { s.inverse() * n } else { n };
-    (vs.into(), ns.into())
+    let ns = if det > 0.0 { glam::Vec3A::from(s.inverse() * glam::Vec3::from(n)) } else { n };
+    (vs, ns)
+}
+
+/// Copies the rest shape into `out` (a primitive whose frame does not fit its influences).
+pub(crate) fn rest_copy(positions: &[Vec3], normals: Option<&[Vec3]>, out: &mut DeformedPrimitive) {
+    out.resize(positions.len(), normals.is_some());
+    out.positions.copy_from_slice(positions);
+    if let Some(n) = normals {
+        out.normals.copy_from_slice(n);
+    }
 }

@@ -1,43 +1,114 @@
 //! Spherical blend skinning (Kavan and Žára 2005; spec "sbs"): QLERP of the members' rotations
 //! about the joint set's least-squares centre r_c, with the paper's sqrt-free Q:
 //! v' = Q (v_s − r_c) + Σ w_i D_i r_c, n' = normalise(Q n_s).
-//! Per vertex this is a plain weighted sum: D_i r_c is prepared once per set per pose.
+//! Per vertex this is a plain weighted sum: the quaternions come pre-signed against each possible
+//! pivot and D_i r_c is prepared once per set per pose ([`SkinFrame`]).
 
 use glam::{DQuat, DVec3, DVec4, Vec3, Vec3A, Vec4};
 
 use super::frame::{SkinFrame, SET_EMPTY, SET_FAR_CENTRE, SET_LBS_FALLBACK, SET_STRETCH};
-use super::lbs::{apply_rows, blend_rows};
-use super::vertex_pass::{self, rotate_unnormalised, unit, VertexInput};
+use super::lbs::{apply_cols, blend_cols};
+use super::vertex_pass::{self, blend3, blend4, inverse_length, recip, unit, Arith, Plain, VertexKernel};
 use super::{blend_stretch, DeformedPrimitive};
 use crate::model::Influences;
 
-/// QLERP with the pivot rule: s = Σ ±w_i q_i (q_i negated where q_pivot · q_i < 0), and
-/// Σ w_i D_i r_c.
+/// The SBS kernel over one prepared frame (its tables as slices, so that they stay in registers).
+#[derive(Clone, Copy)]
+struct Sbs<'a> {
+    frame: &'a SkinFrame,
+    flags: &'a [u8],
+    quats: &'a [Vec4],
+    points: &'a [Vec3A],
+    centres: &'a [Vec3A],
+    /// The largest valid set id.
+    last: u32,
+}
+
+/// `Q (vs − r_c) / (s · s) + t` and `normalise(Q ns)` for the blended quaternion `s` (any non-zero
+/// length). `Q / (s · s)` is a rotation, so `normalise(Q ns) = (Q ns / (s · s)) / |ns|`.
 #[inline(always)]
-fn blend<const K: usize>(quats: &[Vec4], points: &[Vec3A], w: &[f32], pivot: usize) -> (Vec4, Vec3A) {
-    let qp = quats[pivot];
-    let mut s = Vec4::ZERO;
-    let mut t = Vec3A::ZERO;
-    for m in 0..K {
-        let wm = w[m];
-        let signed = if qp.dot(quats[m]) < 0.0 { -wm } else { wm };
-        s += signed * quats[m];
-        t += wm * points[m];
+fn apply<M: Arith>(s: Vec4, t: Vec3A, centre: Vec3A, vs: Vec3A, ns: Vec3A) -> (Vec3A, Vec3A) {
+    let inv_n = inverse_length(ns);
+    let u = Vec3A::new(s.x, s.y, s.z);
+    let k = 2.0 * recip(s.length_squared());
+    let (p, n) = M::rotate_pair(u, s.w, k, vs - centre, ns);
+    (p + t, n * inv_n)
+}
+
+impl<const K: usize> VertexKernel<K> for Sbs<'_> {
+    #[inline(always)]
+    fn vertex<M: Arith>(&self, word: u32, w: &[f32; K], p: Vec3A, n: Vec3A) -> (Vec3A, Vec3A) {
+        let (set, pivot) = Influences::unpack(word);
+        let set = set.min(self.last) as usize;
+        let pivot = pivot & (K - 1);
+        // SAFETY: `set <= last` and `pivot < K`; `pass` verified that the tables hold `last + 1`
+        // sets (K members each, K² quaternions each).
+        unsafe {
+            let flags = *self.flags.get_unchecked(set);
+            if flags != 0 {
+                return slow_vertex::<K>(self.frame, flags, set, pivot, w, p, n);
+            }
+            // Blends with separate multiplies and adds (see `lbs`), rotations with FMA.
+            let s = blend4::<K, Plain>(self.quats, (set * K + pivot) * K, w);
+            let t = blend3::<K, Plain>(self.points, set * K, w);
+            apply::<M>(s, t, *self.centres.get_unchecked(set), p, n)
+        }
     }
-    (s, t)
+
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn lanes(&self, word: u32, w: &[f32], p: &[Vec3], n: &[Vec3], op: &mut [Vec3], on: &mut [Vec3]) -> bool {
+        self.lanes_impl::<K>(word, w, p, n, op, on)
+    }
+}
+
+impl Sbs<'_> {
+    /// See [`VertexKernel::lanes`].
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and FMA.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx,avx2,fma")]
+    unsafe fn lanes_impl<const K: usize>(
+        &self,
+        word: u32,
+        w: &[f32],
+        p: &[Vec3],
+        n: &[Vec3],
+        op: &mut [Vec3],
+        on: &mut [Vec3],
+    ) -> bool {
+        use super::lanes::{blend3 as blend3_lanes, weights, Q8, V8};
+        let (set, pivot) = Influences::unpack(word);
+        let set = set.min(self.last) as usize;
+        let pivot = pivot & (K - 1);
+        if self.flags[set] != 0 {
+            return false;
+        }
+        let wk = weights::<K>(w);
+        let row = (set * K + pivot) * K;
+        let s = Q8::blend::<K>(&self.quats[row..row + K], &wk);
+        let t = blend3_lanes::<K>(&self.points[set * K..set * K + K], &wk);
+        let (v, nv) = (V8::load(p), V8::load(n));
+        let k = s.length_squared().recip();
+        let k = k.add(k);
+        let pos = s.rotate(k, v.sub(V8::splat(self.centres[set]))).add(t);
+        let nrm = s.rotate(k, nv).scale(nv.length_squared().rsqrt_or_zero());
+        pos.store(op);
+        nrm.store(on);
+        true
+    }
 }
 
 /// SBS of a vertex whose set has a far centre, in f64: the same formula as the fast path, with
 /// the |r_c|-sized terms kept to double precision.
-#[inline(never)]
 fn far_centre_vertex<const K: usize>(
     frame: &SkinFrame,
     set: usize,
-    w: &[f32],
+    w: &[f32; K],
     pivot: usize,
-    p: Vec3,
-    n: Vec3,
-) -> (Vec3, Vec3) {
+    vs: Vec3A,
+    ns: Vec3A,
+) -> (Vec3A, Vec3A) {
     let base = set * K;
     let quats = &frame.far_quats[base..base + K];
     let qp = quats[pivot];
@@ -48,43 +119,76 @@ fn far_centre_vertex<const K: usize>(
         s += if qp.dot(quats[m]) < 0.0 { -wm } else { wm } * quats[m];
         t += wm * frame.far_points[base + m];
     }
-    let (vs, ns) = if frame.flags[set] & SET_STRETCH != 0 {
-        blend_stretch::<K>(frame, base, w, p, n)
-    } else {
-        (p.into(), n.into())
-    };
     let q = DQuat::from_vec4(s).normalize();
     let pos = q * (Vec3::from(vs).as_dvec3() - frame.far_centres[set]) + t;
-    (pos.as_vec3(), unit(rotate_unnormalised(Vec4::from(s.as_vec4()), ns)))
+    (pos.as_vec3().into(), unit(Vec3A::from((q * Vec3::from(ns).as_dvec3()).as_vec3())))
 }
 
-fn pass<const K: usize>(frame: &SkinFrame, inf: &Influences, input: VertexInput<'_>, out: &mut DeformedPrimitive) {
-    let weights = inf.weights();
-    let sets = inf.packed_sets();
-    vertex_pass::run(input, out, |v, p, n| {
-        let (set, pivot) = Influences::unpack(sets[v]);
-        let set = set as usize;
-        let flags = frame.flags[set];
-        let w = &weights[v * K..v * K + K];
-        if flags & (SET_EMPTY | SET_LBS_FALLBACK | SET_FAR_CENTRE) != 0 {
-            if flags & SET_EMPTY != 0 {
-                return (p, n);
-            }
-            if flags & SET_LBS_FALLBACK != 0 {
-                return apply_rows(&blend_rows::<K>(frame, set, w), p, n);
-            }
-            return far_centre_vertex::<K>(frame, set, w, pivot, p, n);
-        }
-        let base = set * K;
-        let (s, t) = blend::<K>(&frame.quats[base..base + K], &frame.points[base..base + K], w, pivot);
-        let (vs, ns) =
-            if flags & SET_STRETCH != 0 { blend_stretch::<K>(frame, base, w, p, n) } else { (p.into(), n.into()) };
-        let pos = rotate_unnormalised(s, vs - frame.centres[set]) / s.length_squared() + t;
-        (Vec3::from(pos), unit(rotate_unnormalised(s, ns)))
-    });
+/// Empty sets, the LBS fallback, stretched joints and far centres.
+///
+/// # Safety
+/// As in the kernel: `set` and `pivot` index the prepared tables.
+#[cold]
+#[inline(never)]
+unsafe fn slow_vertex<const K: usize>(
+    f: &SkinFrame,
+    flags: u8,
+    set: usize,
+    pivot: usize,
+    w: &[f32; K],
+    p: Vec3A,
+    n: Vec3A,
+) -> (Vec3A, Vec3A) {
+    if flags & SET_EMPTY != 0 {
+        return (p, n);
+    }
+    if flags & SET_LBS_FALLBACK != 0 {
+        return apply_cols::<Plain>(&blend_cols::<K, Plain>(&f.cols, set, w), p, n);
+    }
+    let (vs, ns) = if flags & SET_STRETCH != 0 { blend_stretch::<K>(f, set * K, w, p, n) } else { (p, n) };
+    if flags & SET_FAR_CENTRE != 0 {
+        return far_centre_vertex::<K>(f, set, w, pivot, vs, ns);
+    }
+    let s = blend4::<K, Plain>(&f.quats, (set * K + pivot) * K, w);
+    let t = blend3::<K, Plain>(&f.points, set * K, w);
+    apply::<Plain>(s, t, f.centres[set], vs, ns)
 }
 
-/// Deforms one primitive by SBS into `out`; `frame` must be prepared for SBS.
+fn pass<const K: usize>(
+    frame: &SkinFrame,
+    inf: &Influences,
+    positions: &[Vec3],
+    normals: Option<&[Vec3]>,
+    out: &mut DeformedPrimitive,
+) {
+    let sets = frame.flags.len();
+    let ok = sets > 0
+        && frame.slots == K
+        && frame.cols.len() >= sets * K
+        && frame.quats.len() >= sets * K * K
+        && frame.points.len() >= sets * K
+        && frame.stretches.len() >= sets * K
+        && frame.centres.len() >= sets
+        && frame.far_centres.len() >= sets
+        && frame.far_quats.len() >= sets * K
+        && frame.far_points.len() >= sets * K;
+    if !ok {
+        super::rest_copy(positions, normals, out);
+        return;
+    }
+    let kernel = Sbs {
+        frame,
+        flags: &frame.flags,
+        quats: &frame.quats,
+        points: &frame.points,
+        centres: &frame.centres,
+        last: sets as u32 - 1,
+    };
+    vertex_pass::run::<K, _>(&kernel, inf, positions, normals, out);
+}
+
+/// Deforms one primitive by SBS into `out`; `frame` must be prepared for SBS (otherwise the
+/// primitive keeps its rest shape).
 pub fn sbs(
     frame: &SkinFrame,
     inf: &Influences,
@@ -92,6 +196,5 @@ pub fn sbs(
     normals: Option<&[Vec3]>,
     out: &mut DeformedPrimitive,
 ) {
-    let input = VertexInput { positions, normals };
-    super::dispatch_slots!(inf.slots(), pass, frame, inf, input, out);
+    super::dispatch_slots!(inf.slots(), pass, frame, inf, positions, normals, out);
 }

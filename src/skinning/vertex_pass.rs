@@ -1,52 +1,182 @@
-//! The streaming per-vertex pass shared by every method: splits a primitive into chunks over
-//! rayon's threads (small primitives stay on one thread) and writes caller-owned buffers.
+//! The streaming per-vertex pass shared by every method: one sequential walk over a primitive's
+//! rest positions, rest normals, `K` weights and packed set word per vertex, writing
+//! caller-owned buffers, split into chunks over rayon's threads (small primitives stay on one
+//! thread). Nothing here allocates once the output buffers have their size, and the inner loop has
+//! no bounds checks: it zips slices of equal length.
 
-use glam::Vec3;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use glam::{Vec3, Vec3A, Vec4};
 use rayon::prelude::*;
 
 use super::DeformedPrimitive;
+use crate::model::Influences;
+
+/// Whether the AVX2+FMA variant may be used where the CPU has it (see [`set_wide_simd`]).
+static WIDE_SIMD: AtomicBool = AtomicBool::new(true);
+
+/// Allows (the default) or forbids the AVX2+FMA variant of the per-vertex pass, process-wide; with
+/// it forbidden, every CPU runs the SSE2 variant. For tests (both variants must meet the contract)
+/// and for benchmarks.
+pub fn set_wide_simd(enabled: bool) {
+    WIDE_SIMD.store(enabled, Ordering::Relaxed);
+}
+
+/// Vertices per group of the eight-lane path.
+const LANE_GROUP: usize = 8;
 
 /// Vertices per parallel work item.
 const CHUNK: usize = 8 * 1024;
 /// Primitives smaller than this are deformed on the calling thread.
 const PARALLEL_THRESHOLD: usize = 16 * 1024;
 
-/// Inputs of one primitive's pass.
-#[derive(Clone, Copy)]
-pub(crate) struct VertexInput<'a> {
-    pub positions: &'a [Vec3],
-    pub normals: Option<&'a [Vec3]>,
+/// One method's per-vertex formula over `K` weight slots.
+pub(crate) trait VertexKernel<const K: usize>: Sync + Copy {
+    /// Deforms one vertex: `word` is its packed set word, `w` its weights, `p` and `n` its rest
+    /// position and normal (zero when the primitive has none; the result is then dropped).
+    fn vertex<M: Arith>(&self, word: u32, w: &[f32; K], p: Vec3A, n: Vec3A) -> (Vec3A, Vec3A);
+
+    /// Deforms eight consecutive vertices that share the packed set word `word` in the lanes of
+    /// 256-bit registers (`w`: their `8 K` weights; `p`, `n`, `op`, `on`: at least eight each).
+    /// Returns `false`, having written nothing, where the set needs the per-vertex path.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and FMA.
+    #[cfg(target_arch = "x86_64")]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn lanes(&self, word: u32, w: &[f32], p: &[Vec3], n: &[Vec3], op: &mut [Vec3], on: &mut [Vec3]) -> bool;
 }
 
-/// Runs `f(vertex, rest_position, rest_normal) -> (position, normal)` for every vertex
-/// (the rest normal is zero when the primitive has none, and the output normal is then dropped).
-pub(crate) fn run<F>(input: VertexInput<'_>, out: &mut DeformedPrimitive, f: F)
-where
-    F: Fn(usize, Vec3, Vec3) -> (Vec3, Vec3) + Sync,
-{
-    let n = input.positions.len();
-    out.resize(n, input.normals.is_some());
+/// Multiply-add, plain or fused: the kernels are written once over it and compiled for both.
+pub(crate) trait Arith: Copy {
+    /// Whether runs of vertices sharing a set word go through [`VertexKernel::lanes`].
+    const LANES: bool = false;
+    /// `a * b + c`.
+    fn madd4(a: Vec4, b: Vec4, c: Vec4) -> Vec4;
+    /// `a * b + c`.
+    fn madd3(a: Vec3A, b: Vec3A, c: Vec3A) -> Vec3A;
+    /// `a * b - c`.
+    fn msub3(a: Vec3A, b: Vec3A, c: Vec3A) -> Vec3A;
+    /// [`rotate`] applied to two vectors by the same quaternion.
+    #[inline(always)]
+    fn rotate_pair(u: Vec3A, w: f32, two_over_len2: f32, x: Vec3A, y: Vec3A) -> (Vec3A, Vec3A) {
+        (rotate::<Self>(u, w, two_over_len2, x), rotate::<Self>(u, w, two_over_len2, y))
+    }
+}
+
+/// Separate multiplies and adds (any x86_64, and other targets).
+#[derive(Clone, Copy)]
+pub(crate) struct Plain;
+
+impl Arith for Plain {
+    #[inline(always)]
+    fn madd4(a: Vec4, b: Vec4, c: Vec4) -> Vec4 {
+        a * b + c
+    }
+    #[inline(always)]
+    fn madd3(a: Vec3A, b: Vec3A, c: Vec3A) -> Vec3A {
+        a * b + c
+    }
+    #[inline(always)]
+    fn msub3(a: Vec3A, b: Vec3A, c: Vec3A) -> Vec3A {
+        a * b - c
+    }
+}
+
+/// Fused multiply-add instructions. Used only inside [`stream_with_normals_avx2`], which runs
+/// only on CPUs that have FMA.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct Fused;
+
+#[cfg(target_arch = "x86_64")]
+impl Arith for Fused {
+    const LANES: bool = true;
+    #[inline(always)]
+    fn madd4(a: Vec4, b: Vec4, c: Vec4) -> Vec4 {
+        use std::arch::x86_64::_mm_fmadd_ps;
+        // SAFETY: only reached from `stream_with_normals_avx2`, called after detecting FMA.
+        unsafe { _mm_fmadd_ps(a.into(), b.into(), c.into()).into() }
+    }
+    #[inline(always)]
+    fn madd3(a: Vec3A, b: Vec3A, c: Vec3A) -> Vec3A {
+        use std::arch::x86_64::_mm_fmadd_ps;
+        // SAFETY: as above.
+        unsafe { _mm_fmadd_ps(a.into(), b.into(), c.into()).into() }
+    }
+    #[inline(always)]
+    fn msub3(a: Vec3A, b: Vec3A, c: Vec3A) -> Vec3A {
+        use std::arch::x86_64::_mm_fmsub_ps;
+        // SAFETY: as above.
+        unsafe { _mm_fmsub_ps(a.into(), b.into(), c.into()).into() }
+    }
+    /// Both rotations at once in the two halves of 256-bit registers.
+    #[inline(always)]
+    fn rotate_pair(u: Vec3A, w: f32, two_over_len2: f32, x: Vec3A, y: Vec3A) -> (Vec3A, Vec3A) {
+        use std::arch::x86_64::{
+            __m256, _mm256_castps256_ps128, _mm256_extractf128_ps, _mm256_fmadd_ps, _mm256_fmsub_ps, _mm256_mul_ps,
+            _mm256_permute_ps, _mm256_set1_ps, _mm256_set_m128,
+        };
+        // (x, y, z, w) -> (z, x, y, w) in each half.
+        const ZXY: i32 = 0b11_01_00_10;
+        // SAFETY: only reached from `stream_with_normals_avx2`, called after detecting AVX2 and FMA.
+        unsafe {
+            let cross = |a: __m256, b: __m256| {
+                let c = _mm256_fmsub_ps(_mm256_permute_ps::<ZXY>(a), b, _mm256_mul_ps(a, _mm256_permute_ps::<ZXY>(b)));
+                _mm256_permute_ps::<ZXY>(c)
+            };
+            let uu = _mm256_set_m128(u.into(), u.into());
+            let xy = _mm256_set_m128(y.into(), x.into());
+            let a = cross(uu, xy);
+            let r =
+                _mm256_fmadd_ps(_mm256_set1_ps(two_over_len2), _mm256_fmadd_ps(_mm256_set1_ps(w), a, cross(uu, a)), xy);
+            (_mm256_castps256_ps128(r).into(), _mm256_extractf128_ps::<1>(r).into())
+        }
+    }
+}
+
+/// Runs `kernel` over every vertex of a primitive into `out` (resized to the vertex count). The
+/// vertices beyond the influences' length, if any, keep their rest position and normal.
+pub(crate) fn run<const K: usize, F: VertexKernel<K>>(
+    kernel: &F,
+    inf: &Influences,
+    positions: &[Vec3],
+    normals: Option<&[Vec3]>,
+    out: &mut DeformedPrimitive,
+) {
+    let n = positions.len();
+    out.resize(n, normals.is_some());
+    let weights = inf.weights();
+    let sets = inf.packed_sets();
     let chunk = |start: usize, pos: &mut [Vec3], nrm: &mut [Vec3]| {
-        let rest = &input.positions[start..start + pos.len()];
-        match input.normals {
+        let end = start + pos.len();
+        let rest = &positions[start..end];
+        let end_w = end.min(sets.len());
+        let (w, s) = if start < end_w {
+            (&weights[start * K..end_w * K], &sets[start..end_w])
+        } else {
+            (&weights[..0], &sets[..0])
+        };
+        match normals {
             Some(normals) => {
-                let rest_n = &normals[start..start + pos.len()];
-                for (i, ((p, q), (&v, &vn))) in
-                    pos.iter_mut().zip(nrm.iter_mut()).zip(rest.iter().zip(rest_n)).enumerate()
-                {
-                    (*p, *q) = f(start + i, v, vn);
-                }
+                let rest_n = &normals[start..end];
+                let done = stream_with_normals_best::<K, F>(*kernel, pos, nrm, rest, rest_n, w, s);
+                pos[done..].copy_from_slice(&rest[done..]);
+                nrm[done..].copy_from_slice(&rest_n[done..]);
             }
             None => {
-                for (i, (p, &v)) in pos.iter_mut().zip(rest).enumerate() {
-                    *p = f(start + i, v, Vec3::ZERO).0;
+                let mut done = 0;
+                for ((p, &v), (w, &word)) in pos.iter_mut().zip(rest).zip(w.chunks_exact(K).zip(s)) {
+                    *p = kernel.vertex::<Plain>(word, as_array(w), v.into(), Vec3A::ZERO).0.into();
+                    done += 1;
                 }
+                pos[done..].copy_from_slice(&rest[done..]);
             }
         }
     };
     if n < PARALLEL_THRESHOLD || rayon::current_num_threads() == 1 {
         chunk(0, &mut out.positions, &mut out.normals);
-    } else if input.normals.is_some() {
+    } else if normals.is_some() {
         out.positions
             .par_chunks_mut(CHUNK)
             .zip(out.normals.par_chunks_mut(CHUNK))
@@ -57,17 +187,239 @@ where
     }
 }
 
-/// Rotates `v` by the quaternion `q = [x, y, z, w]` of any non-zero length, scaled by `|q|²`
-/// (the SBS paper's sqrt-free matrix applied to `v`): `(w² − |u|²) v + 2 (u·v) u + 2 w (u × v)`.
+/// The hot loop compiled for the best instruction set this CPU has (AVX2 with FMA where the CPU
+/// has them: VEX encoding and three-operand forms; SSE2 otherwise).
 #[inline(always)]
-pub(crate) fn rotate_unnormalised(q: glam::Vec4, v: glam::Vec3A) -> glam::Vec3A {
-    let u = glam::Vec3A::new(q.x, q.y, q.z);
-    let w = q.w;
-    (w * w - u.length_squared()) * v + (2.0 * u.dot(v)) * u + (2.0 * w) * u.cross(v)
+fn stream_with_normals_best<const K: usize, F: VertexKernel<K>>(
+    kernel: F,
+    pos: &mut [Vec3],
+    nrm: &mut [Vec3],
+    rest: &[Vec3],
+    rest_n: &[Vec3],
+    w: &[f32],
+    s: &[u32],
+) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if WIDE_SIMD.load(Ordering::Relaxed)
+        && std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("fma")
+    {
+        // SAFETY: the CPU has the features the function is compiled for.
+        return unsafe { stream_with_normals_avx2::<K, F>(kernel, pos, nrm, rest, rest_n, w, s) };
+    }
+    stream_with_normals::<K, F>(kernel, pos, nrm, rest, rest_n, w, s)
 }
 
-/// Normalises, or returns zero for a zero vector.
+/// [`stream_with_normals`] compiled with AVX2 and FMA enabled.
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,avx2,fma")]
+#[inline(never)]
+unsafe fn stream_with_normals_avx2<const K: usize, F: VertexKernel<K>>(
+    kernel: F,
+    pos: &mut [Vec3],
+    nrm: &mut [Vec3],
+    rest: &[Vec3],
+    rest_n: &[Vec3],
+    w: &[f32],
+    s: &[u32],
+) -> usize {
+    stream_body::<K, F, Fused>(kernel, pos, nrm, rest, rest_n, w, s)
+}
+
+/// The hot loop for primitives with normals (SSE2); returns how many vertices it deformed.
+#[inline(never)]
+fn stream_with_normals<const K: usize, F: VertexKernel<K>>(
+    kernel: F,
+    pos: &mut [Vec3],
+    nrm: &mut [Vec3],
+    rest: &[Vec3],
+    rest_n: &[Vec3],
+    w: &[f32],
+    s: &[u32],
+) -> usize {
+    stream_body::<K, F, Plain>(kernel, pos, nrm, rest, rest_n, w, s)
+}
+
+/// The loop itself: zipped slices, so no bounds checks; with `M::LANES`, runs of eight vertices
+/// that share a packed set word go through the kernel's eight-lane path.
 #[inline(always)]
-pub(crate) fn unit(v: glam::Vec3A) -> Vec3 {
-    Vec3::from(v.normalize_or_zero())
+fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith>(
+    kernel: F,
+    pos: &mut [Vec3],
+    nrm: &mut [Vec3],
+    rest: &[Vec3],
+    rest_n: &[Vec3],
+    w: &[f32],
+    s: &[u32],
+) -> usize {
+    let n = pos.len().min(nrm.len()).min(rest.len()).min(rest_n.len()).min(w.len() / K).min(s.len());
+    let mut i = 0;
+    while i < n {
+        #[cfg(target_arch = "x86_64")]
+        if M::LANES && i + LANE_GROUP <= n {
+            let words = &s[i..i + LANE_GROUP];
+            let word = words[0];
+            // SAFETY: `M::LANES` holds only for the AVX2+FMA variant, run after detection.
+            if words.iter().all(|&x| x == word)
+                && unsafe { kernel.lanes(word, &w[i * K..], &rest[i..], &rest_n[i..], &mut pos[i..], &mut nrm[i..]) }
+            {
+                i += LANE_GROUP;
+                continue;
+            }
+        }
+        // Up to the next group of eight, vertex by vertex.
+        let end = if M::LANES { (i + LANE_GROUP).min(n) } else { n };
+        for ((((p, q), (&v, &vn)), w), &word) in pos[i..end]
+            .iter_mut()
+            .zip(nrm[i..end].iter_mut())
+            .zip(rest[i..end].iter().zip(&rest_n[i..end]))
+            .zip(w[i * K..end * K].chunks_exact(K))
+            .zip(&s[i..end])
+        {
+            let (a, b) = kernel.vertex::<M>(word, as_array(w), v.into(), vn.into());
+            *p = a.into();
+            *q = b.into();
+        }
+        i = end;
+    }
+    n
+}
+
+/// A `chunks_exact(K)` item as an array reference.
+#[inline(always)]
+fn as_array<const K: usize>(w: &[f32]) -> &[f32; K] {
+    debug_assert_eq!(w.len(), K);
+    // SAFETY: callers pass chunks of `chunks_exact(K)`, which hold exactly K elements.
+    unsafe { &*w.as_ptr().cast::<[f32; K]>() }
+}
+
+/// `Σ w[m] · table[m]` over `K` table entries starting at `base`: products paired by
+/// multiply-adds, then summed as a balanced tree (a short dependency chain).
+///
+/// # Safety
+/// `base + K <= table.len()`.
+#[inline(always)]
+pub(crate) unsafe fn blend4<const K: usize, M: Arith>(table: &[Vec4], base: usize, w: &[f32; K]) -> Vec4 {
+    debug_assert!(base + K <= table.len());
+    let t = table.as_ptr().add(base);
+    if K == 1 {
+        return *t * w[0];
+    }
+    let mut acc = [Vec4::ZERO; K];
+    for m in 0..K / 2 {
+        acc[m] = M::madd4(*t.add(2 * m + 1), Vec4::splat(w[2 * m + 1]), *t.add(2 * m) * w[2 * m]);
+    }
+    tree_sum(&mut acc, K / 2)
+}
+
+/// `Σ w[m] · table[m]` over `K` entries of a `Vec3A` table starting at `base` (as [`blend4`]).
+///
+/// # Safety
+/// `base + K <= table.len()`.
+#[inline(always)]
+pub(crate) unsafe fn blend3<const K: usize, M: Arith>(table: &[Vec3A], base: usize, w: &[f32; K]) -> Vec3A {
+    debug_assert!(base + K <= table.len());
+    let t = table.as_ptr().add(base);
+    if K == 1 {
+        return *t * w[0];
+    }
+    let mut acc = [Vec3A::ZERO; K];
+    for m in 0..K / 2 {
+        acc[m] = M::madd3(*t.add(2 * m + 1), Vec3A::splat(w[2 * m + 1]), *t.add(2 * m) * w[2 * m]);
+    }
+    tree_sum(&mut acc, K / 2)
+}
+
+/// Sums the first `len` (a power of two) values pairwise: `log2 len` additions deep.
+#[inline(always)]
+pub(crate) fn tree_sum<T: Copy + std::ops::Add<Output = T>, const K: usize>(acc: &mut [T; K], len: usize) -> T {
+    let mut width = len;
+    while width > 1 {
+        width /= 2;
+        for i in 0..width {
+            acc[i] = acc[i] + acc[i + width];
+        }
+    }
+    acc[0]
+}
+
+/// Rotates `x` by the quaternion `(u, w)` of any non-zero length, divided by its squared length
+/// given as `two_over_len2 = 2 / |q|²`: `x + (2/|q|²) (w (u × x) + u × (u × x))`, which is the SBS
+/// paper's sqrt-free matrix `Q` applied to `x` and divided by `q · q` (for a unit quaternion, the
+/// rotation itself with `two_over_len2 = 2`).
+#[inline(always)]
+pub(crate) fn rotate<M: Arith>(u: Vec3A, w: f32, two_over_len2: f32, x: Vec3A) -> Vec3A {
+    let a = cross::<M>(u, x);
+    M::madd3(Vec3A::splat(two_over_len2), M::madd3(Vec3A::splat(w), a, cross::<M>(u, a)), x)
+}
+
+/// `a × b` with one fused multiply-subtract.
+#[inline(always)]
+pub(crate) fn cross<M: Arith>(a: Vec3A, b: Vec3A) -> Vec3A {
+    use glam::Vec3Swizzles;
+    M::msub3(a.zxy(), b, a * b.zxy()).zxy()
+}
+
+/// Normalises, or returns zero for a zero vector, without a division or a square root (see
+/// [`rsqrt`]).
+#[inline(always)]
+pub(crate) fn unit(v: Vec3A) -> Vec3A {
+    let len2 = v.length_squared();
+    if len2 > 0.0 {
+        v * rsqrt(len2)
+    } else {
+        Vec3A::ZERO
+    }
+}
+
+/// `1 / |v|` for a vector whose length a rotation keeps, or 0 for a zero vector: normalising
+/// `R v` as `R v · (1 / |v|)` takes the square root off the rotation's dependency chain.
+#[inline(always)]
+pub(crate) fn inverse_length(v: Vec3A) -> f32 {
+    let len2 = v.length_squared();
+    if len2 > 0.0 {
+        rsqrt(len2)
+    } else {
+        0.0
+    }
+}
+
+/// `1 / sqrt(x)` for `x > 0` to about 2e-7 relative error: the hardware estimate refined by one
+/// Newton step. The divider and square-root unit is the bottleneck of the per-vertex pass
+/// otherwise (two to four divisions or roots per vertex).
+#[inline(always)]
+pub(crate) fn rsqrt(x: f32) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_cvtss_f32, _mm_rsqrt_ss, _mm_set_ss};
+        // SAFETY: SSE is part of the x86_64 baseline.
+        #[allow(unused_unsafe)]
+        let y = unsafe { _mm_cvtss_f32(_mm_rsqrt_ss(_mm_set_ss(x))) };
+        y * (1.5 - 0.5 * x * y * y)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        1.0 / x.sqrt()
+    }
+}
+
+/// `1 / x` for finite non-zero `x` to about 1e-7 relative error: the hardware estimate refined
+/// by one Newton step.
+#[inline(always)]
+pub(crate) fn recip(x: f32) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_cvtss_f32, _mm_rcp_ss, _mm_set_ss};
+        // SAFETY: SSE is part of the x86_64 baseline.
+        #[allow(unused_unsafe)]
+        let y = unsafe { _mm_cvtss_f32(_mm_rcp_ss(_mm_set_ss(x))) };
+        y * (2.0 - x * y)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        1.0 / x
+    }
 }

@@ -1,0 +1,266 @@
+//! `skinlab bench`: time whole deformation frames (FK, per-set preparation, the per-vertex pass)
+//! of a model or a synthetic rig over changing poses, the methods interleaved frame by frame so
+//! that their ratios come from one run; optionally measure the memory-bandwidth bound.
+
+use std::io::{IsTerminal, Write as _};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::Args;
+
+use super::{load, CliError};
+use crate::bandwidth::{self, StreamBytes};
+use crate::model::Model;
+use crate::rig::Pose;
+use crate::skinning::{DeformedPrimitive, Deformer, SkinningMethod};
+use crate::synthetic::{animate, SyntheticRig};
+
+/// Arguments of `skinlab bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// The model (.gltf or .glb); or use --synthetic.
+    #[arg(required_unless_present = "synthetic", conflicts_with = "synthetic")]
+    pub model: Option<PathBuf>,
+    /// Bench a deterministic synthetic rig with this many vertices instead of a model.
+    #[arg(long, value_name = "N")]
+    pub synthetic: Option<usize>,
+    /// Joints of the synthetic rig.
+    #[arg(long, default_value_t = 64, value_name = "J")]
+    pub joints: usize,
+    /// Influences per vertex of the synthetic rig (1 to 16).
+    #[arg(long, default_value_t = 4, value_name = "K")]
+    pub influences: usize,
+    /// Methods to time, comma-separated (interleaved frame by frame).
+    #[arg(long, value_delimiter = ',', default_value = "lbs,dqs,sbs")]
+    pub method: Vec<SkinningMethod>,
+    /// Timed frames per method (after two warm-up frames).
+    #[arg(long, default_value_t = 50, value_name = "F")]
+    pub frames: usize,
+    /// Worker threads (default: one per core).
+    #[arg(long, value_name = "T")]
+    pub threads: Option<usize>,
+    /// Run the SSE2 variant of the per-vertex pass even where the CPU has AVX2 and FMA.
+    #[arg(long)]
+    pub sse2: bool,
+    /// Also measure the read+write memory bandwidth and each method's time as a multiple of the
+    /// bound it sets.
+    #[arg(long)]
+    pub bandwidth: bool,
+}
+
+/// Timings of one method over the timed frames.
+#[derive(Clone, Debug, Default)]
+pub struct MethodTimes {
+    /// Whole-frame seconds, one per frame.
+    pub frame_secs: Vec<f64>,
+    /// Seconds spent solving SBS centres, one per frame.
+    pub centre_secs: Vec<f64>,
+    /// Seconds in FK and preparation (centres included), one per frame.
+    pub prepare_secs: Vec<f64>,
+    /// Centres solved per frame.
+    pub centre_solves: usize,
+}
+
+/// The median of a non-empty list (0 for an empty one).
+#[must_use]
+pub fn median(values: &[f64]) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let mid = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[mid]
+    } else {
+        0.5 * (v[mid - 1] + v[mid])
+    }
+}
+
+/// Deforms `frames` + 2 frames of changing poses with every method (interleaved) and returns the
+/// timings of the timed frames, printing a progress line to stderr for long runs.
+pub fn time_methods(model: &Model, methods: &[SkinningMethod], frames: usize) -> Vec<MethodTimes> {
+    const WARM_UP: usize = 2;
+    let mut deformer = Deformer::new();
+    let mut outs: Vec<Vec<Vec<DeformedPrimitive>>> = vec![Vec::new(); methods.len()];
+    let mut times = vec![MethodTimes::default(); methods.len()];
+    let mut pose = Pose::rest();
+    let started = Instant::now();
+    let mut last_progress = Instant::now();
+    let mut progress_shown = false;
+    let tty = std::io::stderr().is_terminal();
+    for frame in 0..frames + WARM_UP {
+        animate(model, frame, &mut pose);
+        for (m, &method) in methods.iter().enumerate() {
+            let t0 = Instant::now();
+            deformer.deform_all(model, &pose, method, &mut outs[m]);
+            let secs = t0.elapsed().as_secs_f64();
+            if frame >= WARM_UP {
+                let t = &mut times[m];
+                t.frame_secs.push(secs);
+                t.centre_secs.push(deformer.stats.centre_secs);
+                t.prepare_secs.push(deformer.stats.prepare_secs);
+                t.centre_solves = deformer.stats.centre_solves;
+            }
+        }
+        if last_progress.elapsed().as_secs_f64() > 1.0 {
+            last_progress = Instant::now();
+            progress_shown = true;
+            let line = format!(
+                "bench: frame {}/{} ({:.0} s elapsed)",
+                frame + 1,
+                frames + WARM_UP,
+                started.elapsed().as_secs_f64()
+            );
+            if tty {
+                eprint!("\r{line}");
+            } else {
+                eprintln!("{line}");
+            }
+            let _ = std::io::stderr().flush();
+        }
+    }
+    if progress_shown && tty {
+        eprintln!();
+    }
+    times
+}
+
+/// Bytes streamed per frame by the skinning pass over every skinned primitive, and their vertices.
+#[must_use]
+pub fn streamed_bytes(model: &Model) -> (usize, usize) {
+    let mut bytes = 0;
+    let mut vertices = 0;
+    for inst in &model.instances {
+        for p in &model.meshes[inst.mesh].primitives {
+            let n = p.positions.len();
+            vertices += n;
+            let normals = if p.normals.is_some() { 12 } else { 0 };
+            let slots = p.influences.as_ref().map_or(0, |i| 4 * i.slots() + 4);
+            bytes += n * (12 + normals + slots + 12 + normals);
+        }
+    }
+    (bytes, vertices)
+}
+
+/// The share of skinned vertices in aligned groups of eight that share one packed set word (set
+/// and pivot): those the AVX2+FMA pass deforms eight at a time.
+#[must_use]
+pub fn lane_share(model: &Model) -> f64 {
+    let mut grouped = 0usize;
+    let mut total = 0usize;
+    for inst in &model.instances {
+        for p in &model.meshes[inst.mesh].primitives {
+            if let Some(inf) = &p.influences {
+                let words = inf.packed_sets();
+                total += words.len();
+                grouped += words.chunks_exact(8).filter(|g| g.iter().all(|&w| w == g[0])).count() * 8;
+            }
+        }
+    }
+    grouped as f64 / total.max(1) as f64
+}
+
+/// Runs `skinlab bench`.
+pub fn run(args: &BenchArgs) -> Result<(), CliError> {
+    if args.frames == 0 {
+        return Err("--frames 0: need at least one frame".into());
+    }
+    if args.method.is_empty() {
+        return Err("--method: name at least one method".into());
+    }
+    let pool = match args.threads {
+        Some(0) => return Err("--threads 0: need at least one thread".into()),
+        Some(t) => rayon::ThreadPoolBuilder::new().num_threads(t).build()?,
+        None => rayon::ThreadPoolBuilder::new().build()?,
+    };
+    let (model, title) = match (&args.model, args.synthetic) {
+        (_, Some(n)) => {
+            let rig =
+                SyntheticRig { vertices: n, joints: args.joints.max(1), influences: args.influences.clamp(1, 16) };
+            let model = rig.build()?;
+            (model, format!("synthetic rig: {n} vertices, {} joints, {} influences", rig.joints, rig.influences))
+        }
+        (Some(path), None) => (load(path)?, path.display().to_string()),
+        (None, None) => return Err("give a MODEL or --synthetic N".into()),
+    };
+    crate::skinning::set_wide_simd(!args.sse2);
+    pool.install(|| report(args, &model, &title));
+    Ok(())
+}
+
+fn report(args: &BenchArgs, model: &Model, title: &str) {
+    let threads = rayon::current_num_threads();
+    let vertices = model.skinned_vertex_count();
+    println!("model: {title}");
+    for (si, skin) in model.skins.iter().enumerate() {
+        let (distinct, nontrivial) = skin.sets.counts(|a, b| skin.adjacent(&model.nodes, a, b));
+        println!(
+            "skin {si}: {} joints, {} weight slots, joint sets: {distinct} distinct, {nontrivial} non-trivial",
+            skin.joints.len(),
+            skin.sets.slots()
+        );
+    }
+    println!("vertices in groups of 8 sharing a set word (the eight-lane path): {:.1}%", 100.0 * lane_share(model));
+    println!(
+        "vertices: {vertices}, threads: {threads}, frames: {} per method (+2 warm-up), interleaved{}",
+        args.frames,
+        if args.sse2 { ", SSE2 variant" } else { "" }
+    );
+    let times = time_methods(model, &args.method, args.frames);
+    println!(
+        "{:<6} {:>10} {:>10} {:>10} {:>12} {:>11}",
+        "method", "median ms", "min ms", "max ms", "Mvertices/s", "prepare ms"
+    );
+    let mut medians = Vec::new();
+    for (&method, t) in args.method.iter().zip(&times) {
+        let med = median(&t.frame_secs);
+        let min = t.frame_secs.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = t.frame_secs.iter().copied().fold(0.0, f64::max);
+        medians.push((method, med));
+        println!(
+            "{:<6} {:>10.3} {:>10.3} {:>10.3} {:>12.1} {:>11.3}",
+            method.name(),
+            med * 1e3,
+            min * 1e3,
+            max * 1e3,
+            vertices as f64 / med / 1e6,
+            median(&t.prepare_secs) * 1e3
+        );
+        if method == SkinningMethod::Sbs {
+            println!(
+                "       sbs centres: {} solved per frame, {:.3} ms median",
+                t.centre_solves,
+                median(&t.centre_secs) * 1e3
+            );
+        }
+    }
+    if let Some(&(_, lbs)) = medians.iter().find(|(m, _)| *m == SkinningMethod::Lbs) {
+        for &(m, med) in medians.iter().filter(|(m, _)| *m != SkinningMethod::Lbs) {
+            println!("ratio {}/lbs: {:.3}", m.name(), med / lbs);
+        }
+    }
+    if args.bandwidth {
+        let (bytes, _) = streamed_bytes(model);
+        let slots = model.skins.iter().map(|s| s.sets.slots()).max().unwrap_or(4);
+        let bw = bandwidth::measure(4_000_000, slots, 5);
+        let bound = bytes as f64 / bw.bytes_per_sec;
+        let per_vertex = StreamBytes::with_normals(slots);
+        println!(
+            "bandwidth: {:.1} GB/s read+write ({} threads, best of 5 passes over {} MB in the same layout)",
+            bw.bytes_per_sec / 1e9,
+            bw.threads,
+            bw.vertices * bw.bytes_per_vertex / 1_000_000
+        );
+        println!(
+            "streamed per frame: {:.1} MB ({} B read + {} B written per vertex with normals, {slots} slots); bound: {:.3} ms",
+            bytes as f64 / 1e6,
+            per_vertex.read,
+            per_vertex.written,
+            bound * 1e3
+        );
+        for &(m, med) in &medians {
+            println!("{} / bound: {:.2}", m.name(), med / bound);
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! Eight vertices at a time in the lanes of 256-bit registers (AVX2 + FMA), for runs of
+//! consecutive vertices that share one packed set word (the common case: neighbouring vertices of
+//! a mesh share their joints and pivot). The member tables of the shared set are the same for all
+//! eight, so each table entry is one broadcast, and the blends, rotations and normalisations are
+//! done once for eight vertices instead of once per vertex.
+//!
+//! Everything here is only reached from the AVX2+FMA variant of the per-vertex pass, which runs
+//! only on CPUs that have both (checked at run time).
+
+#![cfg(target_arch = "x86_64")]
+
+use std::arch::x86_64::{
+    __m256, _mm256_add_ps, _mm256_and_ps, _mm256_cmp_ps, _mm256_fmadd_ps, _mm256_fmsub_ps, _mm256_mul_ps,
+    _mm256_rcp_ps, _mm256_rsqrt_ps, _mm256_set1_ps, _mm256_set_ps, _mm256_setzero_ps, _mm256_storeu_ps, _mm256_sub_ps,
+    _CMP_GT_OQ,
+};
+
+use glam::{Vec3, Vec3A, Vec4};
+
+/// Vertices per lane group (`vertex_pass` groups vertices by the same count).
+const LANES: usize = 8;
+
+/// Eight `f32` lanes.
+#[derive(Clone, Copy)]
+pub(crate) struct F8(__m256);
+
+// SAFETY (every `unsafe` block below): these intrinsics need AVX (and FMA for the fused ones);
+// this module is used only from the AVX2+FMA variant of the pass, after run-time detection.
+#[allow(unused_unsafe)]
+impl F8 {
+    #[inline(always)]
+    pub(crate) fn splat(v: f32) -> Self {
+        Self(unsafe { _mm256_set1_ps(v) })
+    }
+    #[inline(always)]
+    pub(crate) fn zero() -> Self {
+        Self(unsafe { _mm256_setzero_ps() })
+    }
+    #[inline(always)]
+    pub(crate) fn add(self, o: Self) -> Self {
+        Self(unsafe { _mm256_add_ps(self.0, o.0) })
+    }
+    #[inline(always)]
+    pub(crate) fn sub(self, o: Self) -> Self {
+        Self(unsafe { _mm256_sub_ps(self.0, o.0) })
+    }
+    #[inline(always)]
+    pub(crate) fn mul(self, o: Self) -> Self {
+        Self(unsafe { _mm256_mul_ps(self.0, o.0) })
+    }
+    /// `self * b + c`.
+    #[inline(always)]
+    pub(crate) fn madd(self, b: Self, c: Self) -> Self {
+        Self(unsafe { _mm256_fmadd_ps(self.0, b.0, c.0) })
+    }
+    /// `self * b - c`.
+    #[inline(always)]
+    pub(crate) fn msub(self, b: Self, c: Self) -> Self {
+        Self(unsafe { _mm256_fmsub_ps(self.0, b.0, c.0) })
+    }
+    /// `1 / self` (estimate and one Newton step, as the scalar `recip`).
+    #[inline(always)]
+    pub(crate) fn recip(self) -> Self {
+        let y = Self(unsafe { _mm256_rcp_ps(self.0) });
+        y.mul(F8::splat(2.0).sub(self.mul(y)))
+    }
+    /// `1 / sqrt(self)` for positive lanes, 0 for the others (estimate and one Newton step).
+    #[inline(always)]
+    pub(crate) fn rsqrt_or_zero(self) -> Self {
+        let y = Self(unsafe { _mm256_rsqrt_ps(self.0) });
+        let r = y.mul(F8::splat(1.5).sub(F8::splat(0.5).mul(self).mul(y).mul(y)));
+        let positive = unsafe { _mm256_cmp_ps::<_CMP_GT_OQ>(self.0, _mm256_setzero_ps()) };
+        Self(unsafe { _mm256_and_ps(r.0, positive) })
+    }
+    #[inline(always)]
+    fn store(self) -> [f32; LANES] {
+        let mut out = [0.0; LANES];
+        unsafe { _mm256_storeu_ps(out.as_mut_ptr(), self.0) };
+        out
+    }
+}
+
+/// Eight 3-vectors, one component per register.
+#[derive(Clone, Copy)]
+pub(crate) struct V8 {
+    pub x: F8,
+    pub y: F8,
+    pub z: F8,
+}
+
+#[allow(unused_unsafe)]
+impl V8 {
+    /// The first eight vectors of `src` (which holds at least eight).
+    #[inline(always)]
+    pub(crate) fn load(src: &[Vec3]) -> Self {
+        let s: &[Vec3; LANES] = src[..LANES].try_into().unwrap_or_else(|_| unreachable!());
+        let lane = |f: fn(&Vec3) -> f32| unsafe {
+            F8(_mm256_set_ps(f(&s[7]), f(&s[6]), f(&s[5]), f(&s[4]), f(&s[3]), f(&s[2]), f(&s[1]), f(&s[0])))
+        };
+        Self { x: lane(|v| v.x), y: lane(|v| v.y), z: lane(|v| v.z) }
+    }
+    /// Writes the eight vectors into the first eight of `dst`.
+    #[inline(always)]
+    pub(crate) fn store(self, dst: &mut [Vec3]) {
+        let (x, y, z) = (self.x.store(), self.y.store(), self.z.store());
+        for (i, d) in dst[..LANES].iter_mut().enumerate() {
+            *d = Vec3::new(x[i], y[i], z[i]);
+        }
+    }
+    /// The same vector in every lane.
+    #[inline(always)]
+    pub(crate) fn splat(v: Vec3A) -> Self {
+        Self { x: F8::splat(v.x), y: F8::splat(v.y), z: F8::splat(v.z) }
+    }
+    #[inline(always)]
+    pub(crate) fn add(self, o: Self) -> Self {
+        Self { x: self.x.add(o.x), y: self.y.add(o.y), z: self.z.add(o.z) }
+    }
+    #[inline(always)]
+    pub(crate) fn sub(self, o: Self) -> Self {
+        Self { x: self.x.sub(o.x), y: self.y.sub(o.y), z: self.z.sub(o.z) }
+    }
+    #[inline(always)]
+    pub(crate) fn scale(self, s: F8) -> Self {
+        Self { x: self.x.mul(s), y: self.y.mul(s), z: self.z.mul(s) }
+    }
+    /// `self * s + c`.
+    #[inline(always)]
+    pub(crate) fn madd(self, s: F8, c: Self) -> Self {
+        Self { x: self.x.madd(s, c.x), y: self.y.madd(s, c.y), z: self.z.madd(s, c.z) }
+    }
+    /// `(x² + y²) + z²`, in the scalar path's order (glam's `Vec3A::length_squared`).
+    #[inline(always)]
+    pub(crate) fn length_squared(self) -> F8 {
+        self.x.mul(self.x).add(self.y.mul(self.y)).add(self.z.mul(self.z))
+    }
+    #[inline(always)]
+    pub(crate) fn cross(self, b: Self) -> Self {
+        Self {
+            x: self.y.msub(b.z, self.z.mul(b.y)),
+            y: self.z.msub(b.x, self.x.mul(b.z)),
+            z: self.x.msub(b.y, self.y.mul(b.x)),
+        }
+    }
+    /// Normalised, zero for zero vectors.
+    #[inline(always)]
+    pub(crate) fn unit(self) -> Self {
+        self.scale(self.length_squared().rsqrt_or_zero())
+    }
+}
+
+/// Eight quaternions `(u, w)`.
+#[derive(Clone, Copy)]
+pub(crate) struct Q8 {
+    pub u: V8,
+    pub w: F8,
+}
+
+impl Q8 {
+    /// `Σ w_m · table[m]` over the `K` table entries (the same for every lane) with per-lane
+    /// weights, rounded exactly as the per-vertex path rounds (products, then pairwise sums), so
+    /// that both paths give bit-identical results.
+    #[inline(always)]
+    pub(crate) fn blend<const K: usize>(table: &[Vec4], weights: &[F8; K]) -> Self {
+        let comp = |f: fn(&Vec4) -> f32| {
+            let mut acc = [F8::zero(); K];
+            for (a, (t, &wm)) in acc.iter_mut().zip(table[..K].iter().zip(weights)) {
+                *a = wm.mul(F8::splat(f(t)));
+            }
+            pairwise(&mut acc)
+        };
+        Q8 { u: V8 { x: comp(|t| t.x), y: comp(|t| t.y), z: comp(|t| t.z) }, w: comp(|t| t.w) }
+    }
+    /// `(x² + z²) + (y² + w²)`, in the scalar path's order (glam's `Vec4::length_squared`).
+    #[inline(always)]
+    pub(crate) fn length_squared(self) -> F8 {
+        let (x, y, z, w) = (self.u.x, self.u.y, self.u.z, self.w);
+        x.mul(x).add(z.mul(z)).add(y.mul(y).add(w.mul(w)))
+    }
+    /// `x + k (w (u × x) + u × (u × x))`: see `vertex_pass::rotate`.
+    #[inline(always)]
+    pub(crate) fn rotate(self, k: F8, x: V8) -> V8 {
+        let a = self.u.cross(x);
+        a.madd(self.w, self.u.cross(a)).madd(k, x)
+    }
+}
+
+/// `Σ w_m · table[m]` over `K` 3-vector entries (the same for every lane), rounded as the
+/// per-vertex path rounds.
+#[inline(always)]
+pub(crate) fn blend3<const K: usize>(table: &[Vec3A], weights: &[F8; K]) -> V8 {
+    let comp = |f: fn(&Vec3A) -> f32| {
+        let mut acc = [F8::zero(); K];
+        for (a, (t, &wm)) in acc.iter_mut().zip(table[..K].iter().zip(weights)) {
+            *a = wm.mul(F8::splat(f(t)));
+        }
+        pairwise(&mut acc)
+    };
+    V8 { x: comp(|t| t.x), y: comp(|t| t.y), z: comp(|t| t.z) }
+}
+
+/// Sums products as `vertex_pass::blend4` does: `p[2m+1] + p[2m]`, then a balanced tree.
+#[inline(always)]
+pub(crate) fn pairwise<const K: usize>(p: &mut [F8; K]) -> F8 {
+    if K == 1 {
+        return p[0];
+    }
+    for m in 0..K / 2 {
+        p[m] = p[2 * m + 1].add(p[2 * m]);
+    }
+    let mut width = K / 2;
+    while width > 1 {
+        width /= 2;
+        for i in 0..width {
+            p[i] = p[i].add(p[i + width]);
+        }
+    }
+    p[0]
+}
+
+/// The weights of eight vertices (`K` per vertex, at least `8 K` values), one register per slot.
+#[inline(always)]
+#[allow(unused_unsafe)]
+pub(crate) fn weights<const K: usize>(w: &[f32]) -> [F8; K] {
+    let w = &w[..LANES * K];
+    let mut out = [F8::zero(); K];
+    for (m, o) in out.iter_mut().enumerate() {
+        // SAFETY: AVX, as for the whole module.
+        *o = F8(unsafe {
+            _mm256_set_ps(
+                w[7 * K + m],
+                w[6 * K + m],
+                w[5 * K + m],
+                w[4 * K + m],
+                w[3 * K + m],
+                w[2 * K + m],
+                w[K + m],
+                w[m],
+            )
+        });
+    }
+    out
+}
