@@ -166,6 +166,9 @@ fn a_dab_raises_the_selected_joints_weight_only_under_the_brush_and_reskins() {
     let m0 = h.state().state.model.clone();
     let elbow = joint_index(&m0, ELBOW);
     let before = weights_of(&m0, elbow);
+    // The brush measures its footprint on the mesh as deformed before the dab (the dab then
+    // re-skins the touched vertices, which moves them).
+    let deformed_before = h.state().state.deformed[0][0][0].positions.clone();
     let at = over_arm(&h, 0.35);
     let ray = ray_at(&h, at);
     let hover = h
@@ -194,9 +197,8 @@ fn a_dab_raises_the_selected_joints_weight_only_under_the_brush_and_reskins() {
     let depth = (hover.hit.point - s.camera.eye()).dot(-s.camera.back());
     let upp = skinlab::paint::brush::model_units_per_px(s.camera.fov_y_rad, rect.height(), depth);
     let radius = s.paint.brush.radius * upp;
-    let deformed = &s.deformed[0][0][0].positions;
     for &v in &changed {
-        let d = (deformed[v] - hover.hit.point).length();
+        let d = (deformed_before[v] - hover.hit.point).length();
         assert!(d <= radius * 1.001, "vertex {v} at {d} outside the brush radius {radius}");
     }
     assert!(changed.len() < before.len() / 4, "{} of {} vertices changed", changed.len(), before.len());

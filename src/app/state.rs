@@ -175,7 +175,11 @@ pub struct EditorState {
     deformer: Deformer,
     deformer_right: Deformer,
     dirty: bool,
+    /// Width / height of the whole viewport (both panels in split view).
     aspect: f32,
+    /// The viewport has not reported its size yet: framing used a guessed aspect and is redone
+    /// once the real one arrives.
+    aspect_guessed: bool,
 }
 
 impl EditorState {
@@ -222,6 +226,7 @@ impl EditorState {
             deformer_right: Deformer::new(),
             dirty: true,
             aspect: 1.6,
+            aspect_guessed: true,
         };
         s.replace_model(model, name);
         s
@@ -272,10 +277,14 @@ impl EditorState {
         }
     }
 
-    /// Remembers the viewport panel's aspect ratio (for framing).
+    /// Remembers the whole viewport's aspect ratio (for framing); the first report re-frames the
+    /// model, which was framed for a guessed aspect before the window had a size.
     pub fn set_aspect(&mut self, aspect: f32) {
         if aspect.is_finite() && aspect > 0.0 {
             self.aspect = aspect;
+            if std::mem::take(&mut self.aspect_guessed) {
+                self.frame_all();
+            }
         }
     }
 
@@ -441,10 +450,19 @@ impl EditorState {
                 Some(p) => {
                     let (lo, hi) = deformed_bounds(&self.deformed[0], self.model.rest_bounds());
                     let r = (hi - lo).length() * 0.15;
-                    self.camera.frame(p - Vec3::splat(r), p + Vec3::splat(r), self.aspect);
+                    self.camera.frame(p - Vec3::splat(r), p + Vec3::splat(r), self.panel_aspect());
                 }
                 None => self.frame_all(),
             },
+        }
+    }
+
+    /// Width / height of one viewport panel.
+    fn panel_aspect(&self) -> f32 {
+        if self.split {
+            self.aspect * 0.5
+        } else {
+            self.aspect
         }
     }
 
@@ -452,7 +470,7 @@ impl EditorState {
     pub fn frame_all(&mut self) {
         (self.camera.yaw_rad, self.camera.pitch_rad) = crate::render::CameraPreset::ThreeQuarter.angles_rad();
         let (lo, hi) = deformed_bounds(&self.deformed[0], self.model.rest_bounds());
-        self.camera.frame(lo, hi, if self.split { self.aspect * 0.5 } else { self.aspect });
+        self.camera.frame(lo, hi, self.panel_aspect());
     }
 
     fn open_model(&mut self, path: &Path) {

@@ -156,7 +156,7 @@ impl Viewport {
                 egui::vec2(panel_w, rect.height()),
             )
         };
-        s.set_aspect(panel_w / rect.height().max(1.0));
+        s.set_aspect(rect.width() / rect.height().max(1.0));
         let size = Vec2::new(panel_w, rect.height());
         // Pointer position within the panel it is over.
         let local = |p: egui::Pos2| {
