@@ -6,7 +6,7 @@ use glam::{Vec3, Vec3A, Vec4};
 
 use super::frame::{SkinFrame, SET_EMPTY, SET_LBS_FALLBACK, SET_STRETCH};
 use super::lbs::{apply_cols, blend_cols};
-use super::vertex_pass::{self, blend4, cross, inverse_length, recip, Arith, Plain, VertexKernel};
+use super::vertex_pass::{self, blend, cross, inverse_length, recip, Arith, Plain, VertexKernel};
 use super::{blend_stretch, DeformedPrimitive};
 use crate::model::Influences;
 
@@ -51,7 +51,7 @@ impl<const K: usize> VertexKernel<K> for Dqs<'_> {
             }
             // Blends with separate multiplies and adds (see `lbs`), rotations with FMA.
             let row = (set * K + pivot) * K;
-            apply::<M>(blend4::<K, Plain>(self.quats, row, w), blend4::<K, Plain>(self.duals, row, w), p, n)
+            apply::<M>(blend::<K, _>(self.quats, row, w), blend::<K, _>(self.duals, row, w), p, n)
         }
     }
 
@@ -124,7 +124,7 @@ unsafe fn slow_vertex<const K: usize>(
     }
     let row = (set * K + pivot) * K;
     let (vs, ns) = if flags & SET_STRETCH != 0 { blend_stretch::<K>(f, set * K, w, p, n) } else { (p, n) };
-    apply::<Plain>(blend4::<K, Plain>(&f.quats, row, w), blend4::<K, Plain>(&f.duals, row, w), vs, ns)
+    apply::<Plain>(blend::<K, _>(&f.quats, row, w), blend::<K, _>(&f.duals, row, w), vs, ns)
 }
 
 fn pass<const K: usize>(

@@ -8,7 +8,7 @@ use glam::{DQuat, DVec3, DVec4, Vec3, Vec3A, Vec4};
 
 use super::frame::{SkinFrame, SET_EMPTY, SET_FAR_CENTRE, SET_LBS_FALLBACK, SET_STRETCH};
 use super::lbs::{apply_cols, blend_cols};
-use super::vertex_pass::{self, blend3, blend4, inverse_length, recip, unit, Arith, Plain, VertexKernel};
+use super::vertex_pass::{self, blend, inverse_length, recip, unit, Arith, Plain, VertexKernel};
 use super::{blend_stretch, DeformedPrimitive};
 use crate::model::Influences;
 
@@ -49,8 +49,8 @@ impl<const K: usize> VertexKernel<K> for Sbs<'_> {
                 return slow_vertex::<K>(self.frame, flags, set, pivot, w, p, n);
             }
             // Blends with separate multiplies and adds (see `lbs`), rotations with FMA.
-            let s = blend4::<K, Plain>(self.quats, (set * K + pivot) * K, w);
-            let t = blend3::<K, Plain>(self.points, set * K, w);
+            let s = blend::<K, _>(self.quats, (set * K + pivot) * K, w);
+            let t = blend::<K, _>(self.points, set * K, w);
             apply::<M>(s, t, *self.centres.get_unchecked(set), p, n)
         }
     }
@@ -149,8 +149,8 @@ unsafe fn slow_vertex<const K: usize>(
     if flags & SET_FAR_CENTRE != 0 {
         return far_centre_vertex::<K>(f, set, w, pivot, vs, ns);
     }
-    let s = blend4::<K, Plain>(&f.quats, (set * K + pivot) * K, w);
-    let t = blend3::<K, Plain>(&f.points, set * K, w);
+    let s = blend::<K, _>(&f.quats, (set * K + pivot) * K, w);
+    let t = blend::<K, _>(&f.points, set * K, w);
     apply::<Plain>(s, t, f.centres[set], vs, ns)
 }
 

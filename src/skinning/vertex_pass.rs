@@ -52,8 +52,6 @@ pub(crate) trait Arith: Copy {
     /// Whether runs of vertices sharing a set word go through [`VertexKernel::lanes`].
     const LANES: bool = false;
     /// `a * b + c`.
-    fn madd4(a: Vec4, b: Vec4, c: Vec4) -> Vec4;
-    /// `a * b + c`.
     fn madd3(a: Vec3A, b: Vec3A, c: Vec3A) -> Vec3A;
     /// `a * b - c`.
     fn msub3(a: Vec3A, b: Vec3A, c: Vec3A) -> Vec3A;
@@ -69,10 +67,6 @@ pub(crate) trait Arith: Copy {
 pub(crate) struct Plain;
 
 impl Arith for Plain {
-    #[inline(always)]
-    fn madd4(a: Vec4, b: Vec4, c: Vec4) -> Vec4 {
-        a * b + c
-    }
     #[inline(always)]
     fn madd3(a: Vec3A, b: Vec3A, c: Vec3A) -> Vec3A {
         a * b + c
@@ -93,15 +87,9 @@ struct Fused;
 impl Arith for Fused {
     const LANES: bool = true;
     #[inline(always)]
-    fn madd4(a: Vec4, b: Vec4, c: Vec4) -> Vec4 {
-        use std::arch::x86_64::_mm_fmadd_ps;
-        // SAFETY: only reached from `stream_with_normals_avx2`, called after detecting FMA.
-        unsafe { _mm_fmadd_ps(a.into(), b.into(), c.into()).into() }
-    }
-    #[inline(always)]
     fn madd3(a: Vec3A, b: Vec3A, c: Vec3A) -> Vec3A {
         use std::arch::x86_64::_mm_fmadd_ps;
-        // SAFETY: as above.
+        // SAFETY: only reached from `stream_with_normals_avx2`, called after detecting FMA.
         unsafe { _mm_fmadd_ps(a.into(), b.into(), c.into()).into() }
     }
     #[inline(always)]
@@ -296,39 +284,48 @@ fn as_array<const K: usize>(w: &[f32]) -> &[f32; K] {
     unsafe { &*w.as_ptr().cast::<[f32; K]>() }
 }
 
-/// `Σ w[m] · table[m]` over `K` table entries starting at `base`: products paired by
-/// multiply-adds, then summed as a balanced tree (a short dependency chain).
-///
-/// # Safety
-/// `base + K <= table.len()`.
-#[inline(always)]
-pub(crate) unsafe fn blend4<const K: usize, M: Arith>(table: &[Vec4], base: usize, w: &[f32; K]) -> Vec4 {
-    debug_assert!(base + K <= table.len());
-    let t = table.as_ptr().add(base);
-    if K == 1 {
-        return *t * w[0];
-    }
-    let mut acc = [Vec4::ZERO; K];
-    for m in 0..K / 2 {
-        acc[m] = M::madd4(*t.add(2 * m + 1), Vec4::splat(w[2 * m + 1]), *t.add(2 * m) * w[2 * m]);
-    }
-    tree_sum(&mut acc, K / 2)
+/// The 16-byte SIMD vectors the per-set tables hold (quaternions, points).
+pub(crate) trait Lane:
+    Copy + std::ops::Mul<f32, Output = Self> + std::ops::Mul<Output = Self> + std::ops::Add<Output = Self>
+{
+    /// All lanes zero.
+    const ZERO: Self;
+    /// All lanes `v`.
+    fn splat(v: f32) -> Self;
 }
 
-/// `Σ w[m] · table[m]` over `K` entries of a `Vec3A` table starting at `base` (as [`blend4`]).
+impl Lane for Vec4 {
+    const ZERO: Self = Vec4::ZERO;
+    #[inline(always)]
+    fn splat(v: f32) -> Self {
+        Vec4::splat(v)
+    }
+}
+
+impl Lane for Vec3A {
+    const ZERO: Self = Vec3A::ZERO;
+    #[inline(always)]
+    fn splat(v: f32) -> Self {
+        Vec3A::splat(v)
+    }
+}
+
+/// `Σ w[m] · table[m]` over `K` table entries starting at `base`: products paired with separate
+/// multiplies and adds (so every path rounds alike), then summed as a balanced tree (a short
+/// dependency chain).
 ///
 /// # Safety
 /// `base + K <= table.len()`.
 #[inline(always)]
-pub(crate) unsafe fn blend3<const K: usize, M: Arith>(table: &[Vec3A], base: usize, w: &[f32; K]) -> Vec3A {
+pub(crate) unsafe fn blend<const K: usize, T: Lane>(table: &[T], base: usize, w: &[f32; K]) -> T {
     debug_assert!(base + K <= table.len());
     let t = table.as_ptr().add(base);
     if K == 1 {
         return *t * w[0];
     }
-    let mut acc = [Vec3A::ZERO; K];
+    let mut acc = [T::ZERO; K];
     for m in 0..K / 2 {
-        acc[m] = M::madd3(*t.add(2 * m + 1), Vec3A::splat(w[2 * m + 1]), *t.add(2 * m) * w[2 * m]);
+        acc[m] = *t.add(2 * m + 1) * T::splat(w[2 * m + 1]) + *t.add(2 * m) * w[2 * m];
     }
     tree_sum(&mut acc, K / 2)
 }
