@@ -40,9 +40,7 @@ fn apply<M: Arith>(real: Vec4, dual: Vec4, vs: Vec3A, ns: Vec3A) -> (Vec3A, Vec3
 impl<const K: usize> VertexKernel<K> for Dqs<'_> {
     #[inline(always)]
     fn vertex<M: Arith>(&self, word: u32, w: &[f32; K], p: Vec3A, n: Vec3A) -> (Vec3A, Vec3A) {
-        let (set, pivot) = Influences::unpack(word);
-        let set = set.min(self.last) as usize;
-        let pivot = pivot & (K - 1);
+        let (set, pivot) = vertex_pass::locate::<K>(word, self.last);
         // SAFETY: `set <= last` and `pivot < K`; `pass` verified the table sizes.
         unsafe {
             let flags = *self.flags.get_unchecked(set);
@@ -78,9 +76,7 @@ impl Dqs<'_> {
         on: &mut [Vec3],
     ) -> bool {
         use super::lanes::{weights, Q8, V8};
-        let (set, pivot) = Influences::unpack(word);
-        let set = set.min(self.last) as usize;
-        let pivot = pivot & (K - 1);
+        let (set, pivot) = vertex_pass::locate::<K>(word, self.last);
         if self.flags[set] != 0 {
             return false;
         }

@@ -62,7 +62,7 @@ struct Lbs<'a> {
 impl<const K: usize> VertexKernel<K> for Lbs<'_> {
     #[inline(always)]
     fn vertex<M: Arith>(&self, word: u32, w: &[f32; K], p: Vec3A, n: Vec3A) -> (Vec3A, Vec3A) {
-        let set = Influences::unpack(word).0.min(self.last) as usize;
+        let (set, _) = vertex_pass::locate::<K>(word, self.last);
         // Separate multiplies and adds even where FMA exists: the blend is all multiply-adds, and
         // fused ones would queue on the two FMA pipes while the adders idle (llvm-mca, znver3:
         // 15.5 against 21.5 cycles per vertex at K = 4).
@@ -98,7 +98,7 @@ impl Lbs<'_> {
         on: &mut [Vec3],
     ) -> bool {
         use super::lanes::{pairwise, weights, F8, V8};
-        let set = Influences::unpack(word).0.min(self.last) as usize;
+        let (set, _) = vertex_pass::locate::<K>(word, self.last);
         if self.flags[set] & SET_EMPTY != 0 {
             return false;
         }

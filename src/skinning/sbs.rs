@@ -38,9 +38,7 @@ fn apply<M: Arith>(s: Vec4, t: Vec3A, centre: Vec3A, vs: Vec3A, ns: Vec3A) -> (V
 impl<const K: usize> VertexKernel<K> for Sbs<'_> {
     #[inline(always)]
     fn vertex<M: Arith>(&self, word: u32, w: &[f32; K], p: Vec3A, n: Vec3A) -> (Vec3A, Vec3A) {
-        let (set, pivot) = Influences::unpack(word);
-        let set = set.min(self.last) as usize;
-        let pivot = pivot & (K - 1);
+        let (set, pivot) = vertex_pass::locate::<K>(word, self.last);
         // SAFETY: `set <= last` and `pivot < K`; `pass` verified that the tables hold `last + 1`
         // sets (K members each, K² quaternions each).
         unsafe {
@@ -78,9 +76,7 @@ impl Sbs<'_> {
         on: &mut [Vec3],
     ) -> bool {
         use super::lanes::{blend3 as blend3_lanes, weights, Q8, V8};
-        let (set, pivot) = Influences::unpack(word);
-        let set = set.min(self.last) as usize;
-        let pivot = pivot & (K - 1);
+        let (set, pivot) = vertex_pass::locate::<K>(word, self.last);
         if self.flags[set] != 0 {
             return false;
         }

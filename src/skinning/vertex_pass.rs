@@ -284,6 +284,14 @@ fn as_array<const K: usize>(w: &[f32]) -> &[f32; K] {
     unsafe { &*w.as_ptr().cast::<[f32; K]>() }
 }
 
+/// The set (clamped to the table's last set, so a stale word cannot read past it) and the pivot
+/// slot (below `K`) of a packed set word.
+#[inline(always)]
+pub(crate) fn locate<const K: usize>(word: u32, last: u32) -> (usize, usize) {
+    let (set, pivot) = crate::model::Influences::unpack(word);
+    (set.min(last) as usize, pivot & (K - 1))
+}
+
 /// The 16-byte SIMD vectors the per-set tables hold (quaternions, points).
 pub(crate) trait Lane:
     Copy + std::ops::Mul<f32, Output = Self> + std::ops::Mul<Output = Self> + std::ops::Add<Output = Self>
