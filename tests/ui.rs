@@ -4,45 +4,18 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+#[path = "common/ui_harness.rs"]
+mod ui_harness;
+
+use std::sync::Arc;
 
 use eframe::egui::{self, accesskit::Role};
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
 use glam::{DQuat, EulerRot};
-use skinlab::app::dialogs::FileDialogs;
-use skinlab::app::state::EditorState;
 use skinlab::app::SkinlabApp;
 use skinlab::skinning::SkinningMethod;
-
-/// Dialogs that answer from a script instead of asking.
-#[derive(Clone, Default)]
-struct Scripted {
-    model: Arc<Mutex<Option<PathBuf>>>,
-    pose: Arc<Mutex<Option<PathBuf>>>,
-}
-
-impl FileDialogs for Scripted {
-    fn open_model(&mut self) -> Option<PathBuf> {
-        self.model.lock().unwrap().take()
-    }
-    fn open_pose(&mut self) -> Option<PathBuf> {
-        self.pose.lock().unwrap().clone()
-    }
-    fn save_pose(&mut self) -> Option<PathBuf> {
-        self.pose.lock().unwrap().clone()
-    }
-}
-
-fn harness(dialogs: Scripted) -> Harness<'static, SkinlabApp> {
-    let state = EditorState::new(skinlab::demo::demo_model().unwrap(), "demo_arm.glb");
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1200.0, 760.0))
-        .build_eframe(move |_cc| SkinlabApp::new(state, Box::new(dialogs)));
-    h.run();
-    h
-}
+use ui_harness::{harness, Dropped, Scripted};
 
 const ELBOW: usize = 2;
 
@@ -332,18 +305,6 @@ fn poses_save_and_load_through_the_file_menu() {
     h.run();
     assert!((elbow_z_degrees(&h) - 75.0).abs() < 1e-6);
     assert!(h.state().state.message.as_ref().unwrap().is_error);
-}
-
-#[derive(Debug)]
-struct Dropped(PathBuf);
-
-impl egui::DroppedFile for Dropped {
-    fn path(&self) -> &std::path::Path {
-        &self.0
-    }
-    fn bytes(&self) -> Result<Vec<u8>, String> {
-        std::fs::read(&self.0).map_err(|e| e.to_string())
-    }
 }
 
 #[test]

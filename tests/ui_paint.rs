@@ -4,64 +4,24 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+#[path = "common/ui_harness.rs"]
+mod ui_harness;
+
+use std::sync::Arc;
 
 use eframe::egui::{self, accesskit::Role};
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
 use glam::{DQuat, Vec2, Vec3};
-use skinlab::app::dialogs::FileDialogs;
 use skinlab::app::state::EditorState;
 use skinlab::app::SkinlabApp;
 use skinlab::model::influences::VertexSnapshot;
 use skinlab::model::Model;
 use skinlab::skinning::{Deformer, SkinningMethod};
-
-/// Dialogs that answer from a script.
-#[derive(Clone, Default)]
-struct Scripted {
-    save: Arc<Mutex<Option<PathBuf>>>,
-    export: Arc<Mutex<Option<PathBuf>>>,
-    asked: Arc<Mutex<usize>>,
-}
-
-impl FileDialogs for Scripted {
-    fn open_model(&mut self) -> Option<PathBuf> {
-        None
-    }
-    fn open_pose(&mut self) -> Option<PathBuf> {
-        None
-    }
-    fn save_pose(&mut self) -> Option<PathBuf> {
-        None
-    }
-    fn save_model(&mut self) -> Option<PathBuf> {
-        *self.asked.lock().unwrap() += 1;
-        self.save.lock().unwrap().clone()
-    }
-    fn save_weights(&mut self) -> Option<PathBuf> {
-        self.save.lock().unwrap().clone()
-    }
-    fn export_model(&mut self, _extension: &str) -> Option<PathBuf> {
-        self.export.lock().unwrap().clone()
-    }
-}
+use ui_harness::{harness, harness_with, Dropped, Scripted};
 
 const SHOULDER: usize = 1;
 const ELBOW: usize = 2;
-
-fn harness_with(state: EditorState, dialogs: Scripted) -> Harness<'static, SkinlabApp> {
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1200.0, 760.0))
-        .build_eframe(move |_cc| SkinlabApp::new(state, Box::new(dialogs)));
-    h.run();
-    h
-}
-
-fn harness(dialogs: Scripted) -> Harness<'static, SkinlabApp> {
-    harness_with(EditorState::demo().unwrap(), dialogs)
-}
 
 /// Every vertex's stored state (weights and packed set word), for bit-for-bit comparisons.
 fn snapshots(m: &Model) -> Vec<VertexSnapshot> {
@@ -507,18 +467,6 @@ fn ctrl_click_samples_the_weight_and_brush_keys_change_the_brush() {
     h.key_press(egui::Key::Tab);
     h.run();
     assert!(!h.state().state.paint.active);
-}
-
-#[derive(Debug)]
-struct Dropped(PathBuf);
-
-impl egui::DroppedFile for Dropped {
-    fn path(&self) -> &std::path::Path {
-        &self.0
-    }
-    fn bytes(&self) -> Result<Vec<u8>, String> {
-        std::fs::read(&self.0).map_err(|e| e.to_string())
-    }
 }
 
 #[test]

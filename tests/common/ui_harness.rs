@@ -1,0 +1,71 @@
+//! The editor under egui_kittest for the UI tests: file dialogs answered from a script, dropped
+//! files, and a harness on the demo arm (or any state).
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use eframe::egui;
+use egui_kittest::Harness;
+use skinlab::app::dialogs::FileDialogs;
+use skinlab::app::state::EditorState;
+use skinlab::app::SkinlabApp;
+
+/// Dialogs that answer from a script instead of asking: each returns the path its slot holds
+/// (`model` is taken once; the others answer every time). `asked` counts Save dialogs.
+#[derive(Clone, Default)]
+pub struct Scripted {
+    pub model: Arc<Mutex<Option<PathBuf>>>,
+    pub pose: Arc<Mutex<Option<PathBuf>>>,
+    pub save: Arc<Mutex<Option<PathBuf>>>,
+    pub export: Arc<Mutex<Option<PathBuf>>>,
+    pub asked: Arc<Mutex<usize>>,
+}
+
+impl FileDialogs for Scripted {
+    fn open_model(&mut self) -> Option<PathBuf> {
+        self.model.lock().unwrap().take()
+    }
+    fn open_pose(&mut self) -> Option<PathBuf> {
+        self.pose.lock().unwrap().clone()
+    }
+    fn save_pose(&mut self) -> Option<PathBuf> {
+        self.pose.lock().unwrap().clone()
+    }
+    fn save_model(&mut self) -> Option<PathBuf> {
+        *self.asked.lock().unwrap() += 1;
+        self.save.lock().unwrap().clone()
+    }
+    fn save_weights(&mut self) -> Option<PathBuf> {
+        self.save.lock().unwrap().clone()
+    }
+    fn export_model(&mut self, _extension: &str) -> Option<PathBuf> {
+        self.export.lock().unwrap().clone()
+    }
+}
+
+/// A file dropped onto the window.
+#[derive(Debug)]
+pub struct Dropped(pub PathBuf);
+
+impl egui::DroppedFile for Dropped {
+    fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        std::fs::read(&self.0).map_err(|e| e.to_string())
+    }
+}
+
+/// The editor on `state`, 1200x760 logical pixels, after its first frame.
+pub fn harness_with(state: EditorState, dialogs: Scripted) -> Harness<'static, SkinlabApp> {
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1200.0, 760.0))
+        .build_eframe(move |_cc| SkinlabApp::new(state, Box::new(dialogs)));
+    h.run();
+    h
+}
+
+/// The editor on the built-in demo arm.
+pub fn harness(dialogs: Scripted) -> Harness<'static, SkinlabApp> {
+    harness_with(EditorState::demo().unwrap(), dialogs)
+}
