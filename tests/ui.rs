@@ -15,7 +15,7 @@ use egui_kittest::Harness;
 use glam::{DQuat, EulerRot};
 use skinlab::app::SkinlabApp;
 use skinlab::skinning::SkinningMethod;
-use ui_harness::{harness, Dropped, Scripted};
+use ui_harness::{bend_elbow, harness, Dropped, Scripted};
 
 const ELBOW: usize = 2;
 
@@ -69,10 +69,7 @@ fn method_switches_by_button_and_by_number_key() {
 #[test]
 fn undo_and_redo_by_button_and_shortcut() {
     let mut h = harness(Scripted::default());
-    h.get_by_label("elbow").click();
-    h.run();
-    h.get_by_role_and_label(Role::SpinButton, "Rotation Z (°)").set_value_accesskit(30.0);
-    h.run();
+    bend_elbow(&mut h, 30.0);
     h.get_by_role_and_label(Role::SpinButton, "Rotation Z (°)").set_value_accesskit(60.0);
     h.run();
     assert!((elbow_z_degrees(&h) - 60.0).abs() < 1e-6);
@@ -104,10 +101,7 @@ fn opening_a_broken_file_shows_an_error_and_keeps_the_model() {
     let dialogs = Scripted::default();
     *dialogs.model.lock().unwrap() = Some(bad.clone());
     let mut h = harness(dialogs.clone());
-    h.get_by_label("elbow").click();
-    h.run();
-    h.get_by_role_and_label(Role::SpinButton, "Rotation Z (°)").set_value_accesskit(20.0);
-    h.run();
+    bend_elbow(&mut h, 20.0);
     let vertices = h.state().state.stats.vertices;
     let rev = h.state().state.model_rev;
     h.get_by_label("File").click();
@@ -159,10 +153,7 @@ fn split_view_and_difference_overlay_compute_both_methods() {
     h.run();
     h.get_by_label("Difference overlay").click();
     h.run();
-    h.get_by_label("elbow").click();
-    h.run();
-    h.get_by_role_and_label(Role::SpinButton, "Rotation Z (°)").set_value_accesskit(120.0);
-    h.run();
+    bend_elbow(&mut h, 120.0);
     let s = &h.state().state;
     assert_eq!(s.shown_methods(), vec![SkinningMethod::Lbs, SkinningMethod::Sbs]);
     assert!(s.max_difference > 0.01, "LBS and SBS agree at a 120° elbow? {}", s.max_difference);
@@ -279,10 +270,7 @@ fn poses_save_and_load_through_the_file_menu() {
     let dialogs = Scripted::default();
     *dialogs.pose.lock().unwrap() = Some(file.clone());
     let mut h = harness(dialogs);
-    h.get_by_label("elbow").click();
-    h.run();
-    h.get_by_role_and_label(Role::SpinButton, "Rotation Z (°)").set_value_accesskit(75.0);
-    h.run();
+    bend_elbow(&mut h, 75.0);
     h.get_by_label("File").click();
     h.run();
     h.get_by_label("Save pose…").click();

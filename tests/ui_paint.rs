@@ -18,7 +18,7 @@ use skinlab::app::SkinlabApp;
 use skinlab::model::influences::VertexSnapshot;
 use skinlab::model::Model;
 use skinlab::skinning::{Deformer, SkinningMethod};
-use ui_harness::{harness, harness_with, Dropped, Scripted};
+use ui_harness::{bend_elbow, harness, harness_with, Dropped, Scripted};
 
 const SHOULDER: usize = 1;
 const ELBOW: usize = 2;
@@ -113,10 +113,7 @@ fn full_deform(s: &EditorState, method: SkinningMethod) -> Vec<Vec3> {
 fn a_dab_raises_the_selected_joints_weight_only_under_the_brush_and_reskins() {
     let mut h = harness(Scripted::default());
     // Bend the elbow so that weights matter for the shape, and show both methods.
-    h.get_by_label("elbow").click();
-    h.run();
-    h.get_by_role_and_label(Role::SpinButton, "Rotation Z (°)").set_value_accesskit(60.0);
-    h.run();
+    bend_elbow(&mut h, 60.0);
     h.get_by_label("Split view").click();
     h.run();
     // Frame the model in the narrower panels.
@@ -207,10 +204,7 @@ fn undo_restores_a_stroke_bit_for_bit_and_redo_reapplies_it() {
 #[test]
 fn pose_edits_and_strokes_share_one_history() {
     let mut h = harness(Scripted::default());
-    h.get_by_label("elbow").click();
-    h.run();
-    h.get_by_role_and_label(Role::SpinButton, "Rotation Z (°)").set_value_accesskit(40.0);
-    h.run();
+    bend_elbow(&mut h, 40.0);
     let posed = h.state().state.rotation_of(ELBOW);
     assert!(posed.angle_between(DQuat::IDENTITY) > 0.5);
     h.key_press(egui::Key::Tab);

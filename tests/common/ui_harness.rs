@@ -69,3 +69,14 @@ pub fn harness_with(state: EditorState, dialogs: Scripted) -> Harness<'static, S
 pub fn harness(dialogs: Scripted) -> Harness<'static, SkinlabApp> {
     harness_with(EditorState::demo().unwrap(), dialogs)
 }
+
+/// Selects the elbow in the joint tree and types `degrees` into its Z rotation field, as a user
+/// would (one pose edit).
+pub fn bend_elbow(h: &mut Harness<'_, SkinlabApp>, degrees: f64) {
+    use egui::accesskit::Role;
+    use egui_kittest::kittest::Queryable;
+    h.get_by_label("elbow").click();
+    h.run();
+    h.get_by_role_and_label(Role::SpinButton, "Rotation Z (°)").set_value_accesskit(degrees);
+    h.run();
+}
