@@ -13,7 +13,7 @@ use eframe::egui::{self, accesskit::Role};
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
 use glam::{DQuat, Vec2, Vec3};
-use skinlab::app::state::EditorState;
+use skinlab::app::state::{EditorState, Mode};
 use skinlab::app::SkinlabApp;
 use skinlab::model::influences::VertexSnapshot;
 use skinlab::model::Model;
@@ -47,7 +47,7 @@ fn paint_mode(h: &mut Harness<'_, SkinlabApp>, joint: &str) {
     h.run();
     h.get_by_label("Paint").click();
     h.run();
-    assert!(h.state().state.paint.active);
+    assert_eq!(h.state().state.mode, Mode::Paint);
 }
 
 /// The left viewport panel's size (half the viewport in split view).
@@ -209,7 +209,7 @@ fn pose_edits_and_strokes_share_one_history() {
     assert!(posed.angle_between(DQuat::IDENTITY) > 0.5);
     h.key_press(egui::Key::Tab);
     h.run();
-    assert!(h.state().state.paint.active, "Tab did not enter paint mode");
+    assert_eq!(h.state().state.mode, Mode::Paint, "Tab did not enter paint mode");
     let weights = snapshots(&h.state().state.model);
     stroke_over(&mut h, 0.3, 0.5);
     assert!(snapshots(&h.state().state.model) != weights);
@@ -460,7 +460,7 @@ fn ctrl_click_samples_the_weight_and_brush_keys_change_the_brush() {
     assert!(s.paint_colours[0][0].iter().any(|p| (f32::from(p[0]) / 255.0 - c[0]).abs() < 0.01));
     h.key_press(egui::Key::Tab);
     h.run();
-    assert!(!h.state().state.paint.active);
+    assert_eq!(h.state().state.mode, Mode::Rig, "Tab leaves paint mode for Rig mode");
 }
 
 #[test]

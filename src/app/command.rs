@@ -3,8 +3,9 @@
 
 use std::path::PathBuf;
 
-use glam::DQuat;
+use glam::{DQuat, DVec3};
 
+use super::state::Mode;
 use crate::io::WeightsFormat;
 use crate::paint::Ray;
 use crate::skinning::SkinningMethod;
@@ -97,8 +98,8 @@ pub enum Command {
     Play(bool),
     /// Aim the camera at the selection (or the whole model).
     FrameSelected,
-    /// Switch between posing and weight painting.
-    SetPaintMode(bool),
+    /// Switch between posing, weight painting and rigging.
+    SetMode(Mode),
     /// Start a brush stroke (one undo step until [`Command::EndStroke`]).
     BeginStroke,
     /// One dab of the brush where `ray` meets the mesh as deformed in viewport panel `panel`
@@ -150,4 +151,51 @@ pub enum Command {
     },
     /// Answer the pending overwrite question (yes: write, no: drop it).
     ConfirmOverwrite(bool),
+    /// Rig mode: add a joint as a child of the selected one (or, on a model without a skeleton,
+    /// its root) where `ray` (model space, seen in viewport panel `panel`) meets the mesh: in the
+    /// middle of the volume under the cursor (the midpoint of the ray's first entry and exit),
+    /// or, when the ray misses, on the plane through the selected joint facing the camera.
+    AddJoint {
+        /// The picking ray (model space).
+        ray: Ray,
+        /// The panel under the cursor.
+        panel: usize,
+    },
+    /// Rig mode: delete a joint (its children go to its parent, its weights to its parent).
+    DeleteJoint(usize),
+    /// Rig mode: move a joint's bind position to `position` (model space); edits with the same
+    /// `gesture` id (one gizmo or field drag) form one undo step.
+    MoveJoint {
+        /// The joint's node.
+        node: usize,
+        /// Its new bind position, model space.
+        position: DVec3,
+        /// The drag this edit belongs to, if any.
+        gesture: Option<u64>,
+    },
+    /// Rig mode: make `parent` the parent of `node` (keeping its bind position).
+    ReparentJoint {
+        /// The joint to move in the tree.
+        node: usize,
+        /// Its new parent joint.
+        parent: usize,
+    },
+    /// Rig mode: rename a joint.
+    RenameJoint {
+        /// The joint's node.
+        node: usize,
+        /// The new name.
+        name: String,
+    },
+    /// Rig mode: mirror the chain from this joint down across the model's symmetry plane, with
+    /// mirrored names.
+    SymmetrizeChain(usize),
+    /// Rig mode: rotate a joint's frame to aim at its child (the mesh and children stay put).
+    OrientJoint(usize),
+    /// Compute automatic weights on a background thread: for every joint (Bind), or for the
+    /// selected joint and its descendants only (Assign Automatic), keeping the other weights.
+    Bind {
+        /// Only the selected joint's chain (Assign Automatic).
+        selected_only: bool,
+    },
 }

@@ -1,8 +1,11 @@
-//! One undo/redo history for pose edits and weight painting: each step is either a snapshot of
-//! the whole pose (a few overrides, cheap to copy) or a paint record (a stroke or a weight tool,
-//! which restores the touched vertices bit for bit). A continuous pose edit (a gizmo or field
-//! drag) records one step for the whole gesture; a paint stroke is one step from press to release.
+//! One undo/redo history for pose edits, weight painting and rigging: each step is a snapshot of
+//! the whole pose (a few overrides, cheap to copy), a paint record (a stroke or a weight tool,
+//! which restores the touched vertices bit for bit) or a model edit (a skeleton edit or a bind,
+//! with the pose shown on the other side of it). A continuous pose edit (a gizmo or field drag)
+//! records one step for the whole gesture; a paint stroke is one step from press to release; a
+//! joint dragged with the translate gizmo is one step from press to release.
 
+use crate::model::ModelEdit;
 use crate::paint::StrokeRecord;
 use crate::rig::Pose;
 
@@ -13,6 +16,17 @@ pub enum Step {
     Pose(Pose),
     /// A stroke or tool run: undo restores its `before` states, redo its `after` states.
     Paint(StrokeRecord),
+    /// A model edit (rigging) and the pose to show on the other side of it.
+    Model(Box<ModelEdit>, Pose),
+}
+
+/// A step that changes the model, handed to the caller of undo / redo to apply.
+#[derive(Clone, Copy, Debug)]
+pub enum Edit<'a> {
+    /// A paint record.
+    Paint(&'a StrokeRecord),
+    /// A model edit.
+    Model(&'a ModelEdit),
 }
 
 /// What an undo or redo did.
@@ -22,6 +36,8 @@ pub enum Undone {
     Pose(Pose),
     /// A paint step was undone or redone on the model.
     Paint,
+    /// A model edit was undone or redone; show this pose.
+    Model(Pose),
 }
 
 /// Undo and redo stacks of steps.
@@ -55,44 +71,51 @@ impl History {
         self.redo.clear();
     }
 
+    /// Records a finished model edit; `pose` is the pose shown before it (restored by undo).
+    pub fn record_model(&mut self, edit: ModelEdit, pose: &Pose) {
+        self.open_gesture = None;
+        self.undo.push(Step::Model(Box::new(edit), pose.clone()));
+        self.redo.clear();
+    }
+
     /// Ends any open gesture, so the next edit records a new step.
     pub fn close_gesture(&mut self) {
         self.open_gesture = None;
     }
 
     /// Steps back. A pose step returns the pose to show (the current one goes to redo); a paint
-    /// step is handed to `paint` (which undoes it on the model) and moved to redo.
-    pub fn undo(&mut self, current: &Pose, paint: impl FnOnce(&StrokeRecord)) -> Option<Undone> {
+    /// or model step is handed to `model` (which undoes it on the model) and moved to redo.
+    pub fn undo(&mut self, current: &Pose, model: impl FnOnce(Edit<'_>)) -> Option<Undone> {
         let step = self.undo.pop()?;
         self.open_gesture = None;
-        Some(match step {
-            Step::Pose(p) => {
-                self.redo.push(Step::Pose(current.clone()));
-                Undone::Pose(p)
-            }
-            Step::Paint(r) => {
-                paint(&r);
-                self.redo.push(Step::Paint(r));
-                Undone::Paint
-            }
-        })
+        let (step, undone) = Self::traverse(step, current, model);
+        self.redo.push(step);
+        Some(undone)
     }
 
-    /// Steps forward again (as [`History::undo`], the other way; `paint` redoes a paint step).
-    pub fn redo(&mut self, current: &Pose, paint: impl FnOnce(&StrokeRecord)) -> Option<Undone> {
+    /// Steps forward again (as [`History::undo`], the other way; `model` redoes a paint or model
+    /// step).
+    pub fn redo(&mut self, current: &Pose, model: impl FnOnce(Edit<'_>)) -> Option<Undone> {
         let step = self.redo.pop()?;
         self.open_gesture = None;
-        Some(match step {
-            Step::Pose(p) => {
-                self.undo.push(Step::Pose(current.clone()));
-                Undone::Pose(p)
-            }
+        let (step, undone) = Self::traverse(step, current, model);
+        self.undo.push(step);
+        Some(undone)
+    }
+
+    /// Crosses one step: returns the step for the other stack and what to show.
+    fn traverse(step: Step, current: &Pose, model: impl FnOnce(Edit<'_>)) -> (Step, Undone) {
+        match step {
+            Step::Pose(p) => (Step::Pose(current.clone()), Undone::Pose(p)),
             Step::Paint(r) => {
-                paint(&r);
-                self.undo.push(Step::Paint(r));
-                Undone::Paint
+                model(Edit::Paint(&r));
+                (Step::Paint(r), Undone::Paint)
             }
-        })
+            Step::Model(e, p) => {
+                model(Edit::Model(&e));
+                (Step::Model(e, current.clone()), Undone::Model(p))
+            }
+        }
     }
 
     /// Whether there is something to undo.
@@ -151,12 +174,16 @@ mod tests {
         r.record(0, 0, 3, snap, snap);
         h.record_paint(r);
         let mut seen = Vec::new();
-        assert_eq!(h.undo(&pose(0.5), |r| seen.push(r.label().to_owned())), Some(Undone::Paint));
+        let label = |e: Edit<'_>| match e {
+            Edit::Paint(r) => r.label().to_owned(),
+            Edit::Model(m) => m.label().to_owned(),
+        };
+        assert_eq!(h.undo(&pose(0.5), |r| seen.push(label(r))), Some(Undone::Paint));
         assert_eq!(seen, ["Paint Add"]);
         assert_eq!(h.undo(&pose(0.5), |_| panic!("not a paint step")), Some(Undone::Pose(pose(0.0))));
         assert!(!h.can_undo());
         assert_eq!(h.redo(&pose(0.0), |_| ()), Some(Undone::Pose(pose(0.5))));
-        assert_eq!(h.redo(&pose(0.5), |r| seen.push(r.label().to_owned())), Some(Undone::Paint));
+        assert_eq!(h.redo(&pose(0.5), |r| seen.push(label(r))), Some(Undone::Paint));
         assert_eq!(seen, ["Paint Add", "Paint Add"]);
     }
 }

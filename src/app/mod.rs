@@ -3,12 +3,15 @@
 //! [`state::EditorState`] and turns input into [`command::Command`]s; the viewport draws the
 //! state's CPU deformation through `crate::render`.
 
+pub mod bind_job;
 pub mod command;
 pub mod dialogs;
 pub mod gizmo;
 pub mod history;
 pub mod paint_overlay;
+pub mod rig_input;
 pub mod state;
+pub mod translate_gizmo;
 pub mod ui;
 pub mod viewport;
 
@@ -20,7 +23,7 @@ use eframe::egui;
 
 use command::Command;
 use dialogs::FileDialogs;
-use state::EditorState;
+use state::{EditorState, Mode};
 use viewport::Viewport;
 
 use crate::skinning::SkinningMethod;
@@ -50,6 +53,8 @@ pub struct SkinlabApp {
     export_window: Option<command::ExportChoice>,
     asking_close: bool,
     close_confirmed: bool,
+    /// The joint tree's inline rename and drag state.
+    outliner: ui::outliner::OutlinerState,
 }
 
 impl SkinlabApp {
@@ -69,6 +74,7 @@ impl SkinlabApp {
             export_window: None,
             asking_close: false,
             close_confirmed: false,
+            outliner: ui::outliner::OutlinerState::default(),
         }
     }
 
@@ -106,6 +112,17 @@ impl SkinlabApp {
         if save {
             cmds.extend(self.save_command());
         }
+        // Tab switches modes (as in Blender) unless a text field is being typed in: egui's own
+        // focus move to the next widget is cancelled, so the next Tab switches again.
+        if !ctx.text_edit_focused() && ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::Tab)) {
+            ctx.memory_mut(|m| {
+                if let Some(id) = m.focused() {
+                    m.surrender_focus(id);
+                }
+                m.move_focus(egui::FocusDirection::None);
+            });
+            cmds.push(Command::SetMode(self.state.mode.next()));
+        }
         if !ctx.egui_wants_keyboard_input() {
             ctx.input_mut(|i| {
                 for (key, m) in [
@@ -120,10 +137,17 @@ impl SkinlabApp {
                 if i.consume_key(Modifiers::NONE, Key::F) {
                     cmds.push(Command::FrameSelected);
                 }
-                if i.consume_key(Modifiers::NONE, Key::Tab) {
-                    cmds.push(Command::SetPaintMode(!self.state.paint.active));
+                if self.state.mode == Mode::Rig {
+                    if let Some(node) = self.state.selected {
+                        if i.consume_key(Modifiers::NONE, Key::Delete) || i.consume_key(Modifiers::NONE, Key::X) {
+                            cmds.push(Command::DeleteJoint(node));
+                        }
+                        if i.consume_key(Modifiers::NONE, Key::F2) {
+                            self.outliner.start_rename(node, &self.state);
+                        }
+                    }
                 }
-                if self.state.paint.active {
+                if self.state.mode == Mode::Paint {
                     let brush = &mut self.state.paint.brush;
                     for (key, radius, strength) in
                         [(Key::OpenBracket, -1, 0), (Key::CloseBracket, 1, 0), (Key::Minus, 0, -1), (Key::Equals, 0, 1)]
@@ -201,12 +225,11 @@ impl SkinlabApp {
                 }
             });
             ui.separator();
-            let painting = self.state.paint.active;
-            if ui.selectable_label(!painting, "Pose").on_hover_text("Tab switches").clicked() && painting {
-                cmds.push(Command::SetPaintMode(false));
-            }
-            if ui.selectable_label(painting, "Paint").on_hover_text("Tab switches").clicked() && !painting {
-                cmds.push(Command::SetPaintMode(true));
+            for mode in Mode::ALL {
+                let on = self.state.mode == mode;
+                if ui.selectable_label(on, mode.label()).on_hover_text("Tab cycles Pose, Paint, Rig").clicked() && !on {
+                    cmds.push(Command::SetMode(mode));
+                }
             }
             ui.separator();
             if ui.add_enabled(self.state.history.can_undo(), egui::Button::new("Undo")).clicked() {
@@ -276,7 +299,11 @@ impl SkinlabApp {
         let (title, text, yes) = if pending.discard {
             (
                 "Discard unsaved weight edits?",
-                format!("Opening {} loses {} painted vertices.", pending.path.display(), self.state.edited.len()),
+                format!(
+                    "Opening {} loses {}.",
+                    pending.path.display(),
+                    self.state.unsaved_summary().unwrap_or_else(|| "nothing".into())
+                ),
                 "Discard",
             )
         } else {
@@ -302,7 +329,8 @@ impl SkinlabApp {
 
     /// Asks before closing the window over unsaved weight edits.
     fn close_guard(&mut self, ctx: &egui::Context) {
-        if ctx.input(|i| i.viewport().close_requested()) && self.state.edited.is_dirty() && !self.close_confirmed {
+        let unsaved = self.state.unsaved_summary();
+        if ctx.input(|i| i.viewport().close_requested()) && unsaved.is_some() && !self.close_confirmed {
             ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
             self.asking_close = true;
         }
@@ -310,7 +338,7 @@ impl SkinlabApp {
             return;
         }
         egui::Window::new("Quit without saving?").collapsible(false).resizable(false).show(ctx, |ui| {
-            ui.label(format!("{} painted vertices are not saved.", self.state.edited.len()));
+            ui.label(format!("{} not saved.", unsaved.as_deref().unwrap_or("nothing")));
             ui.horizontal(|ui| {
                 if ui.button("Quit").clicked() {
                     self.close_confirmed = true;
@@ -387,19 +415,26 @@ impl eframe::App for SkinlabApp {
         egui::Panel::top("menu").show(ui, |ui| cmds.extend(self.menu_ui(ui)));
         egui::Panel::bottom("status").show(ui, |ui| ui::status_bar::status_bar_ui(ui, &self.state));
         egui::Panel::bottom("timeline").show(ui, |ui| cmds.extend(ui::timeline::timeline_ui(ui, &self.state)));
+        if self.state.poll_bind() {
+            ctx.request_repaint_after(std::time::Duration::from_millis(50));
+        }
         egui::Panel::left("outliner").default_size(190.0).resizable(true).show(ui, |ui| {
-            cmds.extend(ui::outliner::outliner_ui(ui, &self.state));
+            cmds.extend(self.outliner.ui(ui, &self.state));
         });
-        egui::Panel::right("inspector").default_size(270.0).resizable(true).show(ui, |ui| {
-            if self.state.paint.active {
+        egui::Panel::right("inspector").default_size(270.0).resizable(true).show(ui, |ui| match self.state.mode {
+            Mode::Paint => {
                 egui::ScrollArea::vertical().show(ui, |ui| {
                     cmds.extend(ui::inspector::skinning_ui(ui, &self.state));
                     ui.separator();
                     cmds.extend(ui::paint_panel::paint_panel_ui(ui, &mut self.state));
                 });
-            } else {
-                cmds.extend(ui::inspector::inspector_ui(ui, &mut self.state, &mut self.field_gesture));
             }
+            Mode::Rig => {
+                egui::ScrollArea::vertical().show(ui, |ui| {
+                    cmds.extend(ui::rig_panel::rig_panel_ui(ui, &mut self.state, &mut self.field_gesture));
+                });
+            }
+            Mode::Pose => cmds.extend(ui::inspector::inspector_ui(ui, &mut self.state, &mut self.field_gesture)),
         });
         cmds.extend(self.export_window_ui(&ctx));
         cmds.extend(self.confirm_window_ui(&ctx));
@@ -414,7 +449,7 @@ impl eframe::App for SkinlabApp {
             .show(ui, |ui| self.viewport.ui(ui, &mut self.state));
         // Gizmo drags and clicks in the viewport apply directly; make them visible this frame.
         self.state.refresh();
-        let unsaved = if self.state.edited.is_dirty() { " *" } else { "" };
+        let unsaved = if self.state.unsaved_summary().is_some() { " *" } else { "" };
         let title = format!("skinlab — {}{unsaved}", self.state.model_name);
         if title != self.last_title {
             ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
@@ -444,6 +479,8 @@ pub struct EditorOptions {
     pub select: Option<String>,
     /// Start in paint mode.
     pub paint: bool,
+    /// Start in Rig mode.
+    pub rig: bool,
     /// Save a screenshot and quit.
     pub screenshot: Option<ScreenshotPlan>,
 }
@@ -485,7 +522,10 @@ pub fn initial_state(opts: &EditorOptions) -> Result<EditorState, String> {
         s.apply(Command::Select(Some(node)));
     }
     if opts.paint {
-        s.apply(Command::SetPaintMode(true));
+        s.apply(Command::SetMode(Mode::Paint));
+    }
+    if opts.rig {
+        s.apply(Command::SetMode(Mode::Rig));
     }
     s.refresh();
     s.frame_all();

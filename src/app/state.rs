@@ -4,8 +4,10 @@
 //! the UI tests drive exactly what the window does.
 
 mod paint_ops;
+mod rig_ops;
 
 pub use paint_ops::HoverInfo;
+pub use rig_ops::RigState;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -15,7 +17,7 @@ use std::time::Instant;
 use glam::{DQuat, Vec3};
 
 use super::command::Command;
-use super::history::{History, Undone};
+use super::history::{Edit, History, Undone};
 use crate::io::SourceDocument;
 use crate::model::Model;
 use crate::paint::{BrushSettings, EditedVertices, ModelTopology, StrokeRecord, SurfaceScratch, Touch};
@@ -57,11 +59,47 @@ pub enum WeightDisplay {
     Dominant,
 }
 
+/// What the editor is doing: posing the skeleton, painting weights, or building the skeleton.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// Rotate joints with the gizmo; the mesh deforms in the current pose.
+    #[default]
+    Pose,
+    /// Paint the selected joint's weights with the brush.
+    Paint,
+    /// Edit the skeleton in the bind pose: add, delete, move, reparent, rename, symmetrize and
+    /// orient joints, and bind the mesh with automatic weights.
+    Rig,
+}
+
+impl Mode {
+    /// Every mode, in the order of the menu-bar switch and of Tab.
+    pub const ALL: [Self; 3] = [Self::Pose, Self::Paint, Self::Rig];
+
+    /// The switch's label.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Pose => "Pose",
+            Self::Paint => "Paint",
+            Self::Rig => "Rig",
+        }
+    }
+
+    /// The mode Tab switches to.
+    #[must_use]
+    pub fn next(self) -> Self {
+        match self {
+            Self::Pose => Self::Paint,
+            Self::Paint => Self::Rig,
+            Self::Rig => Self::Pose,
+        }
+    }
+}
+
 /// The weight-painting settings (edited directly by the paint panel, like the view options).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PaintSettings {
-    /// Whether the editor is in paint mode (the brush replaces the gizmo).
-    pub active: bool,
     /// What the mesh colours show.
     pub display: WeightDisplay,
     /// The brush.
@@ -81,7 +119,6 @@ pub struct PaintSettings {
 impl Default for PaintSettings {
     fn default() -> Self {
         Self {
-            active: false,
             display: WeightDisplay::SelectedJoint,
             brush: BrushSettings::default(),
             locked: BTreeSet::new(),
@@ -129,6 +166,10 @@ pub struct EditorState {
     pub difference: bool,
     /// The selected joint node.
     pub selected: Option<usize>,
+    /// What the editor is doing (pose, paint, rig).
+    pub mode: Mode,
+    /// Rig mode's state: the open gizmo drag and the automatic-weights job.
+    pub rig: RigState,
     /// Viewport drawing options.
     pub view: ViewOptions,
     /// The shared camera.
@@ -169,6 +210,9 @@ pub struct EditorState {
     pub pending_overwrite: Option<PendingOverwrite>,
     discard_confirmed: bool,
     topology: ModelTopology,
+    /// The skeleton changed since `topology` was built (its joint mirrors are rebuilt before the
+    /// next paint use).
+    topology_stale: bool,
     stroke: Option<StrokeRecord>,
     scratch: SurfaceScratch,
     touches: Vec<Touch>,
@@ -198,6 +242,8 @@ impl EditorState {
             compare: SkinningMethod::Sbs,
             difference: false,
             selected: None,
+            mode: Mode::Pose,
+            rig: RigState::default(),
             view: ViewOptions::default(),
             camera: OrbitCamera::default(),
             clip: None,
@@ -219,6 +265,7 @@ impl EditorState {
             pending_overwrite: None,
             discard_confirmed: false,
             topology: ModelTopology::default(),
+            topology_stale: false,
             stroke: None,
             scratch: SurfaceScratch::default(),
             touches: Vec::new(),
@@ -247,6 +294,12 @@ impl EditorState {
         };
         self.skeleton = SkeletonLayout::new(&model);
         self.topology = ModelTopology::new(&model);
+        self.topology_stale = false;
+        self.rig = RigState::default();
+        // A model without a skeleton opens in Rig mode, ready for its root joint.
+        if model.skins.is_empty() && !model.rigid_instances.is_empty() {
+            self.mode = Mode::Rig;
+        }
         self.model = Arc::new(model);
         self.edited.clear();
         self.stroke = None;
@@ -316,8 +369,8 @@ impl EditorState {
         match cmd {
             Command::Select(node) => {
                 self.selected = node.filter(|&n| n < self.model.nodes.len());
-                self.history.close_gesture();
-                if self.paint.active {
+                self.end_gesture();
+                if self.mode == Mode::Paint {
                     self.repaint_colours();
                 }
             }
@@ -351,19 +404,24 @@ impl EditorState {
             }
             Command::Undo | Command::Redo => {
                 self.end_stroke();
+                self.end_gesture();
                 let model = Arc::make_mut(&mut self.model);
                 let edited = &mut self.edited;
                 let undo = cmd == Command::Undo;
-                let paint = |r: &StrokeRecord| {
-                    if undo {
+                let apply = |e: Edit<'_>| match (e, undo) {
+                    (Edit::Paint(r), true) => {
                         r.undo(model);
-                    } else {
-                        r.redo(model);
+                        edited.note(r);
                     }
-                    edited.note(r);
+                    (Edit::Paint(r), false) => {
+                        r.redo(model);
+                        edited.note(r);
+                    }
+                    (Edit::Model(m), true) => m.undo(model),
+                    (Edit::Model(m), false) => m.redo(model),
                 };
                 let step =
-                    if undo { self.history.undo(&self.pose, paint) } else { self.history.redo(&self.pose, paint) };
+                    if undo { self.history.undo(&self.pose, apply) } else { self.history.redo(&self.pose, apply) };
                 match step {
                     Some(Undone::Pose(p)) => {
                         self.pose = p;
@@ -371,6 +429,11 @@ impl EditorState {
                         self.dirty = true;
                     }
                     Some(Undone::Paint) => self.dirty = true,
+                    Some(Undone::Model(p)) => {
+                        self.pose = p;
+                        self.playing = false;
+                        self.model_edited();
+                    }
                     None => {}
                 }
             }
@@ -392,16 +455,24 @@ impl EditorState {
             }
             Command::OpenModel(path) => {
                 self.end_stroke();
-                if self.edited.is_dirty() && !std::mem::take(&mut self.discard_confirmed) {
-                    self.set_info(format!("{} unsaved weight edits: confirm to discard them", self.edited.len()));
+                if let Some(what) = self.unsaved_summary().filter(|_| !std::mem::take(&mut self.discard_confirmed)) {
+                    self.set_info(format!("{what} not saved: confirm to discard them"));
                     let command = Command::OpenModel(path.clone());
                     self.pending_overwrite = Some(PendingOverwrite { path, discard: true, command });
                     return;
                 }
                 self.open_model(&path);
             }
-            Command::SetPaintMode(_)
-            | Command::BeginStroke
+            Command::SetMode(mode) => self.set_mode(mode),
+            Command::AddJoint { .. }
+            | Command::DeleteJoint(_)
+            | Command::MoveJoint { .. }
+            | Command::ReparentJoint { .. }
+            | Command::RenameJoint { .. }
+            | Command::SymmetrizeChain(_)
+            | Command::OrientJoint(_)
+            | Command::Bind { .. } => self.apply_rig(cmd),
+            Command::BeginStroke
             | Command::Dab { .. }
             | Command::EndStroke
             | Command::SampleWeight { .. }
@@ -512,13 +583,17 @@ impl EditorState {
             return;
         }
         self.dirty = false;
+        self.refresh_topology();
         let started = Instant::now();
         let model = Arc::clone(&self.model);
         let methods = self.shown_methods();
+        let rest = Pose::rest();
+        // Rig mode shows the bind pose (rest = bind); the pose comes back with the other modes.
+        let pose = if self.mode == Mode::Rig { &rest } else { &self.pose };
         let [left, right] = &mut self.deformed;
-        self.deformer.deform_all(&model, &self.pose, methods[0], left);
+        self.deformer.deform_all(&model, pose, methods[0], left);
         if let Some(&m) = methods.get(1) {
-            self.deformer_right.deform_all(&model, &self.pose, m, right);
+            self.deformer_right.deform_all(&model, pose, m, right);
         }
         self.stats.deform_ms = started.elapsed().as_secs_f64() * 1e3;
         self.model_from_node.clear();
@@ -528,7 +603,7 @@ impl EditorState {
                 &self.deformed[1]
             } else {
                 let mut other = std::mem::take(&mut self.deformed[1]);
-                self.deformer_right.deform_all(&model, &self.pose, self.compare, &mut other);
+                self.deformer_right.deform_all(&model, pose, self.compare, &mut other);
                 self.deformed[1] = other;
                 &self.deformed[1]
             };

@@ -16,7 +16,9 @@ use glam::{DMat4, Vec2};
 
 use super::command::Command;
 use super::gizmo::{self, Gizmo, Handle};
-use super::state::EditorState;
+use super::rig_input::{self, PanelPointer, RigInput};
+use super::state::{EditorState, Mode};
+use super::translate_gizmo::TranslateGizmo;
 use crate::model::Model;
 use crate::render::{OrbitCamera, Scene, ViewOptions};
 use crate::skinning::DeformedPrimitive;
@@ -88,6 +90,7 @@ pub struct Viewport {
     pub hover: Option<(egui::Pos2, super::state::HoverInfo)>,
     drag: Option<Drag>,
     next_gesture: u64,
+    rig: RigInput,
     /// Where the viewport was drawn last frame (screen points).
     pub last_rect: Option<egui::Rect>,
 }
@@ -109,13 +112,13 @@ fn to_vec2(p: egui::Pos2) -> Vec2 {
 impl Viewport {
     /// Hands the state's current deformation to the GPU side when it changed.
     fn send(&mut self, s: &EditorState) {
-        let key = (s.model_rev, s.frame_rev, s.selected, s.difference, s.paint.active);
+        let key = (s.model_rev, s.frame_rev, s.selected, s.difference, s.mode == Mode::Paint);
         if self.sent == Some(key) {
             return;
         }
         self.sent = Some(key);
         let right = if s.split { s.deformed[1].clone() } else { Vec::new() };
-        let colours = if s.paint.active {
+        let colours = if s.mode == Mode::Paint {
             Some(s.paint_colours.clone())
         } else {
             s.difference.then(|| s.difference_colours.clone())
@@ -163,15 +166,13 @@ impl Viewport {
             let i = (((p.x - rect.min.x) / panel_w).floor() as usize).min(panels - 1);
             to_vec2(p - panel_rect(i).min.to_vec2())
         };
-        let gizmo = s
-            .selected
-            .filter(|_| !s.paint.active)
-            .and_then(|n| s.node_position(n))
-            .and_then(|j| Gizmo::new(&s.camera, j, size));
+        let joint = s.selected.and_then(|n| s.node_position(n));
+        let gizmo = joint.filter(|_| s.mode == Mode::Pose).and_then(|j| Gizmo::new(&s.camera, j, size));
+        let mover = joint.filter(|_| s.mode == Mode::Rig).and_then(|j| TranslateGizmo::new(&s.camera, j, size));
+        let panel_of = |p: egui::Pos2| (((p.x - rect.min.x) / panel_w).floor().max(0.0) as usize).min(panels - 1);
 
-        if s.paint.active {
+        if s.mode == Mode::Paint {
             self.drag = None;
-            let panel_of = |p: egui::Pos2| (((p.x - rect.min.x) / panel_w).floor().max(0.0) as usize).min(panels - 1);
             self.paint_input(ui, &response, s, &local, &panel_of, size);
         } else {
             self.hover = None;
@@ -179,7 +180,17 @@ impl Viewport {
                 self.painting = false;
                 s.apply(Command::EndStroke);
             }
-            self.handle_input(ui, &response, s, gizmo.as_ref(), &local, rect.height());
+            let used = s.mode == Mode::Rig && {
+                let pointer = response.interact_pointer_pos().or_else(|| response.hover_pos()).map(|p| PanelPointer {
+                    local: local(p),
+                    panel: panel_of(p),
+                    size,
+                });
+                self.rig.input(ui, &response, s, mover.as_ref(), pointer)
+            };
+            if !used {
+                self.handle_input(ui, &response, s, gizmo.as_ref(), &local, rect.height());
+            }
         }
 
         let painter = ui.painter_at(rect);
@@ -211,7 +222,10 @@ impl Viewport {
         if let Some(g) = &gizmo {
             draw_gizmo(&painter, rect.min, g, self.drag.as_ref().map(|d| d.handle));
         }
-        if s.paint.active {
+        if let Some(g) = &mover {
+            rig_input::draw(&painter, rect.min, g, self.rig.active_handle());
+        }
+        if s.mode == Mode::Paint {
             super::paint_overlay::draw(&painter, rect, s, self.hover.as_ref());
         } else if s.difference {
             draw_legend(&painter, rect, s.max_difference, s.method.label(), s.compare.label());

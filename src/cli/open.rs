@@ -38,6 +38,10 @@ pub struct OpenArgs {
     /// Start in paint mode (the selected joint's weights drawn on the mesh).
     #[arg(long)]
     pub paint: bool,
+    /// Start in Rig mode (the skeleton in the bind pose, ready to edit; models without a skin
+    /// always open in it).
+    #[arg(long, conflicts_with = "paint")]
+    pub rig: bool,
     /// Draw N frames, save the window as PATH (PNG), and quit.
     #[arg(long, num_args = 2, value_names = ["N", "PATH"])]
     pub screenshot_after_frames: Option<Vec<String>>,
@@ -64,6 +68,7 @@ pub fn run(args: &OpenArgs) -> Result<(), CliError> {
         pose: args.pose.clone(),
         select: args.select.clone(),
         paint: args.paint,
+        rig: args.rig,
         screenshot,
     };
     crate::app::run(opts)?;

@@ -29,6 +29,7 @@ pub mod stroke;
 pub mod surface;
 pub mod tools;
 pub mod topology;
+pub mod volume_pick;
 
 pub use adjacency::Adjacency;
 pub use blend::BlendMode;

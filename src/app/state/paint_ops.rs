@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::{EditorState, PendingOverwrite, WeightDisplay};
+use super::{EditorState, Mode, PendingOverwrite, WeightDisplay};
 use crate::app::command::{Command, ExportChoice, WeightTool};
 use crate::io::{Bake, Container, ExportOptions};
 use crate::model::Model;
@@ -110,12 +110,6 @@ impl EditorState {
     /// Carries out the painting and file-writing commands.
     pub(super) fn apply_paint(&mut self, cmd: Command) {
         match cmd {
-            Command::SetPaintMode(on) => {
-                self.end_stroke();
-                self.paint.active = on;
-                self.history.close_gesture();
-                self.dirty = true;
-            }
             Command::BeginStroke => {
                 self.end_stroke();
                 self.stroke = Some(StrokeRecord::new(format!("Paint {}", self.paint.brush.mode.label())));
@@ -162,7 +156,7 @@ impl EditorState {
     }
 
     fn dab(&mut self, ray: &Ray, viewport_height_px: f32, panel: usize) {
-        if !self.paint.active {
+        if self.mode != Mode::Paint {
             return;
         }
         self.refresh();
@@ -306,7 +300,7 @@ impl EditorState {
 
     /// Recomputes the paint-mode colours (nothing outside paint mode).
     pub(super) fn update_paint_colours(&mut self) {
-        if !self.paint.active {
+        if self.mode != Mode::Paint {
             return;
         }
         let out = &mut self.paint_colours;
@@ -376,6 +370,7 @@ impl EditorState {
             Ok(_) => {
                 let n = self.edited.len();
                 self.edited.clear();
+                self.rig.unsaved = 0;
                 self.save_path = Some(path.to_path_buf());
                 self.set_info(format!("saved {} ({n} edited vertices)", path.display()));
             }

@@ -1,8 +1,9 @@
 //! The editor's panels: the joint tree, the inspector (method, comparison, joint rotation), the
-//! timeline and the status line. Each panel reads the state and returns commands.
+//! paint and rig panels, the timeline and the status line. Each panel reads the state and returns commands.
 
 pub mod inspector;
 pub mod outliner;
 pub mod paint_panel;
+pub mod rig_panel;
 pub mod status_bar;
 pub mod timeline;

@@ -9,9 +9,16 @@ use crate::app::state::EditorState;
 #[must_use]
 pub fn status_text(s: &EditorState) -> String {
     let methods: Vec<&str> = s.shown_methods().iter().map(|m| m.label()).collect();
-    let edited =
+    let mut edited =
         if s.edited.is_dirty() { format!(" • {} unsaved weight edits", s.edited.len()) } else { String::new() };
-    let mode = if s.paint.active { "Paint | " } else { "" };
+    if s.rig.unsaved_edits() > 0 {
+        edited.push_str(&format!(" • {} unsaved skeleton edits", s.rig.unsaved_edits()));
+    }
+    let mode = match s.mode {
+        crate::app::state::Mode::Pose => "",
+        crate::app::state::Mode::Paint => "Paint | ",
+        crate::app::state::Mode::Rig => "Rig (bind pose) | ",
+    };
     format!(
         "{mode}{}{edited} | {} | {} vertices | joint sets: {} distinct, {} non-trivial | deform {:.2} ms/frame",
         s.model_name,

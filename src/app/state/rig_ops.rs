@@ -1,0 +1,358 @@
+//! The editor's Rig mode: skeleton edits (through `crate::rig::skeleton_edit`), each one undo step
+//! holding a [`ModelEdit`]; a joint dragged with the translate gizmo or a coordinate field is one
+//! step from press to release; joint placement under the cursor (the middle of the volume); and
+//! automatic weights on a background thread ([`BindJob`]) applied as one step when they arrive.
+
+use std::sync::Arc;
+
+use glam::{DMat4, DVec3, Vec3};
+
+use super::{EditorState, Mode};
+use crate::app::bind_job::BindJob;
+use crate::app::command::Command;
+use crate::model::{Model, ModelEdit};
+use crate::paint::volume_pick::{on_view_plane, volume_midpoint};
+use crate::paint::{ModelTopology, Ray};
+use crate::render::overlays::SkeletonLayout;
+use crate::rig::skeleton_edit::{self, SkeletonEditError, SkeletonRecord};
+use crate::rig::{fk, Pose};
+
+/// An edit still growing (a gizmo or field drag): the model and pose before it.
+struct OpenEdit {
+    gesture: u64,
+    label: &'static str,
+    before: Arc<Model>,
+    pose: Pose,
+}
+
+/// Rig mode's state besides the model: the open drag and the running automatic-weights job.
+#[derive(Default)]
+pub struct RigState {
+    open: Option<OpenEdit>,
+    job: Option<BindJob>,
+    /// Assign Automatic also recomputes the selected joint's descendants.
+    pub with_children: bool,
+    /// Model edits (skeleton edits, binds, their undos and redos) since the last save.
+    pub(super) unsaved: usize,
+}
+
+impl RigState {
+    /// The running automatic-weights job's name and progress (0 to 1), if one runs.
+    #[must_use]
+    pub fn job_progress(&self) -> Option<(&str, f32)> {
+        self.job.as_ref().map(|j| (j.label(), j.progress()))
+    }
+
+    /// Model edits (skeleton edits, binds, their undos and redos) since the last save.
+    #[must_use]
+    pub fn unsaved_edits(&self) -> usize {
+        self.unsaved
+    }
+}
+
+impl EditorState {
+    /// What is not saved yet ("2 skeleton edits and 310 painted vertices"), if anything.
+    #[must_use]
+    pub fn unsaved_summary(&self) -> Option<String> {
+        let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let parts: Vec<String> = [
+            (self.rig.unsaved > 0).then(|| plural(self.rig.unsaved, "skeleton edit", "skeleton edits")),
+            self.edited.is_dirty().then(|| plural(self.edited.len(), "painted vertex", "painted vertices")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        (!parts.is_empty()).then(|| parts.join(" and "))
+    }
+
+    /// Switches between posing, painting and rigging (an open stroke or drag ends first).
+    pub(super) fn set_mode(&mut self, mode: Mode) {
+        self.end_stroke();
+        self.end_gesture();
+        if mode == Mode::Rig {
+            self.playing = false;
+        }
+        self.mode = mode;
+        self.dirty = true;
+    }
+
+    /// Ends any open gesture: a pose drag's step is closed, a joint drag's step is recorded.
+    pub fn end_gesture(&mut self) {
+        self.history.close_gesture();
+        let Some(open) = self.rig.open.take() else { return };
+        let edit = ModelEdit::between(open.label, &open.before, &self.model);
+        self.history.record_model(edit, &open.pose);
+    }
+
+    /// Carries out the Rig-mode commands.
+    pub(super) fn apply_rig(&mut self, cmd: Command) {
+        if let Some(job) = &self.rig.job {
+            self.set_error(format!("{} is running: wait for it to finish before editing the skeleton", job.label()));
+            return;
+        }
+        if self.mode != Mode::Rig {
+            self.set_error("skeleton edits happen in Rig mode (Tab or the Rig switch)".into());
+            return;
+        }
+        match cmd {
+            Command::AddJoint { ray, panel } => self.add_joint(&ray, panel),
+            Command::DeleteJoint(node) => {
+                let name = self.model.nodes.key(node);
+                let parent = self.model.nodes.nodes.get(node).and_then(|n| n.parent);
+                if let Some(r) = self.edit("Delete joint", |m| skeleton_edit::delete_joint(m, node)) {
+                    self.selected = parent.and_then(|p| r.node_map().get(p).copied().flatten());
+                    self.set_info(format!("deleted {name}: its children and weights went to its parent"));
+                }
+            }
+            Command::MoveJoint { node, position, gesture } => self.move_joint(node, position, gesture),
+            Command::ReparentJoint { node, parent } => {
+                if self.edit("Reparent joint", |m| skeleton_edit::reparent(m, node, Some(parent))).is_some() {
+                    let (a, b) = (self.model.nodes.key(node), self.model.nodes.key(parent));
+                    self.set_info(format!("{a} is now a child of {b}"));
+                }
+            }
+            Command::RenameJoint { node, name } => {
+                if self.model.nodes.nodes.get(node).is_some_and(|n| n.name.as_deref() == Some(name.as_str())) {
+                    return;
+                }
+                if self.edit("Rename joint", |m| skeleton_edit::rename_node(m, node, &name)).is_some() {
+                    self.set_info(format!("renamed to {name}"));
+                }
+            }
+            Command::SymmetrizeChain(node) => {
+                if let Some(r) = self.edit("Symmetrize chain", |m| skeleton_edit::symmetrize(m, node)) {
+                    let n = r.created().len();
+                    self.set_info(format!("mirrored the chain from {}: {n} joints", self.model.nodes.key(node)));
+                }
+            }
+            Command::OrientJoint(node) => {
+                if self.edit("Orient joint", |m| skeleton_edit::orient_joint(m, node)).is_some() {
+                    self.set_info(format!("{} now aims at its child", self.model.nodes.key(node)));
+                }
+            }
+            Command::Bind { selected_only } => self.start_bind(selected_only),
+            _ => {}
+        }
+    }
+
+    /// Runs one skeleton edit on a copy of the model; on success the copy becomes the model and
+    /// the edit one undo step, on failure the model is untouched and the message shown.
+    fn edit(
+        &mut self,
+        label: &'static str,
+        f: impl FnOnce(&mut Model) -> Result<SkeletonRecord, SkeletonEditError>,
+    ) -> Option<SkeletonRecord> {
+        self.end_gesture();
+        let mut m = (*self.model).clone();
+        let record = match f(&mut m) {
+            Ok(r) => r,
+            Err(e) => {
+                self.set_error(format!("{label}: {e}"));
+                return None;
+            }
+        };
+        let edit = ModelEdit::between(label, &self.model, &m);
+        self.history.record_model(edit, &self.pose);
+        self.model = Arc::new(m);
+        self.model_edited();
+        Some(record)
+    }
+
+    /// The rest (= bind) pose's `model_from_node` of every node.
+    fn rest_globals(&self) -> Vec<DMat4> {
+        let mut out = Vec::new();
+        fk::model_from_node(&self.model.nodes, &Pose::rest(), &mut out);
+        out
+    }
+
+    /// `p` (model space, as drawn in the bind pose) in the bind space of joint `node`'s first skin
+    /// (the mesh's own coordinates), where the skeleton edits take positions.
+    fn to_bind(&self, node: usize, p: DVec3) -> DVec3 {
+        let globals = self.rest_globals();
+        let offset = self.model.skins.iter().find_map(|skin| {
+            let j = skin.joints.iter().position(|&n| n == node)?;
+            Some(*globals.get(node)? * *skin.joint_from_bind.get(j)?)
+        });
+        offset.map_or(p, |c| c.inverse().transform_point3(p))
+    }
+
+    fn move_joint(&mut self, node: usize, position: DVec3, gesture: Option<u64>) {
+        if !position.is_finite() {
+            return;
+        }
+        let position = self.to_bind(node, position);
+        let Some(g) = gesture else {
+            self.edit("Move joint", |m| skeleton_edit::move_joint(m, node, position));
+            return;
+        };
+        if self.rig.open.as_ref().is_none_or(|o| o.gesture != g) {
+            self.end_gesture();
+            self.rig.open = Some(OpenEdit {
+                gesture: g,
+                label: "Move joint",
+                before: Arc::clone(&self.model),
+                pose: self.pose.clone(),
+            });
+        }
+        let m = Arc::make_mut(&mut self.model);
+        match skeleton_edit::move_joint(m, node, position) {
+            Ok(_) => self.model_edited(),
+            Err(e) => self.set_error(format!("Move joint: {e}")),
+        }
+    }
+
+    /// Every surface a new joint can be placed in, model space: the deformed skinned primitives
+    /// of viewport panel `panel` and the rigid meshes at their nodes.
+    /// Each surface comes with the rigid mesh node it belongs to (`None` for skinned ones).
+    fn placement_surfaces(&self, panel: usize) -> Vec<(Vec<Vec3>, &[[u32; 3]], Option<usize>)> {
+        let mut out = Vec::new();
+        for (i, inst) in self.model.instances.iter().enumerate() {
+            let Some(mesh) = self.model.meshes.get(inst.mesh) else { continue };
+            for (p, prim) in mesh.primitives.iter().enumerate() {
+                if let Some(d) = self.deformed[panel].get(i).and_then(|d| d.get(p)) {
+                    out.push((d.positions.clone(), &prim.triangles[..], None));
+                }
+            }
+        }
+        for &(node, mesh) in &self.model.rigid_instances {
+            let (Some(m), Some(mesh)) = (self.model_from_node.get(node), self.model.meshes.get(mesh)) else { continue };
+            let m = m.as_mat4();
+            for prim in &mesh.primitives {
+                let positions = prim.positions.iter().map(|&p| m.transform_point3(p)).collect();
+                out.push((positions, &prim.triangles[..], Some(node)));
+            }
+        }
+        out
+    }
+
+    /// Where a joint added under `ray` goes (model space): the middle of the volume under the
+    /// cursor, else the plane through the selected joint (or the model's centre) facing the
+    /// camera; with the rigid mesh node under the cursor, if any.
+    #[must_use]
+    pub fn placement(&self, ray: &Ray, panel: usize) -> Option<(Vec3, Option<usize>)> {
+        let panel = usize::from(self.split && panel == 1);
+        let surfaces = self.placement_surfaces(panel);
+        let views: Vec<(&[Vec3], &[[u32; 3]])> = surfaces.iter().map(|(p, t, _)| (&p[..], *t)).collect();
+        let (lo, hi) = self.model_bounds;
+        let merge = (hi - lo).length().max(1e-6) * 1e-5;
+        if let Some((p, k)) = volume_midpoint(ray, &views, merge) {
+            return Some((p, surfaces.get(k).and_then(|s| s.2)));
+        }
+        let through = self.selected.and_then(|n| self.node_position(n)).unwrap_or((lo + hi) * 0.5);
+        on_view_plane(ray, through, self.camera.back()).map(|p| (p, None))
+    }
+
+    fn add_joint(&mut self, ray: &Ray, panel: usize) {
+        let Some((p, rigid)) = self.placement(ray, panel) else {
+            self.set_error("Add joint: the pointer's ray meets neither the mesh nor the view plane".into());
+            return;
+        };
+        let record = if self.model.skins.is_empty() {
+            // The root of a new skin for the mesh under the cursor (else the first rigid mesh),
+            // placed in that mesh's own coordinates.
+            let Some(mesh_node) = rigid.or_else(|| self.model.rigid_instances.first().map(|r| r.0)) else {
+                self.set_error("Add joint: the model has no mesh to rig".into());
+                return;
+            };
+            let globals = self.rest_globals();
+            let to_mesh = globals.get(mesh_node).map_or(DMat4::IDENTITY, DMat4::inverse);
+            let at = to_mesh.transform_point3(p.as_dvec3());
+            let name = skeleton_edit::unique_name(&self.model.nodes, "root");
+            self.edit("Add root joint", |m| skeleton_edit::create_skin(m, mesh_node, at, &name))
+        } else if let Some(parent) = self.selected {
+            let at = self.to_bind(parent, p.as_dvec3());
+            let name = skeleton_edit::unique_name(&self.model.nodes, "joint");
+            self.edit("Add joint", |m| skeleton_edit::add_joint(m, parent, at, &name))
+        } else {
+            self.set_error("Add joint: select the joint to extrude from first".into());
+            return;
+        };
+        if let Some(&node) = record.as_ref().and_then(|r| r.created().first()) {
+            self.selected = Some(node);
+            self.set_info(format!("added {} at ({:.3}, {:.3}, {:.3})", self.model.nodes.key(node), p.x, p.y, p.z));
+        }
+    }
+
+    /// After the model changed (an edit, undo, redo, a bind): new revision (the viewport
+    /// re-uploads the scene), skeleton layout and figures; the paint caches follow lazily.
+    pub(super) fn model_edited(&mut self) {
+        self.model_rev += 1;
+        self.rig.unsaved += 1;
+        self.skeleton = SkeletonLayout::new(&self.model);
+        self.stats.vertices = self.model.skinned_vertex_count();
+        self.selected = self.selected.filter(|&n| n < self.model.nodes.len());
+        let nodes = self.model.nodes.len();
+        self.paint.locked.retain(|&n| n < nodes);
+        self.pose.overrides.retain(|&n, _| n < nodes);
+        self.topology_stale = true;
+        self.dirty = true;
+    }
+
+    /// Rebuilds the paint caches after skeleton edits, outside Rig mode.
+    pub(super) fn refresh_topology(&mut self) {
+        if self.topology_stale && self.mode != Mode::Rig {
+            self.topology = ModelTopology::new(&self.model);
+            self.topology_stale = false;
+        }
+    }
+
+    fn start_bind(&mut self, selected_only: bool) {
+        self.end_gesture();
+        if self.model.skins.is_empty() {
+            self.set_error(
+                "Bind: the model has no skeleton yet: Ctrl+click on the mesh to place the root joint".into(),
+            );
+            return;
+        }
+        let joints = if selected_only {
+            let Some(node) = self.selected else {
+                self.set_error("Assign Automatic: select a joint first".into());
+                return;
+            };
+            let mut chain = vec![node];
+            if self.rig.with_children {
+                let mut k = 0;
+                while k < chain.len() {
+                    chain.extend(self.model.nodes.nodes[chain[k]].children.iter().copied());
+                    k += 1;
+                }
+            }
+            Some(chain)
+        } else {
+            None
+        };
+        let locked: Vec<usize> = self.paint.locked.iter().copied().collect();
+        let limit = self.paint.limit;
+        let label = if selected_only { "Assign Automatic" } else { "Bind" };
+        let work = Box::new(move |m: &mut Model, progress: &mut dyn FnMut(f32)| {
+            crate::app::bind_job::bind_all_skins(m, joints.as_deref(), &locked, limit, progress)
+        });
+        self.rig.job = Some(BindJob::start(label, &self.model, self.model_rev, work));
+        self.set_info(format!("{label}: computing automatic weights…"));
+    }
+
+    /// Applies a finished automatic-weights job (one undo step) or shows its failure. Called
+    /// every frame; returns whether a job is still running (the window keeps redrawing).
+    pub fn poll_bind(&mut self) -> bool {
+        let Some(job) = &self.rig.job else { return false };
+        let Some(result) = job.poll() else { return true };
+        let (label, rev) = (job.label().to_owned(), job.model_rev());
+        self.rig.job = None;
+        match result {
+            Ok(_) if rev != self.model_rev => {
+                self.set_error(format!("{label}: the model changed while it ran; run it again"));
+            }
+            Ok(bound) => {
+                self.end_gesture();
+                let edit = ModelEdit::between(label.clone(), &self.model, &bound);
+                let changed = edit.changed_primitives();
+                self.history.record_model(edit, &self.pose);
+                self.model = Arc::new(bound);
+                self.model_edited();
+                self.set_info(format!("{label}: automatic weights on {changed} primitives"));
+            }
+            Err(e) => self.set_error(format!("{label} failed: {e}")),
+        }
+        false
+    }
+}

@@ -1,0 +1,359 @@
+//! Rig mode through the editor's UI (egui_kittest, no display): switching modes, the bind pose,
+//! adding joints by Ctrl+click in the middle of the mesh, deleting, renaming, reparenting by
+//! dragging in the joint tree, moving with the gizmo and typed coordinates — each one undo step
+//! restored bit for bit — and rigging an unskinned OBJ from scratch: root, chain, Bind with its
+//! progress bar, export and re-import.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "common/ui_harness.rs"]
+#[allow(dead_code)]
+mod ui_harness;
+
+use std::time::{Duration, Instant};
+
+use eframe::egui::{self, accesskit::Role};
+use egui_kittest::kittest::Queryable;
+use egui_kittest::Harness;
+use glam::{Vec2, Vec3};
+use skinlab::app::command::Command;
+use skinlab::app::state::{EditorState, Mode};
+use skinlab::app::SkinlabApp;
+use skinlab::model::Model;
+use skinlab::rig::Pose;
+use skinlab::skinning::{Deformer, SkinningMethod};
+use ui_harness::{bend_elbow, harness, harness_with, Scripted};
+
+const SHOULDER: usize = 1;
+const ELBOW: usize = 2;
+const WRIST: usize = 3;
+
+/// Everything in the model, printed: equal strings mean bit-identical floats (Rust prints the
+/// shortest representation that round-trips).
+fn fingerprint(m: &Model) -> String {
+    format!("{m:?}")
+}
+
+fn rig_mode(h: &mut Harness<'_, SkinlabApp>) {
+    h.get_by_label("Rig").click();
+    h.run();
+    assert_eq!(h.state().state.mode, Mode::Rig);
+}
+
+fn select(h: &mut Harness<'_, SkinlabApp>, joint: &str) {
+    h.get_by_label(joint).click();
+    h.run();
+}
+
+fn panel_size(h: &Harness<'_, SkinlabApp>) -> Vec2 {
+    let rect = h.state().viewport_rect().unwrap();
+    Vec2::new(rect.width(), rect.height())
+}
+
+/// The screen point where model-space point `p` is drawn.
+fn screen_of(h: &Harness<'_, SkinlabApp>, p: Vec3) -> egui::Pos2 {
+    let rect = h.state().viewport_rect().unwrap();
+    let q = h.state().state.camera.project(p, panel_size(h)).unwrap();
+    rect.min + egui::vec2(q.x, q.y)
+}
+
+fn press(h: &mut Harness<'_, SkinlabApp>, pos: egui::Pos2, pressed: bool, modifiers: egui::Modifiers) {
+    h.event_modifiers(
+        egui::Event::PointerButton { pos, button: egui::PointerButton::Primary, pressed, modifiers },
+        modifiers,
+    );
+    h.step();
+}
+
+fn ctrl_click(h: &mut Harness<'_, SkinlabApp>, at: egui::Pos2) {
+    h.event(egui::Event::PointerMoved(at));
+    h.step();
+    press(h, at, true, egui::Modifiers::COMMAND);
+    press(h, at, false, egui::Modifiers::COMMAND);
+    h.run();
+}
+
+/// A primary-button drag from `from` to `to` in small steps.
+fn drag(h: &mut Harness<'_, SkinlabApp>, from: egui::Pos2, to: egui::Pos2) {
+    h.event(egui::Event::PointerMoved(from));
+    h.step();
+    press(h, from, true, egui::Modifiers::NONE);
+    for k in 1..=8 {
+        h.event(egui::Event::PointerMoved(from + (to - from) * (k as f32 / 8.0)));
+        h.step();
+    }
+    press(h, to, false, egui::Modifiers::NONE);
+    h.run();
+}
+
+/// Undo gives `before` and redo `after`, bit for bit, through the menu-bar buttons and keys.
+fn undo_redo_exact(h: &mut Harness<'_, SkinlabApp>, before: &str, after: &str) {
+    h.get_by_label("Undo").click();
+    h.run();
+    assert!(fingerprint(&h.state().state.model) == before, "undo did not restore the model bit for bit");
+    h.key_press_modifiers(egui::Modifiers::COMMAND | egui::Modifiers::SHIFT, egui::Key::Z);
+    h.run();
+    assert!(fingerprint(&h.state().state.model) == after, "redo did not re-apply the edit bit for bit");
+}
+
+fn node(m: &Model, name: &str) -> usize {
+    m.nodes.find(name).unwrap()
+}
+
+#[test]
+fn rig_mode_shows_the_bind_pose_and_tab_cycles_the_modes() {
+    let mut h = harness(Scripted::default());
+    bend_elbow(&mut h, 70.0);
+    let posed = h.state().state.deformed[0][0][0].positions.clone();
+    rig_mode(&mut h);
+    let mut rest = Vec::new();
+    let s = &h.state().state;
+    Deformer::new().deform_all(&s.model, &Pose::rest(), SkinningMethod::Lbs, &mut rest);
+    assert!(s.deformed[0][0][0].positions == rest[0][0].positions, "Rig mode must show the bind pose");
+    assert!(!s.pose.overrides.is_empty(), "the pose is kept for the other modes");
+    h.get_by_label("Automatic weights");
+    h.get_by_label("Bind");
+    h.key_press(egui::Key::Tab);
+    h.run();
+    assert_eq!(h.state().state.mode, Mode::Pose);
+    assert!(h.state().state.deformed[0][0][0].positions == posed, "the pose comes back in Pose mode");
+    h.key_press(egui::Key::Tab);
+    h.run();
+    assert_eq!(h.state().state.mode, Mode::Paint);
+    h.key_press(egui::Key::Tab);
+    h.run();
+    assert_eq!(h.state().state.mode, Mode::Rig);
+}
+
+#[test]
+fn ctrl_click_adds_a_child_in_the_middle_of_the_arm_as_one_undo_step() {
+    let mut h = harness(Scripted::default());
+    select(&mut h, "wrist");
+    rig_mode(&mut h);
+    let before = fingerprint(&h.state().state.model);
+    let (elbow, wrist) = {
+        let s = &h.state().state;
+        (s.node_position(ELBOW).unwrap(), s.node_position(WRIST).unwrap())
+    };
+    // A point on the bone axis between elbow and wrist: the ray through it crosses the arm's
+    // round cross-section, whose chord midpoint is that axis point.
+    let target = elbow + (wrist - elbow) * 0.4;
+    let at = screen_of(&h, target);
+    ctrl_click(&mut h, at);
+    let s = &h.state().state;
+    let added = s.selected.expect("the new joint is selected");
+    assert_eq!(s.model.nodes.nodes.len(), 5);
+    assert_eq!(s.model.nodes.nodes[added].parent, Some(WRIST));
+    assert!(s.model.skins[0].joints.contains(&added), "the new joint joins the skin");
+    let at = s.node_position(added).unwrap();
+    let bone = (wrist - elbow).length();
+    assert!(at.distance(target) < 0.03 * bone, "placed at {at}, expected the middle of the arm at {target}");
+    let after = fingerprint(&s.model);
+    undo_redo_exact(&mut h, &before, &after);
+}
+
+#[test]
+fn delete_rename_reparent_and_typed_moves_are_each_one_exact_undo_step() {
+    let mut h = harness(Scripted::default());
+    rig_mode(&mut h);
+
+    // Rename in place: F2, type, Enter.
+    select(&mut h, "wrist");
+    let before = fingerprint(&h.state().state.model);
+    h.key_press(egui::Key::F2);
+    h.run();
+    h.get_by_role_and_label(Role::TextInput, "Joint name").set_text_value_accesskit("hand");
+    h.run();
+    h.key_press(egui::Key::Enter);
+    h.run();
+    assert_eq!(h.state().state.model.nodes.key(WRIST), "hand");
+    let after = fingerprint(&h.state().state.model);
+    undo_redo_exact(&mut h, &before, &after);
+
+    // Typed coordinates move the joint's bind position; the mesh does not move (rest = bind).
+    let mesh_before = h.state().state.deformed[0][0][0].positions.clone();
+    select(&mut h, "elbow");
+    let before = fingerprint(&h.state().state.model);
+    let y = h.state().state.node_position(ELBOW).unwrap().y;
+    h.get_by_role_and_label(Role::SpinButton, "Position Y").set_value_accesskit(f64::from(y) + 0.25);
+    h.run();
+    let moved = h.state().state.node_position(ELBOW).unwrap();
+    assert!((moved.y - (y + 0.25)).abs() < 1e-5, "{moved}");
+    let mesh_after = &h.state().state.deformed[0][0][0].positions;
+    let worst = mesh_before.iter().zip(mesh_after).map(|(a, b)| a.distance(*b)).fold(0.0, f32::max);
+    assert!(worst < 1e-5, "the mesh moved by {worst} when the joint moved");
+    let after = fingerprint(&h.state().state.model);
+    undo_redo_exact(&mut h, &before, &after);
+
+    // Reparent: drag the wrist onto the shoulder in the joint tree.
+    let before = fingerprint(&h.state().state.model);
+    let (from, to) = (h.get_by_label("hand").rect().center(), h.get_by_label("shoulder").rect().center());
+    drag(&mut h, from, to);
+    let m = &h.state().state.model;
+    assert_eq!(m.nodes.nodes[WRIST].parent, Some(SHOULDER), "the drag did not reparent");
+    let after = fingerprint(m);
+    undo_redo_exact(&mut h, &before, &after);
+
+    // Delete the elbow (Delete key): the wrist goes to the shoulder, the weights too.
+    select(&mut h, "elbow");
+    let before = fingerprint(&h.state().state.model);
+    h.key_press(egui::Key::Delete);
+    h.run();
+    let m = &h.state().state.model;
+    assert!(m.nodes.find("elbow").is_err(), "the elbow is still there");
+    let hand = node(m, "hand");
+    assert_eq!(m.nodes.nodes[hand].parent, Some(node(m, "shoulder")));
+    assert_eq!(h.state().state.selected, Some(node(m, "shoulder")), "the parent is selected after delete");
+    let after = fingerprint(m);
+    undo_redo_exact(&mut h, &before, &after);
+}
+
+#[test]
+fn dragging_the_gizmos_x_arrow_moves_the_joint_along_x_in_one_step() {
+    let mut h = harness(Scripted::default());
+    select(&mut h, "elbow");
+    rig_mode(&mut h);
+    let before = fingerprint(&h.state().state.model);
+    let start = h.state().state.node_position(ELBOW).unwrap();
+    let size = panel_size(&h);
+    let g = skinlab::app::translate_gizmo::TranslateGizmo::new(&h.state().state.camera, start, size).unwrap();
+    let tip = g.tips[0].expect("the x arrow is visible");
+    let rect = h.state().viewport_rect().unwrap();
+    let grab = rect.min + egui::vec2(g.centre.x + (tip.x - g.centre.x) * 0.7, g.centre.y + (tip.y - g.centre.y) * 0.7);
+    let dir = (tip - g.centre).normalize();
+    drag(&mut h, grab, grab + egui::vec2(dir.x, dir.y) * 60.0);
+    let moved = h.state().state.node_position(ELBOW).unwrap();
+    assert!(moved.x - start.x > 0.05, "the joint did not move along +x: {start} -> {moved}");
+    assert!((moved.y - start.y).abs() < 1e-4 && (moved.z - start.z).abs() < 1e-4, "{start} -> {moved}");
+    let after = fingerprint(&h.state().state.model);
+    undo_redo_exact(&mut h, &before, &after);
+    // One step: a second undo goes past the drag to nothing.
+    h.get_by_label("Undo").click();
+    h.run();
+    assert!(!h.state().state.history.can_undo());
+}
+
+/// A closed cylinder standing on the origin along +y (`rings` rings of `segments` vertices,
+/// capped), as Wavefront OBJ text.
+fn cylinder_obj(height: f32, radius: f32, rings: usize, segments: usize) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::from("# test cylinder\no limb\n");
+    for r in 0..rings {
+        let y = height * r as f32 / (rings - 1) as f32;
+        for k in 0..segments {
+            let a = std::f32::consts::TAU * k as f32 / segments as f32;
+            writeln!(s, "v {} {y} {}", radius * a.cos(), -radius * a.sin()).unwrap();
+        }
+    }
+    writeln!(s, "v 0 0 0\nv 0 {height} 0").unwrap();
+    let idx = |r: usize, k: usize| r * segments + k % segments + 1;
+    for r in 0..rings - 1 {
+        for k in 0..segments {
+            writeln!(s, "f {} {} {} {}", idx(r, k), idx(r, k + 1), idx(r + 1, k + 1), idx(r + 1, k)).unwrap();
+        }
+    }
+    let (bottom, top) = (rings * segments + 1, rings * segments + 2);
+    for k in 0..segments {
+        writeln!(s, "f {bottom} {} {}", idx(0, k + 1), idx(0, k)).unwrap();
+        writeln!(s, "f {top} {} {}", idx(rings - 1, k), idx(rings - 1, k + 1)).unwrap();
+    }
+    s
+}
+
+/// Runs frames until the automatic-weights job is done (the UI keeps drawing meanwhile).
+fn wait_for_bind(h: &mut Harness<'_, SkinlabApp>) {
+    let started = Instant::now();
+    while h.state().state.rig.job_progress().is_some() {
+        assert!(started.elapsed() < Duration::from_secs(60), "the bind did not finish");
+        std::thread::sleep(Duration::from_millis(5));
+        h.step();
+    }
+    h.run();
+}
+
+#[test]
+fn an_unskinned_obj_is_rigged_bound_exported_and_reimported() {
+    let dir = tempfile::tempdir().unwrap();
+    let obj = dir.path().join("limb.obj");
+    std::fs::write(&obj, cylinder_obj(2.0, 0.25, 17, 16)).unwrap();
+    let dialogs = Scripted::default();
+    *dialogs.model.lock().unwrap() = Some(obj.clone());
+    let mut h = harness_with(EditorState::demo().unwrap(), dialogs.clone());
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Open model…").click();
+    h.run();
+    assert_eq!(h.state().state.mode, Mode::Rig, "a model without a skin opens in Rig mode");
+    assert!(h.state().state.model.skins.is_empty());
+    h.state_mut().state.apply(Command::FrameSelected);
+    h.run();
+
+    // Root at the bottom, then a chain up the limb, each placed by Ctrl+click.
+    for y in [0.1, 1.0, 1.9] {
+        let at = screen_of(&h, Vec3::new(0.0, y, 0.0));
+        ctrl_click(&mut h, at);
+    }
+    let s = &h.state().state;
+    assert_eq!(s.model.skins.len(), 1, "the first joint created the skin");
+    assert_eq!(s.model.skins[0].joints.len(), 3, "{}", s.message.as_ref().map_or("", |m| m.text.as_str()));
+    let ys: Vec<f32> = s.skeleton.joints.iter().map(|&(n, _)| s.node_position(n).unwrap().y).collect();
+    for (got, want) in ys.iter().zip([0.1, 1.0, 1.9]) {
+        assert!((got - want).abs() < 0.02, "joint heights {ys:?}");
+    }
+
+    // Bind: the progress bar shows while the job runs, the result is one undo step.
+    let unbound = fingerprint(&s.model);
+    h.get_by_label("Bind").click();
+    h.run();
+    assert!(
+        h.state().state.rig.job_progress().is_some() || h.state().state.message.as_ref().is_some_and(|m| !m.is_error),
+        "Bind did not start"
+    );
+    wait_for_bind(&mut h);
+    let s = &h.state().state;
+    assert!(!s.message.as_ref().unwrap().is_error, "{:?}", s.message);
+    let m = &s.model;
+    let inf = m.meshes[0].primitives[0].influences.as_ref().unwrap();
+    let top = m.skins[0].joints.iter().position(|&n| n == s.skeleton.joints[2].0).unwrap();
+    let top_vertex = m.meshes[0].primitives[0].positions.iter().position(|p| p.y > 1.95).unwrap();
+    let w: f32 = inf.vertex(top_vertex, &m.skins[0].sets).filter(|&(j, _)| j == top as u16).map(|(_, w)| w).sum();
+    assert!(w > 0.5, "the top of the limb belongs to the top joint after binding ({w})");
+    let bound = fingerprint(m);
+    undo_redo_exact(&mut h, &unbound, &bound);
+
+    // Export through File ▸ Export and read it back.
+    let out = dir.path().join("limb.glb");
+    *dialogs.export.lock().unwrap() = Some(out.clone());
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Export…").click();
+    h.run();
+    h.get_by_label("Export to…").click();
+    h.run();
+    let s = &h.state().state;
+    assert!(out.exists(), "{:?}", s.message);
+    let back = skinlab::io::load_model(&out).unwrap();
+    let m = &s.model;
+    assert_eq!(back.skins.len(), 1);
+    let names = |m: &Model| m.skins[0].joints.iter().map(|&n| m.nodes.key(n)).collect::<Vec<_>>();
+    assert_eq!(names(&back), names(m));
+    for (a, b) in back.skins[0].joint_from_bind.iter().zip(&m.skins[0].joint_from_bind) {
+        assert!(a.abs_diff_eq(*b, 1e-6), "inverse bind matrices differ");
+    }
+    let (ia, ib) = (
+        back.meshes[0].primitives[0].influences.as_ref().unwrap(),
+        m.meshes[0].primitives[0].influences.as_ref().unwrap(),
+    );
+    assert_eq!(ia.len(), ib.len());
+    for v in 0..ia.len() {
+        let mut a: Vec<(u16, f32)> = ia.vertex(v, &back.skins[0].sets).collect();
+        let mut b: Vec<(u16, f32)> = ib.vertex(v, &m.skins[0].sets).collect();
+        a.sort_by_key(|p| p.0);
+        b.sort_by_key(|p| p.0);
+        assert_eq!(a.len(), b.len(), "vertex {v}: {a:?} vs {b:?}");
+        for ((ja, x), (jb, y)) in a.iter().zip(&b) {
+            assert_eq!(ja, jb);
+            assert!((x - y).abs() < 1e-6, "vertex {v}: {a:?} vs {b:?}");
+        }
+    }
+}
