@@ -18,6 +18,7 @@ use egui_kittest::Harness;
 use glam::{Vec2, Vec3};
 use skinlab::app::command::Command;
 use skinlab::app::state::{EditorState, Mode};
+use skinlab::app::translate_gizmo::Handle;
 use skinlab::app::SkinlabApp;
 use skinlab::model::Model;
 use skinlab::rig::Pose;
@@ -40,8 +41,9 @@ fn rig_mode(h: &mut Harness<'_, SkinlabApp>) {
     assert_eq!(h.state().state.mode, Mode::Rig);
 }
 
+/// Clicks `joint` in the joint tree (drawn before the panel that also names the selection).
 fn select(h: &mut Harness<'_, SkinlabApp>, joint: &str) {
-    h.get_by_label(joint).click();
+    h.get_all_by_label(joint).next().unwrap().click();
     h.run();
 }
 
@@ -187,7 +189,8 @@ fn delete_rename_reparent_and_typed_moves_are_each_one_exact_undo_step() {
 
     // Reparent: drag the wrist onto the shoulder in the joint tree.
     let before = fingerprint(&h.state().state.model);
-    let (from, to) = (h.get_by_label("hand").rect().center(), h.get_by_label("shoulder").rect().center());
+    let row = |h: &Harness<'_, SkinlabApp>, name: &str| h.get_all_by_label(name).next().unwrap().rect().center();
+    let (from, to) = (row(&h, "hand"), row(&h, "shoulder"));
     drag(&mut h, from, to);
     let m = &h.state().state.model;
     assert_eq!(m.nodes.nodes[WRIST].parent, Some(SHOULDER), "the drag did not reparent");
@@ -221,10 +224,19 @@ fn dragging_the_gizmos_x_arrow_moves_the_joint_along_x_in_one_step() {
     let rect = h.state().viewport_rect().unwrap();
     let grab = rect.min + egui::vec2(g.centre.x + (tip.x - g.centre.x) * 0.7, g.centre.y + (tip.y - g.centre.y) * 0.7);
     let dir = (tip - g.centre).normalize();
-    drag(&mut h, grab, grab + egui::vec2(dir.x, dir.y) * 60.0);
+    let to = grab + egui::vec2(dir.x, dir.y) * 60.0;
+    drag(&mut h, grab, to);
     let moved = h.state().state.node_position(ELBOW).unwrap();
     assert!(moved.x - start.x > 0.05, "the joint did not move along +x: {start} -> {moved}");
-    assert!((moved.y - start.y).abs() < 1e-4 && (moved.z - start.z).abs() < 1e-4, "{start} -> {moved}");
+    // The grabbed point follows the pointer: the joint moved by the distance along the axis
+    // between the points under the press and under the release.
+    let cam = h.state().state.camera;
+    let on_axis = |p: egui::Pos2| {
+        let (o, d) = cam.ray(Vec2::new(p.x - rect.min.x, p.y - rect.min.y), size);
+        skinlab::app::translate_gizmo::grab_point(Handle::Axis(0), &cam, start, o, d).unwrap()
+    };
+    let expected = start + on_axis(to) - on_axis(grab);
+    assert!(moved.distance(expected) < 1e-4, "moved to {moved}, the pointer asked for {expected}");
     let after = fingerprint(&h.state().state.model);
     undo_redo_exact(&mut h, &before, &after);
     // One step: a second undo goes past the drag to nothing.

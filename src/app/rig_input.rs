@@ -30,6 +30,8 @@ pub struct RigInput {
 
 /// The pointer in panel pixels and the panel's size, for rays.
 pub struct PanelPointer {
+    /// Pointer position on screen (points).
+    pub screen: Vec2,
     /// Pointer position within its panel.
     pub local: Vec2,
     /// The panel under the pointer (0 left, 1 right).
@@ -60,12 +62,18 @@ impl RigInput {
         gizmo: Option<&TranslateGizmo>,
         pointer: Option<PanelPointer>,
     ) -> bool {
-        let (primary, shift, ctrl) = ui.input(|i| (i.pointer.primary_down(), i.modifiers.shift, i.modifiers.command));
+        let (primary, shift, ctrl, press) =
+            ui.input(|i| (i.pointer.primary_down(), i.modifiers.shift, i.modifiers.command, i.pointer.press_origin()));
         let camera = s.camera;
         if response.drag_started() && primary && !shift {
-            if let (Some(g), Some(p), Some(node)) = (gizmo, pointer.as_ref(), s.selected) {
-                if let (Some(handle), Some(start)) = (g.hit(p.local), s.node_position(node)) {
-                    let (origin, direction) = camera.ray(p.local, p.size);
+            // The drag starts where the button went down (egui reports it a few pixels later).
+            let pressed = pointer.as_ref().map(|p| match press {
+                Some(at) => p.local + Vec2::new(at.x, at.y) - p.screen,
+                None => p.local,
+            });
+            if let (Some(g), Some(local), Some(p), Some(node)) = (gizmo, pressed, pointer.as_ref(), s.selected) {
+                if let (Some(handle), Some(start)) = (g.hit(local), s.node_position(node)) {
+                    let (origin, direction) = camera.ray(local, p.size);
                     if let Some(grabbed) = grab_point(handle, &camera, start, origin, direction) {
                         self.next_gesture += 1;
                         let gesture = (1 << 50) + self.next_gesture;
@@ -106,14 +114,14 @@ pub fn draw(painter: &egui::Painter, origin: egui::Pos2, g: &TranslateGizmo, act
         egui::Color32::from_rgb(90, 210, 90),
         egui::Color32::from_rgb(80, 130, 240),
     ];
-    for n in 0..3 {
-        let Some(q) = g.planes[n] else { continue };
+    for (n, plane) in g.planes.iter().enumerate() {
+        let Some(q) = plane else { continue };
         let alpha: u8 = if active == Some(Handle::Plane(n)) { 200 } else { 90 };
         let fill = colours[n].gamma_multiply(f32::from(alpha) / 255.0);
         painter.add(egui::Shape::convex_polygon(q.iter().map(|&v| at(v)).collect(), fill, egui::Stroke::NONE));
     }
-    for i in 0..3 {
-        let Some(tip) = g.tips[i] else { continue };
+    for (i, tip) in g.tips.iter().enumerate() {
+        let Some(tip) = *tip else { continue };
         let width = if active == Some(Handle::Axis(i)) { 4.5 } else { 2.5 };
         let (c, t) = (at(g.centre), at(tip));
         painter.line_segment([c, t], egui::Stroke::new(width, colours[i]));

@@ -180,14 +180,14 @@ impl Viewport {
                 self.painting = false;
                 s.apply(Command::EndStroke);
             }
-            let used = s.mode == Mode::Rig && {
-                let pointer = response.interact_pointer_pos().or_else(|| response.hover_pos()).map(|p| PanelPointer {
-                    local: local(p),
-                    panel: panel_of(p),
-                    size,
-                });
-                self.rig.input(ui, &response, s, mover.as_ref(), pointer)
-            };
+            let used =
+                s.mode == Mode::Rig && {
+                    let pointer = response
+                        .interact_pointer_pos()
+                        .or_else(|| response.hover_pos())
+                        .map(|p| PanelPointer { screen: to_vec2(p), local: local(p), panel: panel_of(p), size });
+                    self.rig.input(ui, &response, s, mover.as_ref(), pointer)
+                };
             if !used {
                 self.handle_input(ui, &response, s, gizmo.as_ref(), &local, rect.height());
             }

@@ -17,6 +17,10 @@ use crate::render::overlays::SkeletonLayout;
 use crate::rig::skeleton_edit::{self, SkeletonEditError, SkeletonRecord};
 use crate::rig::{fk, Pose};
 
+/// A surface a joint can be placed in: model-space positions, triangles, and the rigid mesh node
+/// it belongs to (`None` for skinned primitives).
+type Surface<'a> = (Vec<Vec3>, &'a [[u32; 3]], Option<usize>);
+
 /// An edit still growing (a gizmo or field drag): the model and pose before it.
 struct OpenEdit {
     gesture: u64,
@@ -82,6 +86,7 @@ impl EditorState {
         let Some(open) = self.rig.open.take() else { return };
         let edit = ModelEdit::between(open.label, &open.before, &self.model);
         self.history.record_model(edit, &open.pose);
+        self.rig.unsaved += 1;
     }
 
     /// Carries out the Rig-mode commands.
@@ -106,7 +111,8 @@ impl EditorState {
             }
             Command::MoveJoint { node, position, gesture } => self.move_joint(node, position, gesture),
             Command::ReparentJoint { node, parent } => {
-                if self.edit("Reparent joint", |m| skeleton_edit::reparent(m, node, Some(parent))).is_some() {
+                let done = self.edit("Reparent joint", |m| skeleton_edit::reparent(m, node, Some(parent)));
+                if done.is_some() {
                     let (a, b) = (self.model.nodes.key(node), self.model.nodes.key(parent));
                     self.set_info(format!("{a} is now a child of {b}"));
                 }
@@ -126,7 +132,8 @@ impl EditorState {
                 }
             }
             Command::OrientJoint(node) => {
-                if self.edit("Orient joint", |m| skeleton_edit::orient_joint(m, node)).is_some() {
+                let done = self.edit("Orient joint", |m| skeleton_edit::orient_joint(m, node));
+                if done.is_some() {
                     self.set_info(format!("{} now aims at its child", self.model.nodes.key(node)));
                 }
             }
@@ -196,7 +203,7 @@ impl EditorState {
         }
         let m = Arc::make_mut(&mut self.model);
         match skeleton_edit::move_joint(m, node, position) {
-            Ok(_) => self.model_edited(),
+            Ok(_) => self.model_changed(),
             Err(e) => self.set_error(format!("Move joint: {e}")),
         }
     }
@@ -204,7 +211,7 @@ impl EditorState {
     /// Every surface a new joint can be placed in, model space: the deformed skinned primitives
     /// of viewport panel `panel` and the rigid meshes at their nodes.
     /// Each surface comes with the rigid mesh node it belongs to (`None` for skinned ones).
-    fn placement_surfaces(&self, panel: usize) -> Vec<(Vec<Vec3>, &[[u32; 3]], Option<usize>)> {
+    fn placement_surfaces(&self, panel: usize) -> Vec<Surface<'_>> {
         let mut out = Vec::new();
         for (i, inst) in self.model.instances.iter().enumerate() {
             let Some(mesh) = self.model.meshes.get(inst.mesh) else { continue };
@@ -276,8 +283,13 @@ impl EditorState {
     /// After the model changed (an edit, undo, redo, a bind): new revision (the viewport
     /// re-uploads the scene), skeleton layout and figures; the paint caches follow lazily.
     pub(super) fn model_edited(&mut self) {
-        self.model_rev += 1;
         self.rig.unsaved += 1;
+        self.model_changed();
+    }
+
+    /// After the model changed within an open drag (counted as one edit when the drag ends).
+    fn model_changed(&mut self) {
+        self.model_rev += 1;
         self.skeleton = SkeletonLayout::new(&self.model);
         self.stats.vertices = self.model.skinned_vertex_count();
         self.selected = self.selected.filter(|&n| n < self.model.nodes.len());
