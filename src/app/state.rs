@@ -209,10 +209,14 @@ pub struct EditorState {
     /// A command waiting for confirmation (overwrite the input file, discard unsaved edits).
     pub pending_overwrite: Option<PendingOverwrite>,
     discard_confirmed: bool,
+    /// Weld groups (coincident vertices) of the opened model whose weights disagree: the mesh
+    /// cracks there when posed (Paint ▸ Weld Weights fixes them).
+    pub weld_disagreements: usize,
     topology: ModelTopology,
     /// The skeleton changed since `topology` was built (its joint mirrors are rebuilt before the
     /// next paint use).
     topology_stale: bool,
+    surface_buffers: paint_ops::SurfaceBuffers,
     stroke: Option<StrokeRecord>,
     scratch: SurfaceScratch,
     touches: Vec<Touch>,
@@ -264,8 +268,10 @@ impl EditorState {
             save_path: None,
             pending_overwrite: None,
             discard_confirmed: false,
+            weld_disagreements: 0,
             topology: ModelTopology::default(),
             topology_stale: false,
+            surface_buffers: paint_ops::SurfaceBuffers::default(),
             stroke: None,
             scratch: SurfaceScratch::default(),
             touches: Vec::new(),
@@ -300,6 +306,9 @@ impl EditorState {
         if model.skins.is_empty() && !model.rigid_instances.is_empty() {
             self.mode = Mode::Rig;
         }
+        self.weld_disagreements =
+            crate::paint::disagreeing_groups(&model, &self.topology.surface, crate::paint::weld::AGREEMENT_TOLERANCE)
+                .len();
         self.model = Arc::new(model);
         self.edited.clear();
         self.stroke = None;
@@ -428,7 +437,10 @@ impl EditorState {
                         self.playing = false;
                         self.dirty = true;
                     }
-                    Some(Undone::Paint) => self.dirty = true,
+                    Some(Undone::Paint) => {
+                        self.recount_welds();
+                        self.dirty = true;
+                    }
                     Some(Undone::Model(p)) => {
                         self.pose = p;
                         self.playing = false;
@@ -545,19 +557,15 @@ impl EditorState {
     }
 
     fn open_model(&mut self, path: &Path) {
-        let is_obj = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("obj"));
-        let loaded = if is_obj {
-            crate::io::load_model(path).map(|m| (m, None))
-        } else {
-            crate::io::load_document(path).map(|(m, d)| (m, Some(d)))
-        };
+        // An OBJ gets a fresh glTF document, so Save and Export write the rigged model.
+        let loaded = crate::io::load_document(path).map(|(m, d)| (m, Some(d)));
         match loaded {
             Ok((model, source)) => {
                 let name =
                     path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
                 self.replace_model(model, &name);
                 self.source = source;
-                self.set_info(format!("opened {}", path.display()));
+                self.set_info(format!("opened {}{}", path.display(), self.weld_warning()));
             }
             Err(e) => self.set_error(format!("{e} (the current model is unchanged)")),
         }
