@@ -5,6 +5,7 @@
 #[cfg(feature = "gui")]
 pub mod app;
 pub mod bandwidth;
+pub mod bind;
 pub mod cli;
 pub mod demo;
 pub mod io;
