@@ -31,8 +31,7 @@ fn rig(heads: &[DVec3], primitives: Vec<Primitive>) -> Model {
                 translation: if j == 0 { heads[0] } else { heads[j] - heads[j - 1] },
                 ..Trs::default()
             }),
-            mesh: None,
-            skin: None,
+            ..Node::default()
         })
         .collect();
     nodes.push(Node {
@@ -42,6 +41,7 @@ fn rig(heads: &[DVec3], primitives: Vec<Primitive>) -> Model {
         rest: NodeTransform::Trs(Trs::default()),
         mesh: Some(0),
         skin: Some(0),
+        ..Node::default()
     });
     Model {
         nodes: NodeTree::new(nodes, vec![0, n]),

@@ -1,7 +1,8 @@
 //! Bone segments of a skin's joints in bind space, the heat sources of automatic weights.
 //!
-//! glTF joints have no tails, so each joint's segment runs from its bind-space head (the
-//! translation of `inverse(joint_from_bind)`) to: its child joint's head; the centroid of its
+//! glTF joints have no tails, so unless a node carries an explicit `bone_tail` (in its own frame,
+//! carried in node extras), each joint's segment runs from its bind-space head (the translation of
+//! `inverse(joint_from_bind)`) to: its child joint's head; the centroid of its
 //! child joints' heads when it has several; for a leaf, its head plus the parent's direction times
 //! the parent's segment length; for a lone joint, its bind-space +Y axis times a tenth of the skin's
 //! extent. "Child joints" are the nearest skin joints below it in the node tree (non-joint nodes in
@@ -76,7 +77,11 @@ pub fn joint_segments(model: &Model, skin_idx: usize, extent: f64) -> Vec<Segmen
     }
     let mut tails: Vec<Option<DVec3>> = vec![None; n];
     for j in 0..n {
-        if !children[j].is_empty() {
+        let explicit = model.nodes.nodes.get(skin.joints[j]).and_then(|node| node.bone_tail);
+        if let Some(tail) = explicit {
+            // The node's own frame at bind time is model_from_bind.
+            tails[j] = skin.joint_from_bind.get(j).map(|ibm| model_from_bind(ibm).transform_point3(tail));
+        } else if !children[j].is_empty() {
             let sum: DVec3 = children[j].iter().map(|&c| heads[c]).sum();
             tails[j] = Some(sum / children[j].len() as f64);
         }

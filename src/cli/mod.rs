@@ -12,6 +12,7 @@ pub mod info;
 pub mod open;
 #[cfg(feature = "gui")]
 pub mod render;
+pub mod weights;
 
 use std::path::{Path, PathBuf};
 
@@ -57,6 +58,8 @@ pub enum Command {
     Bench(bench::BenchArgs),
     /// Replace a skin's weights with automatic weights (bone heat), for all or only the named joints.
     Bind(bind::BindArgs),
+    /// Weight quality: compare two weightings of the same meshes, or evaluate one alone.
+    Weights(weights::WeightsArgs),
 }
 
 /// How the pose is chosen: a pose file, an animation sample, or the rest pose.
@@ -153,6 +156,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Info(args)) => info::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),
         Some(Command::Bind(args)) => bind::run(&args),
+        Some(Command::Weights(args)) => weights::run(&args),
         Some(Command::Export(args)) => export::run(&args),
         Some(Command::Demo(args)) => demo::run(&args),
         #[cfg(feature = "gui")]
