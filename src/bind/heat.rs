@@ -255,14 +255,14 @@ mod tests {
         ];
         let heat = heat(&surface, &segs, &bvh, &parts);
         assert_eq!(heat.sources[0], vec![(0, 1.0)]);
-        assert!((heat.h[0] - 4.0).abs() < 1e-9);
+        assert!((heat.h[0] - HEAT_C * 4.0).abs() < 1e-9);
         // The loose vertex above the square: segment 0 is nearer but hidden behind the square.
         assert_eq!(heat.sources[4], vec![(1, 1.0)]);
         let d = segs[1].distance(surface.positions[4]);
-        assert!((heat.h[4] - 1.0 / (d * d)).abs() < 1e-9);
+        assert!((heat.h[4] - HEAT_C / (d * d)).abs() < 1e-9);
         let tie = [segs[0], Segment { head: DVec3::new(0.0, 0.0, 0.5), tail: DVec3::new(1.0, 1.0, 0.5) }];
         let heat = super::heat(&surface, &tie, &bvh, &parts);
         assert_eq!(heat.sources[1], vec![(0, 0.5), (1, 0.5)]);
-        assert!((heat.h[1] - 2.0 / 0.75).abs() < 1e-9, "two sources at distance √0.75");
+        assert!((heat.h[1] - HEAT_C * 2.0 / 0.75).abs() < 1e-9, "two sources at distance √0.75");
     }
 }
