@@ -376,6 +376,7 @@ impl EditorState {
             Ok(_) => {
                 let n = self.edited.len();
                 self.edited.clear();
+                self.clean_revision = Some(self.history.revision());
                 self.save_path = Some(path.to_path_buf());
                 self.set_info(format!("saved {} ({n} edited vertices)", path.display()));
             }
