@@ -177,7 +177,7 @@ pub fn scan(dir: &Path, running: impl Fn(u32) -> bool) -> Scan {
             }
         }
     }
-    out.found.sort_by(|a, b| b.file.saved_unix_secs.cmp(&a.file.saved_unix_secs));
+    out.found.sort_by_key(|f| std::cmp::Reverse(f.file.saved_unix_secs));
     out
 }
 
