@@ -173,7 +173,11 @@ pub struct EditorState {
     /// A command waiting for confirmation (overwrite the input file, discard unsaved edits).
     pub pending_overwrite: Option<PendingOverwrite>,
     discard_confirmed: bool,
+    /// Weld groups (coincident vertices) of the opened model whose weights disagree: the mesh
+    /// cracks there when posed (Paint ▸ Weld Weights fixes them).
+    pub weld_disagreements: usize,
     topology: ModelTopology,
+    surface_buffers: paint_ops::SurfaceBuffers,
     stroke: Option<StrokeRecord>,
     scratch: SurfaceScratch,
     touches: Vec<Touch>,
@@ -225,7 +229,9 @@ impl EditorState {
             clean_revision: None,
             pending_overwrite: None,
             discard_confirmed: false,
+            weld_disagreements: 0,
             topology: ModelTopology::default(),
+            surface_buffers: paint_ops::SurfaceBuffers::default(),
             stroke: None,
             scratch: SurfaceScratch::default(),
             touches: Vec::new(),
@@ -254,6 +260,9 @@ impl EditorState {
         };
         self.skeleton = SkeletonLayout::new(&model);
         self.topology = ModelTopology::new(&model);
+        self.weld_disagreements =
+            crate::paint::disagreeing_groups(&model, &self.topology.surface, crate::paint::weld::AGREEMENT_TOLERANCE)
+                .len();
         self.model = Arc::new(model);
         self.edited.clear();
         self.stroke = None;
@@ -379,7 +388,10 @@ impl EditorState {
                         self.playing = false;
                         self.dirty = true;
                     }
-                    Some(Undone::Paint) => self.dirty = true,
+                    Some(Undone::Paint) => {
+                        self.recount_welds();
+                        self.dirty = true;
+                    }
                     None => {}
                 }
             }
@@ -496,7 +508,7 @@ impl EditorState {
                 self.replace_model(model, &name);
                 self.source = source;
                 self.model_path = Some(path.to_path_buf());
-                self.set_info(format!("opened {}", path.display()));
+                self.set_info(format!("opened {}{}", path.display(), self.weld_warning()));
             }
             Err(e) => self.set_error(format!("{e} (the current model is unchanged)")),
         }
