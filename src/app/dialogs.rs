@@ -32,7 +32,10 @@ pub struct RfdDialogs;
 
 impl FileDialogs for RfdDialogs {
     fn open_model(&mut self) -> Option<PathBuf> {
-        rfd::FileDialog::new().add_filter("glTF model", &["gltf", "glb"]).set_title("Open model").pick_file()
+        rfd::FileDialog::new()
+            .add_filter("Model (glTF, OBJ)", &["gltf", "glb", "obj"])
+            .set_title("Open model")
+            .pick_file()
     }
 
     fn open_pose(&mut self) -> Option<PathBuf> {
