@@ -64,12 +64,15 @@ fn an_obj_is_rigged_from_the_command_line() {
         "orient root",
         "--edit",
         "rename root hips",
+        "--edit",
+        "bind",
     ]);
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     assert!(String::from_utf8_lossy(&run.stdout).contains("1 skins, 3 joints"));
     let info = skinlab([OsStr::new("info"), out.as_os_str()]);
     let text = String::from_utf8_lossy(&info.stdout);
     assert!(text.contains("hips (#1)") && text.contains("hand.L (#3)"), "{text}");
+    assert!(!text.contains("influences per vertex: 1: 8 (100.0%)"), "bound, not all on the root: {text}");
 }
 
 #[test]
@@ -90,6 +93,7 @@ fn bad_edits_give_one_line_and_no_file() {
         (vec![skin, "symmetrize root"], vec!["no side marker"]),
         (vec!["create-skin tube r 0,0,0", "create-skin tube r2 0,0,0"], vec!["already skinned"]),
         (vec!["delete tube"], vec!["not a joint"]),
+        (vec!["bind"], vec!["no skin to bind"]),
     ] {
         let mut args: Vec<String> =
             vec!["rig".into(), obj.display().to_string(), "--out".into(), out.display().to_string()];

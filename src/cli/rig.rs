@@ -8,6 +8,7 @@ use clap::Args;
 use glam::DVec3;
 
 use super::CliError;
+use crate::bind::{bind_skin, BindOptions};
 use crate::io::{self, Container, ExportOptions};
 use crate::model::Model;
 use crate::rig::skeleton_edit::{
@@ -16,7 +17,7 @@ use crate::rig::skeleton_edit::{
 
 /// The edit grammar, for messages and `--help`.
 const GRAMMAR: &str = "create-skin MESH_NODE ROOT X,Y,Z | add NAME PARENT X,Y,Z | delete JOINT | move JOINT X,Y,Z | \
-     reparent JOINT PARENT|- | rename JOINT NEW_NAME | symmetrize JOINT | orient JOINT";
+     reparent JOINT PARENT|- | rename JOINT NEW_NAME | symmetrize JOINT | orient JOINT | bind";
 
 /// Arguments of `skinlab rig`.
 #[derive(Debug, Args)]
@@ -28,8 +29,9 @@ pub struct RigArgs {
     pub out: PathBuf,
     /// One skeleton edit, applied in the order given: create-skin MESH_NODE ROOT X,Y,Z |
     /// add NAME PARENT X,Y,Z | delete JOINT | move JOINT X,Y,Z | reparent JOINT PARENT|- |
-    /// rename JOINT NEW_NAME | symmetrize JOINT | orient JOINT. Positions are in bind space
-    /// (the mesh's own coordinates); joints are node names or #N.
+    /// rename JOINT NEW_NAME | symmetrize JOINT | orient JOINT | bind (automatic weights for
+    /// every skin, as `skinlab bind`). Positions are in bind space (the mesh's own coordinates);
+    /// joints are node names or #N.
     #[arg(long = "edit", value_name = "EDIT", required = true)]
     pub edits: Vec<String>,
     /// Allow writing over the input model (or a file it uses).
@@ -50,10 +52,23 @@ fn node(model: &Model, key: &str) -> Result<usize, String> {
     model.nodes.find(key).map_err(|e| e.to_string())
 }
 
-/// Applies one `--edit` text to `model`.
-pub fn apply_edit(model: &mut Model, edit: &str) -> Result<SkeletonRecord, String> {
+/// Binds every skin of `model` with automatic weights; returns the edit's label.
+fn bind_all(model: &mut Model) -> Result<String, String> {
+    if model.skins.is_empty() {
+        return Err("the model has no skin to bind (start one with create-skin)".into());
+    }
+    for skin in 0..model.skins.len() {
+        let result = bind_skin(model, skin, &BindOptions::default(), &mut |_| {}).map_err(|e| e.to_string())?;
+        result.apply(model).map_err(|e| e.to_string())?;
+    }
+    Ok("Bind".to_owned())
+}
+
+/// Applies one `--edit` text to `model`; returns the edit's label.
+pub fn apply_edit(model: &mut Model, edit: &str) -> Result<String, String> {
     let tokens: Vec<&str> = edit.split_whitespace().collect();
-    let record = match tokens.as_slice() {
+    let record: Result<SkeletonRecord, _> = match tokens.as_slice() {
+        ["bind"] => return bind_all(model),
         ["create-skin", mesh, root, pos] => create_skin(model, node(model, mesh)?, position(pos)?, root),
         ["add", name, parent, pos] => add_joint(model, node(model, parent)?, position(pos)?, name),
         ["delete", joint] => delete_joint(model, node(model, joint)?),
@@ -65,7 +80,7 @@ pub fn apply_edit(model: &mut Model, edit: &str) -> Result<SkeletonRecord, Strin
         ["orient", joint] => orient_joint(model, node(model, joint)?),
         _ => return Err(format!("expected one of: {GRAMMAR}")),
     };
-    record.map_err(|e| e.to_string())
+    record.map(|r| r.label().to_owned()).map_err(|e| e.to_string())
 }
 
 /// Runs `skinlab rig`.
