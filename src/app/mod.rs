@@ -475,12 +475,9 @@ pub fn initial_state(opts: &EditorOptions) -> Result<EditorState, String> {
         Some(path) => {
             let name =
                 path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
-            if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("obj")) {
-                EditorState::new(crate::io::load_model(path).map_err(|e| e.to_string())?, &name)
-            } else {
-                let (model, source) = crate::io::load_document(path).map_err(|e| e.to_string())?;
-                EditorState::with_document(model, source, &name)
-            }
+            // An OBJ gets a fresh glTF document (io::fresh_document), so it can be saved as glTF.
+            let (model, source) = crate::io::load_document(path).map_err(|e| e.to_string())?;
+            EditorState::with_document(model, source, &name)
         }
         None => EditorState::demo()?,
     };

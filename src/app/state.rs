@@ -495,12 +495,8 @@ impl EditorState {
     }
 
     fn open_model(&mut self, path: &Path) {
-        let is_obj = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("obj"));
-        let loaded = if is_obj {
-            crate::io::load_model(path).map(|m| (m, None))
-        } else {
-            crate::io::load_document(path).map(|(m, d)| (m, Some(d)))
-        };
+        // An OBJ gets a fresh glTF document, so that it can be rigged and saved as glTF.
+        let loaded = crate::io::load_document(path).map(|(m, d)| (m, Some(d)));
         match loaded {
             Ok((model, source)) => {
                 let name =
