@@ -1,5 +1,6 @@
 //! A skeleton built or edited with `rig::skeleton_edit` exports Khronos-valid and re-imports
-//! identical: an OBJ (written here) gets a skin, a root and a child joint; the demo arm loses a
+//! identical: an OBJ (written here) gets a skin, a root and child joints, and is bound with
+//! automatic weights; the demo arm loses a
 //! joint and gains one. Bind positions, hierarchy, names, weights, tails and rolls survive.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
@@ -114,6 +115,14 @@ fn an_obj_gets_a_skeleton_that_round_trips() {
     add_joint(&mut model, child, DVec3::new(4.0, 0.0, 0.0), "hand").unwrap();
     orient_joint(&mut model, root).unwrap();
     orient_joint(&mut model, child).unwrap();
+    // Automatic weights (bone heat) replace the all-on-the-root weights of the new skin.
+    let bound = skinlab::bind::bind_skin(&model, 0, &skinlab::bind::BindOptions::default(), &mut |_| {}).unwrap();
+    bound.apply(&mut model).unwrap();
+    let far = model.meshes[0].primitives[1].influences.as_ref().unwrap();
+    assert!(
+        (0..far.len()).any(|v| far.vertex(v, &model.skins[0].sets).any(|(j, w)| j == 1 && w > 0.5)),
+        "the far group (x from 2 to 4) is weighted mostly to the forearm"
+    );
     let out = dir.path().join("tube.glb");
     export(&model, &source, &out);
     let (back, _) = load_document(&out).unwrap();

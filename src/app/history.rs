@@ -47,6 +47,8 @@ pub struct History {
     redo: Vec<Step>,
     /// The gesture the last recorded step belongs to, if it may be extended.
     open_gesture: Option<u64>,
+    /// Bumped by every change of the history (never reset, so a saved revision stays comparable).
+    revision: u64,
 }
 
 impl History {
@@ -59,6 +61,7 @@ impl History {
         self.undo.push(Step::Pose(before.clone()));
         self.redo.clear();
         self.open_gesture = gesture;
+        self.revision += 1;
     }
 
     /// Records a finished stroke or tool run (empty records are not kept).
@@ -69,6 +72,7 @@ impl History {
         }
         self.undo.push(Step::Paint(record));
         self.redo.clear();
+        self.revision += 1;
     }
 
     /// Records a finished model edit; `pose` is the pose shown before it (restored by undo).
@@ -76,6 +80,7 @@ impl History {
         self.open_gesture = None;
         self.undo.push(Step::Model(Box::new(edit), pose.clone()));
         self.redo.clear();
+        self.revision += 1;
     }
 
     /// Ends any open gesture, so the next edit records a new step.
@@ -88,6 +93,7 @@ impl History {
     pub fn undo(&mut self, current: &Pose, model: impl FnOnce(Edit<'_>)) -> Option<Undone> {
         let step = self.undo.pop()?;
         self.open_gesture = None;
+        self.revision += 1;
         let (step, undone) = Self::traverse(step, current, model);
         self.redo.push(step);
         Some(undone)
@@ -98,6 +104,7 @@ impl History {
     pub fn redo(&mut self, current: &Pose, model: impl FnOnce(Edit<'_>)) -> Option<Undone> {
         let step = self.redo.pop()?;
         self.open_gesture = None;
+        self.revision += 1;
         let (step, undone) = Self::traverse(step, current, model);
         self.undo.push(step);
         Some(undone)
@@ -132,7 +139,21 @@ impl History {
 
     /// Forgets everything (a new model was loaded).
     pub fn clear(&mut self) {
-        *self = Self::default();
+        let revision = self.revision + 1;
+        *self = Self { revision, ..Self::default() };
+    }
+
+    /// Changes with every recorded, undone or redone step and every [`History::clear`]: equal
+    /// revisions mean the same edits (what autosave and the unsaved-work check compare).
+    #[must_use]
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// Paint strokes and tool runs that can be undone (what "unsaved strokes" counts).
+    #[must_use]
+    pub fn paint_steps(&self) -> usize {
+        self.undo.iter().filter(|s| matches!(s, Step::Paint(_))).count()
     }
 }
 

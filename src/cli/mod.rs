@@ -12,6 +12,7 @@ pub mod info;
 pub mod open;
 #[cfg(feature = "gui")]
 pub mod render;
+pub mod rig;
 pub mod weights;
 
 use std::path::{Path, PathBuf};
@@ -60,6 +61,9 @@ pub enum Command {
     Bind(bind::BindArgs),
     /// Weight quality: compare two weightings of the same meshes, or evaluate one alone.
     Weights(weights::WeightsArgs),
+    /// Edit or build a skeleton (add, delete, move, reparent, rename, symmetrize, orient joints;
+    /// create a skin on an unskinned mesh) and export the result.
+    Rig(rig::RigArgs),
 }
 
 /// How the pose is chosen: a pose file, an animation sample, or the rest pose.
@@ -157,6 +161,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Bench(args)) => bench::run(&args),
         Some(Command::Bind(args)) => bind::run(&args),
         Some(Command::Weights(args)) => weights::run(&args),
+        Some(Command::Rig(args)) => rig::run(&args),
         Some(Command::Export(args)) => export::run(&args),
         Some(Command::Demo(args)) => demo::run(&args),
         #[cfg(feature = "gui")]

@@ -42,6 +42,9 @@ pub struct OpenArgs {
     /// always open in it).
     #[arg(long, conflicts_with = "paint")]
     pub rig: bool,
+    /// Restore the newest unsaved work left by an editor that did not quit, without asking.
+    #[arg(long)]
+    pub recover: bool,
     /// Draw N frames, save the window as PATH (PNG), and quit.
     #[arg(long, num_args = 2, value_names = ["N", "PATH"])]
     pub screenshot_after_frames: Option<Vec<String>>,
@@ -69,6 +72,7 @@ pub fn run(args: &OpenArgs) -> Result<(), CliError> {
         select: args.select.clone(),
         paint: args.paint,
         rig: args.rig,
+        recover: args.recover,
         screenshot,
     };
     crate::app::run(opts)?;

@@ -409,6 +409,7 @@ impl EditorState {
                 let n = self.edited.len();
                 self.edited.clear();
                 self.rig.unsaved = 0;
+                self.clean_revision = Some(self.history.revision());
                 self.save_path = Some(path.to_path_buf());
                 self.set_info(format!("saved {} ({n} edited vertices){}", path.display(), self.weld_warning()));
             }

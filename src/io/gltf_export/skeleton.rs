@@ -165,6 +165,22 @@ impl Exporter<'_> {
                     Some(None) => false,
                     None => true,
                 });
+                // Samplers only the dropped channels used go too (their accessors become garbage).
+                let used: Vec<usize> = {
+                    let mut u: Vec<usize> = channels.iter().filter_map(|c| index(c.get("sampler"))).collect();
+                    u.sort_unstable();
+                    u.dedup();
+                    u
+                };
+                for c in channels.iter_mut() {
+                    if let Some(new) = index(c.get("sampler")).and_then(|s| used.binary_search(&s).ok()) {
+                        c["sampler"] = json!(new);
+                    }
+                }
+                if let Some(samplers) = anim.get_mut("samplers").and_then(Value::as_array_mut) {
+                    let old = std::mem::take(samplers);
+                    *samplers = old.into_iter().enumerate().filter(|(i, _)| used.contains(i)).map(|(_, s)| s).collect();
+                }
             }
             anims.retain(|a| a.get("channels").and_then(Value::as_array).is_some_and(|c| !c.is_empty()));
             if anims.is_empty() {

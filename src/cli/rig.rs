@@ -1,0 +1,103 @@
+//! `skinlab rig`: skeleton edits from the command line, applied in order to a model (glTF or
+//! OBJ) and exported as `.glb`/`.gltf`: the scriptable twin of the editor's Rig mode. Each
+//! `--edit` is one operation of `rig::skeleton_edit`; joints are named by node name or `#N`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use glam::DVec3;
+
+use super::CliError;
+use crate::bind::{bind_skin, BindOptions};
+use crate::io::{self, Container, ExportOptions};
+use crate::model::Model;
+use crate::rig::skeleton_edit::{
+    add_joint, create_skin, delete_joint, move_joint, orient_joint, rename_node, reparent, symmetrize, SkeletonRecord,
+};
+
+/// The edit grammar, for messages and `--help`.
+const GRAMMAR: &str = "create-skin MESH_NODE ROOT X,Y,Z | add NAME PARENT X,Y,Z | delete JOINT | move JOINT X,Y,Z | \
+     reparent JOINT PARENT|- | rename JOINT NEW_NAME | symmetrize JOINT | orient JOINT | bind";
+
+/// Arguments of `skinlab rig`.
+#[derive(Debug, Args)]
+pub struct RigArgs {
+    /// The model (.gltf, .glb or .obj).
+    pub model: PathBuf,
+    /// The file to write: .glb or .gltf.
+    #[arg(long, value_name = "OUT.glb|OUT.gltf")]
+    pub out: PathBuf,
+    /// One skeleton edit, applied in the order given: create-skin MESH_NODE ROOT X,Y,Z |
+    /// add NAME PARENT X,Y,Z | delete JOINT | move JOINT X,Y,Z | reparent JOINT PARENT|- |
+    /// rename JOINT NEW_NAME | symmetrize JOINT | orient JOINT | bind (automatic weights for
+    /// every skin, as `skinlab bind`). Positions are in bind space (the mesh's own coordinates);
+    /// joints are node names or #N.
+    #[arg(long = "edit", value_name = "EDIT", required = true)]
+    pub edits: Vec<String>,
+    /// Allow writing over the input model (or a file it uses).
+    #[arg(long)]
+    pub force: bool,
+}
+
+fn position(token: &str) -> Result<DVec3, String> {
+    let parts: Vec<&str> = token.split(',').collect();
+    let nums: Vec<f64> = parts.iter().filter_map(|p| p.trim().parse::<f64>().ok()).collect();
+    match nums.as_slice() {
+        [x, y, z] if parts.len() == 3 && nums.iter().all(|v| v.is_finite()) => Ok(DVec3::new(*x, *y, *z)),
+        _ => Err(format!("{token:?} is not a position X,Y,Z of three finite numbers")),
+    }
+}
+
+fn node(model: &Model, key: &str) -> Result<usize, String> {
+    model.nodes.find(key).map_err(|e| e.to_string())
+}
+
+/// Binds every skin of `model` with automatic weights; returns the edit's label.
+fn bind_all(model: &mut Model) -> Result<String, String> {
+    if model.skins.is_empty() {
+        return Err("the model has no skin to bind (start one with create-skin)".into());
+    }
+    for skin in 0..model.skins.len() {
+        let result = bind_skin(model, skin, &BindOptions::default(), &mut |_| {}).map_err(|e| e.to_string())?;
+        result.apply(model).map_err(|e| e.to_string())?;
+    }
+    Ok("Bind".to_owned())
+}
+
+/// Applies one `--edit` text to `model`; returns the edit's label.
+pub fn apply_edit(model: &mut Model, edit: &str) -> Result<String, String> {
+    let tokens: Vec<&str> = edit.split_whitespace().collect();
+    let record: Result<SkeletonRecord, _> = match tokens.as_slice() {
+        ["bind"] => return bind_all(model),
+        ["create-skin", mesh, root, pos] => create_skin(model, node(model, mesh)?, position(pos)?, root),
+        ["add", name, parent, pos] => add_joint(model, node(model, parent)?, position(pos)?, name),
+        ["delete", joint] => delete_joint(model, node(model, joint)?),
+        ["move", joint, pos] => move_joint(model, node(model, joint)?, position(pos)?),
+        ["reparent", joint, "-"] => reparent(model, node(model, joint)?, None),
+        ["reparent", joint, parent] => reparent(model, node(model, joint)?, Some(node(model, parent)?)),
+        ["rename", joint, name] => rename_node(model, node(model, joint)?, name),
+        ["symmetrize", joint] => symmetrize(model, node(model, joint)?),
+        ["orient", joint] => orient_joint(model, node(model, joint)?),
+        _ => return Err(format!("expected one of: {GRAMMAR}")),
+    };
+    record.map(|r| r.label().to_owned()).map_err(|e| e.to_string())
+}
+
+/// Runs `skinlab rig`.
+pub fn run(args: &RigArgs) -> Result<(), CliError> {
+    let container = Container::for_path(&args.out, false).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    let (mut model, source) = io::load_document(&args.model)?;
+    let mut done = Vec::new();
+    for edit in &args.edits {
+        let label = apply_edit(&mut model, edit).map_err(|e| super::one_line(&format!("--edit {edit:?}: {e}")))?;
+        done.push(label);
+    }
+    let options = ExportOptions { container, overwrite_source: args.force, ..ExportOptions::default() };
+    let report = io::export_model(&model, &source, &options, &args.out)?;
+    for (path, bytes) in &report.files {
+        println!("wrote {} ({bytes} bytes)", path.display());
+    }
+    let joints: usize = model.skins.iter().map(|s| s.joints.len()).sum();
+    println!("{} edits ({}); {} skins, {joints} joints", done.len(), done.join(", "), model.skins.len());
+    Ok(())
+}
