@@ -37,7 +37,8 @@ pub struct CompareArgs {
     /// The compared weighting of the same meshes, for example automatic weights.
     pub compared: PathBuf,
     /// Poses of the deformation distance: auto = every clip at 10 evenly spaced times, or 10
-    /// random poses (seed 1, every joint 0-45° about a random axis) when the model has no clip.
+    /// random poses (seed 1, every joint 0-45° about a random axis) when the model has no clip;
+    /// note = the random poses plus 5 times of the first clip (shared/notes/blender-autoweights.md).
     #[arg(long, value_enum, default_value_t = PoseSet::Auto)]
     pub poses: PoseSet,
     /// Print JSON instead of text.
