@@ -110,10 +110,10 @@ pub fn run(args: &ExportArgs) -> Result<(), CliError> {
         summary.push(format!("baked {} skinned mesh nodes ({})", report.baked_nodes, args.method));
     }
     for (path, bytes) in &report.files {
-        println!("wrote {} ({bytes} bytes)", path.display());
+        crate::outln!("wrote {} ({bytes} bytes)", path.display());
     }
     if !summary.is_empty() {
-        println!("{}", summary.join("; "));
+        crate::outln!("{}", summary.join("; "));
     }
     Ok(())
 }
