@@ -2,6 +2,7 @@
 //! spherical blend skinning. This library is the GUI-free core (model, rig, skinning, io) plus
 //! the command line; see ARCHITECTURE.md for the map.
 
+pub mod analysis;
 #[cfg(feature = "gui")]
 pub mod app;
 pub mod bandwidth;

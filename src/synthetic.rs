@@ -90,6 +90,7 @@ impl SyntheticRig {
                 rest: NodeTransform::Trs(Trs { translation: offset[j], ..Trs::default() }),
                 mesh: None,
                 skin: None,
+                ..Node::default()
             })
             .collect();
         nodes.push(Node {
@@ -99,6 +100,7 @@ impl SyntheticRig {
             rest: NodeTransform::Trs(Trs::default()),
             mesh: Some(0),
             skin: Some(0),
+            ..Node::default()
         });
         let tree = NodeTree::new(nodes, vec![0, j_count]);
 

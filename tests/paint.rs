@@ -39,6 +39,7 @@ fn small_model(weights: &[&[(u16, f32)]]) -> Model {
             rest: NodeTransform::Trs(Trs::default()),
             mesh: None,
             skin: None,
+            ..Node::default()
         })
         .collect();
     nodes.push(Node {
@@ -48,6 +49,7 @@ fn small_model(weights: &[&[(u16, f32)]]) -> Model {
         rest: NodeTransform::Trs(Trs::default()),
         mesh: Some(0),
         skin: Some(0),
+        ..Node::default()
     });
     let positions: Vec<Vec3> = (0..6).map(|i| Vec3::new((i % 3) as f32, (i / 3) as f32, 0.0)).collect();
     let verts: Vec<VertexInfluences> = weights.iter().map(|w| VertexInfluences { pairs: w.to_vec() }).collect();

@@ -10,6 +10,7 @@ pub mod info;
 pub mod open;
 #[cfg(feature = "gui")]
 pub mod render;
+pub mod weights;
 
 use std::path::{Path, PathBuf};
 
@@ -53,6 +54,8 @@ pub enum Command {
     Info(info::InfoArgs),
     /// Time LBS, DQS and SBS frames on a model or a synthetic rig (and the memory-bandwidth bound).
     Bench(bench::BenchArgs),
+    /// Weight quality: compare two weightings of the same meshes, or evaluate one alone.
+    Weights(weights::WeightsArgs),
 }
 
 /// How the pose is chosen: a pose file, an animation sample, or the rest pose.
@@ -166,6 +169,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Deform(args)) => deform::run(&args),
         Some(Command::Info(args)) => info::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),
+        Some(Command::Weights(args)) => weights::run(&args),
         Some(Command::Export(args)) => export::run(&args),
         Some(Command::Demo(args)) => demo::run(&args),
         #[cfg(feature = "gui")]

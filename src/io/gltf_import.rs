@@ -433,9 +433,18 @@ fn import_nodes(doc: &gltf::Document) -> Result<Vec<Node>, String> {
                 rest,
                 mesh: n.mesh().map(|m| m.index()),
                 skin: n.skin().map(|s| s.index()),
+                bone_tail: None,
+                bone_roll: None,
+                source: Some(n.index()),
             }
         })
         .collect();
+    for (n, node) in doc.nodes().zip(nodes.iter_mut()) {
+        let (tail, roll) = super::bone_extras::read_bone(n.extras().as_deref().map(|r| r.get()))
+            .map_err(|e| format!("node {}: {e}", n.index()))?;
+        node.bone_tail = tail;
+        node.bone_roll = roll;
+    }
     for p in 0..nodes.len() {
         for c in nodes[p].children.clone() {
             if c == p {

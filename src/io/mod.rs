@@ -3,6 +3,7 @@
 
 pub mod accessor;
 pub mod atomic_write;
+pub mod bone_extras;
 pub mod error;
 pub mod glb;
 pub mod gltf_export;

@@ -206,6 +206,34 @@ impl JointSetTable {
         self.slots = slots;
     }
 
+    /// Renumbers every set after joint `removed` left the skin's joint list: members above it
+    /// move down by one, and `removed` itself becomes `replacement` (given in the new numbering;
+    /// `None` drops it). Rows stay sorted and distinct and every set id is kept, so the stored
+    /// words of vertices that did not use `removed` stay valid; vertices that did must be laid out
+    /// again ([`Influences::set_vertex`]). Where two rows end up equal, lookups find the first.
+    pub fn remove_joint(&mut self, removed: u16, replacement: Option<u16>) {
+        let mut index = HashMap::with_capacity(self.index.len());
+        for (id, row) in self.members.chunks_exact_mut(self.slots).enumerate() {
+            let len = self.lens[id] as usize;
+            let mut joints: Vec<u16> = row[..len]
+                .iter()
+                .filter_map(|&j| match j.cmp(&removed) {
+                    std::cmp::Ordering::Less => Some(j),
+                    std::cmp::Ordering::Equal => replacement,
+                    std::cmp::Ordering::Greater => Some(j - 1),
+                })
+                .collect();
+            joints.sort_unstable();
+            joints.dedup();
+            let pad = joints.first().copied().unwrap_or(0);
+            row.fill(pad);
+            row[..joints.len()].copy_from_slice(&joints);
+            self.lens[id] = joints.len() as u8;
+            index.entry(joints).or_insert(id as u32);
+        }
+        self.index = index;
+    }
+
     /// Counts of sets by kind: (non-empty distinct sets, non-trivial sets). A set is trivial when
     /// it has one joint or two joints that are parent and child (SBS paper, Table 2).
     #[must_use]

@@ -49,6 +49,12 @@ pub enum NodeTransform {
     Matrix(DMat4),
 }
 
+impl Default for NodeTransform {
+    fn default() -> Self {
+        Self::Trs(Trs::default())
+    }
+}
+
 impl NodeTransform {
     /// The local matrix `parent_from_node`.
     #[must_use]
@@ -70,7 +76,7 @@ impl NodeTransform {
 }
 
 /// One node of the tree.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Node {
     /// The node's name in the file, if any.
     pub name: Option<String>,
@@ -84,6 +90,15 @@ pub struct Node {
     pub mesh: Option<usize>,
     /// Skin index, if the node's mesh is skinned.
     pub skin: Option<usize>,
+    /// Where the joint's bone ends, in the node's own frame (Blender's tail; glTF has none, so
+    /// it travels in the node's `extras`). `None`: derived from the children when needed.
+    pub bone_tail: Option<DVec3>,
+    /// Blender's bone roll in radians: the twist of the node's frame about its head-to-tail axis
+    /// relative to Blender's default frame for that axis (`rig::bone` computes it). Kept in extras.
+    pub bone_roll: Option<f64>,
+    /// The node's index in the file it was imported from; `None` for nodes made in the editor
+    /// (the exporter carries the file's node object, cameras and extensions included, over).
+    pub source: Option<usize>,
 }
 
 /// Why a node key (a name or `#N`) names no single node.

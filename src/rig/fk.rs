@@ -40,6 +40,7 @@ mod tests {
             rest: NodeTransform::Trs(Trs { translation: t, ..Trs::default() }),
             mesh: None,
             skin: None,
+            ..Node::default()
         }
     }
 

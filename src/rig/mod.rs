@@ -1,9 +1,12 @@
-//! Posing a model: per-node overrides of the rest transforms, forward kinematics to skin
-//! matrices, animation sampling, and the pose-file format of the contract.
+//! Posing and rigging a model: per-node overrides of the rest transforms, forward kinematics to
+//! skin matrices, animation sampling, the pose-file format of the contract, bone shapes and
+//! skeleton edits (joints added, deleted, moved, reparented, mirrored; skins created).
 
+pub mod bone;
 pub mod fk;
 pub mod pose;
 pub mod pose_file;
 pub mod sample;
+pub mod skeleton_edit;
 
 pub use pose::{JointOverride, Pose};

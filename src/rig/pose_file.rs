@@ -179,6 +179,7 @@ mod tests {
             rest: NodeTransform::Trs(Trs::default()),
             mesh: None,
             skin: None,
+            ..Node::default()
         };
         NodeTree::new(vec![node(Some("Arm")), node(Some("Dup")), node(Some("Dup")), node(None)], vec![0, 1, 2, 3])
     }

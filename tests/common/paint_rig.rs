@@ -55,6 +55,7 @@ pub fn cylinder_rig(rings: usize, segments: usize, side: usize, slots: usize) ->
             rest: NodeTransform::Trs(Trs { translation: DVec3::new(local_x, 0.0, 0.0), ..Trs::default() }),
             mesh: None,
             skin: None,
+            ..Node::default()
         });
     }
     for k in 0..n_joints {
@@ -69,6 +70,7 @@ pub fn cylinder_rig(rings: usize, segments: usize, side: usize, slots: usize) ->
         rest: NodeTransform::Trs(Trs::default()),
         mesh: Some(0),
         skin: Some(0),
+        ..Node::default()
     });
     let tree = NodeTree::new(nodes, vec![side, n_joints]);
 

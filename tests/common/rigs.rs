@@ -43,6 +43,7 @@ pub fn build(joints: &[JointSpec], mesh: &MeshSpec) -> Model {
             rest: NodeTransform::Trs(js.rest),
             mesh: None,
             skin: None,
+            ..Node::default()
         })
         .collect();
     for i in 0..j {
@@ -57,6 +58,7 @@ pub fn build(joints: &[JointSpec], mesh: &MeshSpec) -> Model {
         rest: NodeTransform::Trs(Trs::default()),
         mesh: Some(0),
         skin: Some(0),
+        ..Node::default()
     });
     let mut roots: Vec<usize> = (0..j).filter(|&i| joints[i].parent.is_none()).collect();
     roots.push(j);

@@ -1,0 +1,16 @@
+//! Weight-quality analysis, GUI-free: how close one weighting of a model's meshes is to another
+//! (weight L1, influence precision and recall, deformation distance over poses) and the measures
+//! that need no reference (influence histogram, smoothness energy, volume kept at a 90° bend).
+//! `skinlab weights compare` and `skinlab weights evaluate` print these; the quality table in
+//! BENCHMARKS.md is made from them.
+
+pub mod deformation;
+pub mod matching;
+pub mod metrics;
+pub mod poses;
+pub mod report;
+pub mod smoothness;
+pub mod volume;
+
+pub use matching::{carry_weights, weights_of, with_weights, MatchError, MeshWeights, VertexWeights};
+pub use report::{compare, evaluate, Comparison, Evaluation};

@@ -1,0 +1,109 @@
+//! Edits of where a joint is and how it is turned: move its bind position, orient it to aim at
+//! its child. Children and the mesh stay where they are.
+
+use glam::{DMat3, DMat4, DQuat, DVec3};
+
+use super::{
+    bind_frame, check_joint, describe, keep_rest_offsets, local_for_global, record_edit, rest_globals, rest_offsets,
+    set_local, SkeletonEditError, SkeletonRecord,
+};
+use crate::model::{Model, NodeTree};
+use crate::rig::bone::roll_of_frame;
+
+/// Gives every child of `node` the local transform that keeps its rest global `globals[c]` under
+/// the node's new rest global `node_global`.
+fn children_stay(tree: &mut NodeTree, globals: &[DMat4], node: usize, node_global: DMat4) {
+    let inv = node_global.inverse();
+    for c in tree.nodes[node].children.clone() {
+        set_local(&mut tree.nodes[c], inv * globals[c]);
+    }
+}
+
+/// The rest global of `node` from its parent's rest global and its (new) local transform.
+fn global_of(tree: &NodeTree, globals: &[DMat4], node: usize) -> DMat4 {
+    let local = tree.nodes[node].rest.to_matrix();
+    tree.nodes[node].parent.map_or(local, |p| globals[p] * local)
+}
+
+/// Moves joint `node` to `pos_in_bind` in the bind space of its first skin. Only its translation
+/// changes; its children keep their rest globals (so their bind positions), its inverse bind
+/// matrices follow, and the mesh does not move in the rest pose.
+pub fn move_joint(model: &mut Model, node: usize, pos_in_bind: DVec3) -> Result<SkeletonRecord, SkeletonEditError> {
+    check_joint(model, node)?;
+    if !pos_in_bind.is_finite() {
+        return Err(SkeletonEditError::NotFinite(describe(&model.nodes, node)));
+    }
+    record_edit(model, "Move Joint", |model, _| {
+        let globals = rest_globals(&model.nodes);
+        let offsets = rest_offsets(model, &globals);
+        let (_, offset) = bind_frame(model, &globals, node).ok_or(SkeletonEditError::NoSuchNode(node))?;
+        let world = offset.transform_point3(pos_in_bind);
+        let mut global = globals[node];
+        global.w_axis = world.extend(1.0);
+        let local = local_for_global(&model.nodes, &globals, node, global);
+        set_local(&mut model.nodes.nodes[node], local);
+        let actual = global_of(&model.nodes, &globals, node);
+        children_stay(&mut model.nodes, &globals, node, actual);
+        keep_rest_offsets(model, &globals, &offsets);
+        Ok(())
+    })
+}
+
+/// The bind-space point joint `node` aims at: the centroid of its children that are joints of
+/// a skin (of all its children when none is), else its explicit tail.
+fn aim_target(model: &Model, globals: &[DMat4], node: usize, offset: DMat4) -> Option<DVec3> {
+    let children = &model.nodes.nodes[node].children;
+    let joints: Vec<usize> =
+        children.iter().copied().filter(|&c| model.skins.iter().any(|s| s.joints.contains(&c))).collect();
+    let pick = if joints.is_empty() { children.clone() } else { joints };
+    if pick.is_empty() {
+        let tail = model.nodes.nodes[node].bone_tail?;
+        return Some(offset.inverse().transform_point3(globals[node].transform_point3(tail)));
+    }
+    let to_bind = offset.inverse();
+    let sum: DVec3 = pick.iter().map(|&c| to_bind.transform_point3(globals[c].transform_point3(DVec3::ZERO))).sum();
+    Some(sum / pick.len() as f64)
+}
+
+/// Turns joint `node` so that its +Y axis (the bone axis of Blender and its glTF exporter) aims
+/// at its children's centroid (or its tail when it has no child), by the smallest rotation that
+/// does it, so the twist about the bone (the roll) is kept. Its children and the mesh stay in
+/// place; the node's tail and roll are set to the new bone (tail at the target, roll of the new
+/// frame, see `rig::bone`).
+pub fn orient_joint(model: &mut Model, node: usize) -> Result<SkeletonRecord, SkeletonEditError> {
+    check_joint(model, node)?;
+    let globals = rest_globals(&model.nodes);
+    let (frame, offset) = bind_frame(model, &globals, node).ok_or(SkeletonEditError::NoSuchNode(node))?;
+    let target = aim_target(model, &globals, node, offset)
+        .ok_or_else(|| SkeletonEditError::NothingToAim(describe(&model.nodes, node)))?;
+    let head = frame.transform_point3(DVec3::ZERO);
+    let scale = frame.transform_vector3(DVec3::Y).length().max(f64::MIN_POSITIVE);
+    let to_target = target - head;
+    if to_target.length() <= 1e-9 * scale.max(head.length()) || !to_target.is_finite() {
+        return Err(SkeletonEditError::ZeroLengthBone(describe(&model.nodes, node)));
+    }
+    record_edit(model, "Orient Joint", |model, _| {
+        let offsets = rest_offsets(model, &globals);
+        let basis = DMat3::from_mat4(frame);
+        let swing = DQuat::from_rotation_arc(basis.y_axis.normalize(), to_target.normalize());
+        let new_basis = DMat3::from_quat(swing) * basis;
+        let new_frame = DMat4::from_cols(
+            new_basis.x_axis.extend(0.0),
+            new_basis.y_axis.extend(0.0),
+            new_basis.z_axis.extend(0.0),
+            head.extend(1.0),
+        );
+        let local = local_for_global(&model.nodes, &globals, node, offset * new_frame);
+        set_local(&mut model.nodes.nodes[node], local);
+        let actual = global_of(&model.nodes, &globals, node);
+        children_stay(&mut model.nodes, &globals, node, actual);
+        let tail = actual.inverse().transform_point3(offset.transform_point3(target));
+        let rotation =
+            DMat3::from_cols(new_basis.x_axis.normalize(), new_basis.y_axis.normalize(), new_basis.z_axis.normalize());
+        let n = &mut model.nodes.nodes[node];
+        n.bone_tail = Some(tail);
+        n.bone_roll = Some(roll_of_frame(rotation));
+        keep_rest_offsets(model, &globals, &offsets);
+        Ok(())
+    })
+}
