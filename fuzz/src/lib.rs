@@ -107,17 +107,12 @@ pub fn weights(data: &[u8]) {
 /// at the end the re-skinned buffers equal a full deformation and undoing everything restores the
 /// original weights bit for bit.
 pub fn paint(data: &[u8]) {
-    let (original, _) = demo();
+    let k = usize::from(data.first().copied().unwrap_or(0)) % 3;
+    let (method, start) = (SkinningMethod::ALL[k], &painting()[k]);
+    let (original, topology, pose) = (&start.model, &start.topology, &start.pose);
     let mut model = original.clone();
-    let topology = ModelTopology::new(&model);
-    let mut pose = Pose::rest();
-    for node in 0..model.nodes.len() {
-        pose.set_rotation(node, DQuat::from_axis_angle(DVec3::new(0.3, 0.5, 0.8).normalize(), 0.4));
-    }
-    let method = SkinningMethod::ALL[usize::from(data.first().copied().unwrap_or(0)) % 3];
-    let mut deformer = Deformer::new();
-    let mut out = Vec::new();
-    deformer.deform_all(&model, &pose, method, &mut out);
+    let mut deformer = start.deformer.clone();
+    let mut out = start.out.clone();
     let mut rules = WeightRules::default();
     let mut records: Vec<StrokeRecord> = Vec::new();
     let mut bytes = Bytes(data.get(1..).unwrap_or_default());
@@ -168,14 +163,14 @@ pub fn paint(data: &[u8]) {
                     &mut touches,
                 );
                 let dab = Dab { joint, brush: &brush, radius, touches: &touches };
-                let Ok(outcome) = apply_dab(&mut model, target, &dab, &rules, &topology, &mut record) else {
+                let Ok(outcome) = apply_dab(&mut model, target, &dab, &rules, topology, &mut record) else {
                     continue;
                 };
                 for &v in &outcome.touched {
                     let ws = vertex_weights(&model, v as usize);
                     assert!(is_valid(&ws) && ws.len() <= rules.limit(), "vertex {v} after a dab: {ws:?}");
                 }
-                skinlab::paint::reskin_after_dab(&mut deformer, &model, &pose, target, &outcome, &mut out);
+                skinlab::paint::reskin_after_dab(&mut deformer, &model, pose, target, &outcome, &mut out);
             }
             5 => {
                 let outcome = match bytes.below(4) {
@@ -186,7 +181,7 @@ pub fn paint(data: &[u8]) {
                         &mut model,
                         skin,
                         &rules,
-                        &topology,
+                        topology,
                         bytes.unit(),
                         bytes.below(3),
                         &mut record,
@@ -208,7 +203,7 @@ pub fn paint(data: &[u8]) {
             }
         }
         if layout_changed || !record.is_empty() && op % 8 == 5 {
-            deformer.deform_all(&model, &pose, method, &mut out);
+            deformer.deform_all(&model, pose, method, &mut out);
         }
         if !record.is_empty() {
             records.push(record);
@@ -216,7 +211,7 @@ pub fn paint(data: &[u8]) {
     }
     check_all_valid(&model, 16);
     let mut fresh = Vec::new();
-    Deformer::new().deform_all(&model, &pose, method, &mut fresh);
+    Deformer::new().deform_all(&model, pose, method, &mut fresh);
     assert!(out == fresh, "re-skinned buffers differ from a full deformation");
     for record in records.iter().rev() {
         record.undo(&mut model);
@@ -230,6 +225,37 @@ fn demo() -> &'static (Model, SourceDocument) {
     DEMO.get_or_init(|| match load_document_from_bytes(&skinlab::demo::demo_glb(), Path::new("demo_arm.glb")) {
         Ok(loaded) => loaded,
         Err(e) => panic!("the demo arm does not load: {e}"),
+    })
+}
+
+/// The paint harness's starting point, per method: the demo arm, its brush topology, the pose and
+/// a deformer prepared for it with its output (built once; each input clones what it changes).
+struct PaintStart {
+    model: Model,
+    topology: ModelTopology,
+    pose: Pose,
+    deformer: Deformer,
+    out: Vec<Vec<skinlab::skinning::DeformedPrimitive>>,
+}
+
+fn painting() -> &'static [PaintStart] {
+    static START: OnceLock<Vec<PaintStart>> = OnceLock::new();
+    START.get_or_init(|| {
+        let model = demo().0.clone();
+        let topology = ModelTopology::new(&model);
+        let mut pose = Pose::rest();
+        for node in 0..model.nodes.len() {
+            pose.set_rotation(node, DQuat::from_axis_angle(DVec3::new(0.3, 0.5, 0.8).normalize(), 0.4));
+        }
+        SkinningMethod::ALL
+            .into_iter()
+            .map(|method| {
+                let mut deformer = Deformer::new();
+                let mut out = Vec::new();
+                deformer.deform_all(&model, &pose, method, &mut out);
+                PaintStart { model: model.clone(), topology: topology.clone(), pose: pose.clone(), deformer, out }
+            })
+            .collect()
     })
 }
 
