@@ -101,7 +101,7 @@ fn gather(
         &out[0][0].positions,
         &out[0][0].normals,
         &prim.triangles,
-        &topo.prims[0][0].adjacency,
+        topo.surface.adjacency(),
         &options,
         &mut SurfaceScratch::default(),
         touches,
@@ -130,7 +130,7 @@ fn bench_dab(c: &mut Criterion, method: SkinningMethod, mode: BlendMode) {
                     &out[0][0].positions,
                     &out[0][0].normals,
                     &prim.triangles,
-                    &s.topo.prims[0][0].adjacency,
+                    s.topo.surface.adjacency(),
                     &options,
                     &mut scratch,
                     &mut touches,
@@ -138,7 +138,7 @@ fn bench_dab(c: &mut Criterion, method: SkinningMethod, mode: BlendMode) {
                 let mut record = StrokeRecord::new("bench");
                 let dab = Dab { joint, brush: &brush, radius: s.radius, touches: &touches };
                 let outcome = apply_dab(&mut model, TARGET, &dab, &rules, &s.topo, &mut record).expect("dab");
-                reskin_after_dab(&mut deformer, &model, &s.pose, TARGET, &outcome, &mut out);
+                reskin_after_dab(&mut deformer, &model, &s.pose, &outcome, &mut out);
                 black_box((outcome.touched.len(), out, record.len(), model, deformer))
             },
             BatchSize::LargeInput,

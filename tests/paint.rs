@@ -15,8 +15,8 @@ use skinlab::model::{
 };
 use skinlab::paint::normalize::is_valid;
 use skinlab::paint::{
-    apply_dab, footprint, pick, reskin_after_dab, tools, BlendMode, BrushSettings, Dab, DabTarget, Falloff,
-    FootprintOptions, ModelTopology, Ray, StrokeRecord, SurfaceScratch, Touch, View, WeightRules,
+    apply_dab, apply_surface_dab, footprint, pick, reskin_after_dab, tools, BlendMode, BrushSettings, Dab, DabTarget,
+    Falloff, FootprintOptions, ModelTopology, Ray, StrokeRecord, SurfaceScratch, Touch, View, WeightRules,
 };
 use skinlab::rig::Pose;
 use skinlab::skinning::{DeformedPrimitive, Deformer, SkinningMethod};
@@ -257,8 +257,9 @@ fn tools_clean_limit_normalize_and_smooth() {
     ];
     let rules = WeightRules::default();
     let mut m = small_model(&w);
+    let topo = ModelTopology::new(&m);
     let mut rec = StrokeRecord::new("clean");
-    let out = tools::clean(&mut m, 0, &rules, 0.05, &mut rec).unwrap();
+    let out = tools::clean(&mut m, &topo, &rules, 0.05, &mut rec).unwrap();
     assert_eq!(out.changed, 2);
     assert_weights(&m, 0, &[(B, 0.9 / 0.98), (C, 0.08 / 0.98)]);
     assert_weights(&m, 4, &[(C, 1.0)]);
@@ -268,14 +269,14 @@ fn tools_clean_limit_normalize_and_smooth() {
 
     let limit2 = WeightRules { limit: 2, ..WeightRules::default() };
     let mut rec = StrokeRecord::new("limit");
-    let out = tools::limit_total(&mut m, 0, &limit2, &mut rec).unwrap();
+    let out = tools::limit_total(&mut m, &topo, &limit2, &mut rec).unwrap();
     assert_eq!(out.changed, 2);
     assert_weights(&m, 0, &[(B, 0.9 / 0.98), (C, 0.08 / 0.98)]);
     assert_eq!(weights(&m, 1).len(), 2);
     assert!(is_valid(&weights(&m, 1)));
 
     let mut rec = StrokeRecord::new("normalize");
-    let out = tools::normalize_all(&mut m, 0, &rules, &mut rec).unwrap();
+    let out = tools::normalize_all(&mut m, &topo, &rules, &mut rec).unwrap();
     assert!(out.changed <= 6);
     for v in 0..6 {
         assert!(is_valid(&weights(&m, v)));
@@ -289,7 +290,7 @@ fn tools_clean_limit_normalize_and_smooth() {
     let before_a: Vec<f32> =
         (0..6).map(|v| skinlab::paint::display::joint_weight(influences(&m), &m.skins[0].sets, v, A)).collect();
     let mut rec = StrokeRecord::new("smooth all");
-    let out = tools::smooth_all(&mut m, 0, &locked, &topo, 0.5, 10, &mut rec).unwrap();
+    let out = tools::smooth_all(&mut m, &topo, &locked, 0.5, 10, &mut rec).unwrap();
     assert!(out.changed > 0);
     for v in 0..6 {
         let ws = weights(&m, v);
@@ -403,14 +404,14 @@ fn stroke_at(
         &deformed.positions,
         &deformed.normals,
         &prim.triangles,
-        &topo.prims[0][0].adjacency,
+        topo.surface.adjacency(),
         &options,
         &mut SurfaceScratch::default(),
         &mut touches,
     );
     let outcome =
         apply_dab(model, TARGET, &Dab { joint, brush: b, radius, touches: &touches }, rules, topo, record).unwrap();
-    reskin_after_dab(deformer, model, pose, TARGET, &outcome, out);
+    reskin_after_dab(deformer, model, pose, &outcome, out);
     Some(outcome)
 }
 
@@ -562,11 +563,11 @@ fn one_slot_tables_grow_to_the_limit() {
 fn mirror_painting_paints_the_other_side_with_the_mirrored_joint() {
     let mut m = paint_rig::cylinder_rig(41, 16, 2, 4);
     let topo = ModelTopology::new(&m);
-    assert_eq!(topo.prims[0][0].mirror.matched(), m.meshes[0].primitives[0].positions.len());
+    assert_eq!(topo.mirror.matched(), m.meshes[0].primitives[0].positions.len());
     let left = paint_rig::joint(&m, "seg1.L");
     let right = paint_rig::joint(&m, "seg1.R");
-    assert_eq!(topo.mirror_joint(0, left), right);
-    assert_eq!(topo.mirror_joint(0, paint_rig::joint(&m, "Spine")), paint_rig::joint(&m, "Spine"));
+    assert_eq!(topo.mirror_joint(left), right);
+    assert_eq!(topo.mirror_joint(paint_rig::joint(&m, "Spine")), paint_rig::joint(&m, "Spine"));
     let pose = Pose::rest();
     let mut deformer = Deformer::new();
     let mut out = Vec::new();
@@ -593,7 +594,7 @@ fn mirror_painting_paints_the_other_side_with_the_mirrored_joint() {
         &mut rec,
     )
     .unwrap();
-    let mirror = &topo.prims[0][0].mirror;
+    let mirror = &topo.mirror;
     let table = &m.skins[0].sets;
     let inf = influences(&m);
     let w = |v: u32, j: u16| skinlab::paint::display::joint_weight(inf, table, v as usize, j);
@@ -793,6 +794,29 @@ fn painted_weights_survive_a_roundtrip_through_per_vertex_slots() {
     }
 }
 
+/// The footprint of a dab at `hit` on primitive `target` over the whole surface (surface
+/// vertices), as the editor gathers it.
+fn surface_footprint(
+    topo: &ModelTopology,
+    m: &Model,
+    out: &[Vec<DeformedPrimitive>],
+    target: DabTarget,
+    hit: &skinlab::paint::Hit,
+    opts: &FootprintOptions,
+    touches: &mut Vec<Touch>,
+) {
+    let s = &topo.surface;
+    let part = s.parts()[s.part_of(m.instances[target.instance].mesh, target.prim).unwrap()];
+    let hit = skinlab::paint::Hit {
+        triangle: hit.triangle + part.first_triangle as usize,
+        vertex: hit.vertex + part.first_vertex,
+        ..*hit
+    };
+    let (mut positions, mut normals) = (Vec::new(), Vec::new());
+    s.gather_deformed(out, &mut positions, &mut normals);
+    footprint(&hit, &positions, &normals, s.triangles(), s.adjacency(), opts, &mut SurfaceScratch::default(), touches);
+}
+
 /// The shared real models, loaded when present.
 fn real_models() -> Vec<(String, Model)> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/models");
@@ -824,7 +848,7 @@ fn real_models_keep_every_invariant_under_painting() {
             .iter()
             .map(|mesh| mesh.primitives.iter().map(|p| p.influences.as_ref().map(bits)).collect())
             .collect();
-        let pairs: usize = topo.joint_mirrors.iter().flatten().enumerate().filter(|(j, &k)| *j != k as usize).count();
+        let pairs: usize = topo.joint_mirrors.iter().enumerate().filter(|(j, &k)| *j != k as usize).count();
         let pose = Pose::rest();
         let method = SkinningMethod::Sbs;
         let mut deformer = Deformer::new();
@@ -850,12 +874,9 @@ fn real_models_keep_every_invariant_under_painting() {
                 let away = (buf.positions[v] - centre).normalize_or(Vec3::Z);
                 let ray = Ray { origin: buf.positions[v] + away * diag, direction: -away };
                 let Some((target, hit)) = skinlab::paint::pick_model(&ray, &m, &out) else { continue };
-                let t_inst = m.instances[target.instance].clone();
-                let p = &m.meshes[t_inst.mesh].primitives[target.prim];
-                if p.influences.is_none() {
+                if m.meshes[m.instances[target.instance].mesh].primitives[target.prim].influences.is_none() {
                     continue;
                 }
-                let d = &out[target.instance][target.prim];
                 let mut touches = Vec::new();
                 let opts = FootprintOptions {
                     radius: 0.08 * diag,
@@ -863,23 +884,15 @@ fn real_models_keep_every_invariant_under_painting() {
                     front_faces_only: true,
                     view: Some(View::Perspective { eye: ray.origin }),
                 };
-                footprint(
-                    &hit,
-                    &d.positions,
-                    &d.normals,
-                    &p.triangles,
-                    &topo.prims[t_inst.mesh][target.prim].adjacency,
-                    &opts,
-                    &mut SurfaceScratch::default(),
-                    &mut touches,
-                );
-                let joint = (i * 7 % m.skins[t_inst.skin].joints.len()) as u16;
+                surface_footprint(&topo, &m, &out, target, &hit, &opts, &mut touches);
+                let joint = (i * 7 % topo.surface.joint_nodes().len()) as u16;
                 let b = BrushSettings { mode, strength: 0.6, value: 0.7, mirror_x: true, ..BrushSettings::default() };
                 let mut rec = StrokeRecord::new("real");
                 let dab = Dab { joint, brush: &b, radius: opts.radius, touches: &touches };
-                let outcome = apply_dab(&mut m, target, &dab, &WeightRules::default(), &topo, &mut rec).unwrap();
-                landed += usize::from(!outcome.touched.is_empty());
-                reskin_after_dab(&mut deformer, &m, &pose, target, &outcome, &mut out);
+                let rules = WeightRules::default();
+                let outcome = apply_surface_dab(&mut m, target, &dab, &rules, &topo, &mut rec).unwrap();
+                landed += usize::from(!outcome.parts.is_empty());
+                reskin_after_dab(&mut deformer, &m, &pose, &outcome, &mut out);
                 records.push(rec);
             }
         }
@@ -932,13 +945,13 @@ fn real_models_mirror_across_their_symmetry_plane() {
         let topo = ModelTopology::new(&m);
         assert_eq!(topo.mirror_axis, axis, "{file}");
         let n = m.meshes[0].primitives[0].positions.len();
-        let matched = topo.prims[0][0].mirror.matched();
+        let matched = topo.mirror.matched();
         assert!(matched as f64 >= share * n as f64, "{file}: {matched} of {n} mirrored");
         let find = |name: &str| {
             m.skins[0].joints.iter().position(|&j| m.nodes.nodes[j].name.as_deref() == Some(name)).unwrap() as u16
         };
-        assert_eq!(topo.mirror_joint(0, find(left)), find(right), "{file}");
-        assert_eq!(topo.mirror_joint(0, find(right)), find(left), "{file}");
+        assert_eq!(topo.mirror_joint(find(left)), find(right), "{file}");
+        assert_eq!(topo.mirror_joint(find(right)), find(left), "{file}");
     }
 }
 

@@ -1,6 +1,7 @@
 //! Weight painting in the editor without a display (egui_kittest): paint mode, brush strokes by
 //! simulated pointer events over the viewport, undo/redo shared with pose edits, the weight tools,
-//! locks, Save (paint → save → reload keeps the weights) and Export with the overwrite refusal.
+//! locks, Save (paint → save → reload keeps the weights), Export with the overwrite refusal, and
+//! the weld report with Weld Weights.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -515,4 +516,34 @@ fn ctrl_wheel_sizes_the_brush_and_shift_wheel_changes_its_strength() {
     wheel(&mut h, egui::Modifiers::SHIFT);
     assert!(h.state().state.paint.brush.strength > strength, "Shift+wheel did not raise the strength");
     assert_eq!(h.state().state.camera.distance, distance, "the modified wheel also zoomed");
+}
+
+/// The weld report: opening a model whose coincident vertices disagree says how many, the paint
+/// panel offers Weld Weights, one click welds them as one undo step.
+#[test]
+fn opening_a_cracked_model_reports_it_and_weld_weights_fixes_it() {
+    let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/models/Stegosaurus.glb"));
+    if !path.exists() {
+        return;
+    }
+    let mut state = EditorState::demo().unwrap();
+    assert_eq!(state.weld_disagreements, 0, "the demo arm has no crack");
+    state.apply(skinlab::app::command::Command::OpenModel(path.to_path_buf()));
+    assert_eq!(state.weld_disagreements, 4);
+    let message = state.message.clone().unwrap();
+    assert!(!message.is_error && message.text.contains("4 weld groups"), "{}", message.text);
+    let mut h = harness_with(state, Scripted::default());
+    h.run();
+    h.get_by_label("Paint").click();
+    h.run();
+    assert!(h.query_by_label_contains("4 weld groups of coincident vertices disagree").is_some());
+    h.get_by_label("Weld Weights (mean)").click();
+    h.run();
+    assert_eq!(h.state().state.weld_disagreements, 0);
+    assert!(h.query_by_label_contains("Coincident vertices agree").is_some());
+    let text = h.state().state.message.clone().unwrap().text;
+    assert!(text.contains("Weld Weights (mean): 4 weld groups changed"), "{text}");
+    h.state_mut().state.apply(skinlab::app::command::Command::Undo);
+    h.run();
+    assert_eq!(h.state().state.weld_disagreements, 4, "one undo step brings the file's weights back");
 }

@@ -8,15 +8,14 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use glam::{DQuat, DVec3, Vec3};
+use glam::{DQuat, DVec3};
 use skinlab::io::gltf_export::export_bytes;
 use skinlab::io::{load_document_from_bytes, load_model_from_bytes, Bake, Container, ExportOptions, SourceDocument};
 use skinlab::io::{weights_file, WeightsFormat};
 use skinlab::model::Model;
 use skinlab::paint::normalize::is_valid;
 use skinlab::paint::{
-    apply_dab, footprint, tools, BlendMode, BrushSettings, Dab, DabTarget, Falloff, FootprintOptions, Hit,
-    ModelTopology, StrokeRecord, SurfaceScratch, WeightRules,
+    apply_dab, tools, BlendMode, BrushSettings, Dab, DabTarget, Falloff, ModelTopology, StrokeRecord, WeightRules,
 };
 use skinlab::rig::{pose_file, sample, Pose};
 use skinlab::skinning::{Deformer, SkinningMethod};
@@ -117,11 +116,9 @@ pub fn paint(data: &[u8]) {
     let mut records: Vec<StrokeRecord> = Vec::new();
     let mut bytes = Bytes(data.get(1..).unwrap_or_default());
     let target = DabTarget { instance: 0, prim: 0 };
-    let mut scratch = SurfaceScratch::default();
     let mut touches = Vec::new();
     while let Some(op) = bytes.next() {
         let mut record = StrokeRecord::new("fuzz");
-        let skin = model.instances[0].skin;
         let mut layout_changed = false;
         match op % 8 {
             0..=4 => {
@@ -144,24 +141,11 @@ pub fn paint(data: &[u8]) {
                 let point =
                     (deformed.positions[a as usize] + deformed.positions[b as usize] + deformed.positions[c as usize])
                         / 3.0;
-                let hit = Hit { point, triangle: tri, vertex: a, barycentric: [1.0 / 3.0; 3], t: 1.0 };
-                let options = FootprintOptions {
-                    radius,
-                    whole_volume: brush.whole_volume,
-                    front_faces_only: brush.front_faces_only,
-                    view: Some(skinlab::paint::View::Perspective { eye: point + Vec3::new(0.0, 3.0, 0.0) }),
-                };
-                let Some(topo) = topology.prim(model.instances[0].mesh, 0) else { break };
-                footprint(
-                    &hit,
-                    &deformed.positions,
-                    &deformed.normals,
-                    &prim.triangles,
-                    &topo.adjacency,
-                    &options,
-                    &mut scratch,
-                    &mut touches,
-                );
+                touches.clear();
+                touches.extend(deformed.positions.iter().enumerate().filter_map(|(v, p)| {
+                    let distance = p.distance(point);
+                    (distance <= radius).then_some(skinlab::paint::Touch { vertex: v as u32, distance })
+                }));
                 let dab = Dab { joint, brush: &brush, radius, touches: &touches };
                 let Ok(outcome) = apply_dab(&mut model, target, &dab, &rules, topology, &mut record) else {
                     continue;
@@ -170,22 +154,14 @@ pub fn paint(data: &[u8]) {
                     let ws = vertex_weights(&model, v as usize);
                     assert!(is_valid(&ws) && ws.len() <= rules.limit(), "vertex {v} after a dab: {ws:?}");
                 }
-                skinlab::paint::reskin_after_dab(&mut deformer, &model, pose, target, &outcome, &mut out);
+                skinlab::paint::reskin_after_dab(&mut deformer, &model, pose, &outcome, &mut out);
             }
             5 => {
                 let outcome = match bytes.below(4) {
-                    0 => tools::normalize_all(&mut model, skin, &rules, &mut record),
-                    1 => tools::limit_total(&mut model, skin, &rules, &mut record),
-                    2 => tools::clean(&mut model, skin, &rules, bytes.unit() * 0.5, &mut record),
-                    _ => tools::smooth_all(
-                        &mut model,
-                        skin,
-                        &rules,
-                        topology,
-                        bytes.unit(),
-                        bytes.below(3),
-                        &mut record,
-                    ),
+                    0 => tools::normalize_all(&mut model, topology, &rules, &mut record),
+                    1 => tools::limit_total(&mut model, topology, &rules, &mut record),
+                    2 => tools::clean(&mut model, topology, &rules, bytes.unit() * 0.5, &mut record),
+                    _ => tools::smooth_all(&mut model, topology, &rules, bytes.unit(), bytes.below(3), &mut record),
                 };
                 layout_changed = outcome.is_ok_and(|o| o.layout_changed);
                 check_all_valid(&model, 16);

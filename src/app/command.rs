@@ -20,6 +20,8 @@ pub enum WeightTool {
     Clean,
     /// Smooth every vertex towards its neighbours.
     SmoothAll,
+    /// Give every weld group whose coincident copies disagree one set of weights.
+    Weld(crate::paint::WeldSource),
 }
 
 impl WeightTool {
@@ -31,6 +33,8 @@ impl WeightTool {
             Self::LimitTotal => "Limit Total",
             Self::Clean => "Clean",
             Self::SmoothAll => "Smooth All",
+            Self::Weld(crate::paint::WeldSource::Mean) => "Weld Weights (mean)",
+            Self::Weld(crate::paint::WeldSource::LargerSide) => "Weld Weights (larger side)",
         }
     }
 }

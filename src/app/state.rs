@@ -168,7 +168,11 @@ pub struct EditorState {
     /// A command waiting for confirmation (overwrite the input file, discard unsaved edits).
     pub pending_overwrite: Option<PendingOverwrite>,
     discard_confirmed: bool,
+    /// Weld groups (coincident vertices) of the opened model whose weights disagree: the mesh
+    /// cracks there when posed (Paint ▸ Weld Weights fixes them).
+    pub weld_disagreements: usize,
     topology: ModelTopology,
+    surface_buffers: paint_ops::SurfaceBuffers,
     stroke: Option<StrokeRecord>,
     scratch: SurfaceScratch,
     touches: Vec<Touch>,
@@ -218,7 +222,9 @@ impl EditorState {
             save_path: None,
             pending_overwrite: None,
             discard_confirmed: false,
+            weld_disagreements: 0,
             topology: ModelTopology::default(),
+            surface_buffers: paint_ops::SurfaceBuffers::default(),
             stroke: None,
             scratch: SurfaceScratch::default(),
             touches: Vec::new(),
@@ -247,6 +253,9 @@ impl EditorState {
         };
         self.skeleton = SkeletonLayout::new(&model);
         self.topology = ModelTopology::new(&model);
+        self.weld_disagreements =
+            crate::paint::disagreeing_groups(&model, &self.topology.surface, crate::paint::weld::AGREEMENT_TOLERANCE)
+                .len();
         self.model = Arc::new(model);
         self.edited.clear();
         self.stroke = None;
@@ -370,7 +379,10 @@ impl EditorState {
                         self.playing = false;
                         self.dirty = true;
                     }
-                    Some(Undone::Paint) => self.dirty = true,
+                    Some(Undone::Paint) => {
+                        self.recount_welds();
+                        self.dirty = true;
+                    }
                     None => {}
                 }
             }
@@ -486,7 +498,7 @@ impl EditorState {
                     path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
                 self.replace_model(model, &name);
                 self.source = source;
-                self.set_info(format!("opened {}", path.display()));
+                self.set_info(format!("opened {}{}", path.display(), self.weld_warning()));
             }
             Err(e) => self.set_error(format!("{e} (the current model is unchanged)")),
         }

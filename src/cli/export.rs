@@ -8,6 +8,7 @@ use clap::Args;
 
 use super::{CliError, PoseArgs};
 use crate::io::{self, atomic_write, obj, Bake, Container, ExportOptions, WeightsFormat};
+use crate::paint::{weld, ModelSurface};
 use crate::rig::pose_file;
 use crate::skinning::{Deformer, SkinningMethod};
 
@@ -67,9 +68,23 @@ pub fn run(args: &ExportArgs) -> Result<(), CliError> {
         }
     }
     let mut summary = Vec::new();
+    let surface = ModelSurface::new(&model);
     if let Some(path) = &args.weights {
+        let before = weld::disagreeing_groups(&model, &surface, weld::AGREEMENT_TOLERANCE);
         let applied = io::apply_weights_file(path, &mut model)?;
         summary.push(format!("applied weights of {} vertices", applied.vertices));
+        let welded =
+            weld::weld_after_import(&mut model, &surface, &before).map_err(|e| format!("{}: {e}", path.display()))?;
+        if welded > 0 {
+            summary.push(format!(
+                "welded {welded} groups of coincident vertices the file gave different weights (their mean)"
+            ));
+        }
+    }
+    if let Some(warning) = weld::disagreement_warning(&model, &surface) {
+        use std::io::Write as _;
+        // A warning that cannot be shown does not stop the export.
+        let _ = writeln!(std::io::stderr(), "warning: {}: {warning}", args.model.display());
     }
     let pose = args.pose.resolve(&model)?;
     if let Some(path) = &args.save_pose {

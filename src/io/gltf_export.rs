@@ -34,6 +34,8 @@ use crate::model::{Influences, JointSetTable, Model, NodeTransform};
 use crate::rig::Pose;
 use crate::skinning::{Deformer, SkinningMethod};
 
+mod skeleton;
+
 const ARRAY_BUFFER: u64 = 34962;
 const BYTE: u64 = 5120;
 const UNSIGNED_BYTE: u64 = 5121;
@@ -313,8 +315,14 @@ pub fn export_bytes(
     options: &ExportOptions,
     out: &Path,
 ) -> Result<(ExportedFiles, ExportReport), String> {
-    check_matches(model, &source.original)?;
-    let mut ex = Exporter::new(source, options)?;
+    // An edited or new skeleton: compare weights with the source's as if it had this skeleton.
+    let rebased = skeleton::original_with_skeleton(model, &source.original);
+    let original = rebased.as_ref().unwrap_or(&source.original);
+    check_matches(model, original)?;
+    let mut ex = Exporter::new(source, original, options)?;
+    if rebased.is_some() {
+        ex.write_skeleton(model)?;
+    }
     match &options.bake {
         Some(bake) => ex.bake(model, bake)?,
         None => ex.write_weights(model)?,
@@ -610,6 +618,8 @@ type ViewUser = (usize, u8, usize, usize);
 /// The working copy of the document and the data of the buffer views added to it.
 struct Exporter<'a> {
     source: &'a SourceDocument,
+    /// The model the weights are compared with (the source's, with an edited skeleton's joints).
+    original: &'a Model,
     options: &'a ExportOptions,
     json: Value,
     new_views: HashMap<usize, Vec<u8>>,
@@ -623,7 +633,7 @@ struct Exporter<'a> {
 }
 
 impl<'a> Exporter<'a> {
-    fn new(source: &'a SourceDocument, options: &'a ExportOptions) -> Result<Self, String> {
+    fn new(source: &'a SourceDocument, original: &'a Model, options: &'a ExportOptions) -> Result<Self, String> {
         let json = source.json.clone();
         let mut compacted = true;
         for ext in json.get("extensionsUsed").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str)
@@ -640,6 +650,7 @@ impl<'a> Exporter<'a> {
         }
         let ex = Self {
             source,
+            original,
             options,
             meshes_before: referenced(&json, MESH_REFS),
             skins_before: referenced(&json, SKIN_REFS),
@@ -742,7 +753,7 @@ impl<'a> Exporter<'a> {
 
     /// Rewrites the JOINTS/WEIGHTS of every skinned primitive whose influences changed.
     fn write_weights(&mut self, model: &Model) -> Result<(), String> {
-        let original = &self.source.original;
+        let original = self.original;
         let force = self.options.weights_format.is_some();
         let format = self.options.weights_format.unwrap_or(WeightsFormat::Float);
         let mut done = BTreeSet::new();

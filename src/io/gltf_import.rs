@@ -25,15 +25,24 @@ const GLB_MAGIC: &[u8; 4] = b"glTF";
 const CHUNK_JSON: u32 = 0x4E4F_534A;
 const CHUNK_BIN: u32 = 0x004E_4942;
 
-/// Loads a model from a `.gltf` or `.glb` file.
+/// Loads a model from a `.gltf` or `.glb` file (or a Wavefront `.obj`, see `io::obj_import`).
 pub fn load_model(path: &Path) -> Result<Model, LoadError> {
+    if super::obj_import::is_obj(path) {
+        return super::obj_import::load_obj(path);
+    }
     let bytes = read_file(path)?;
     load_model_from_bytes(&bytes, path)
 }
 
 /// Loads a model together with its source document (the glTF JSON and every loaded buffer), which
-/// the exporter needs to write everything the editor does not change back unchanged.
+/// the exporter needs to write everything the editor does not change back unchanged. An `.obj`
+/// gets a fresh glTF document of its geometry (`io::fresh_document`).
 pub fn load_document(path: &Path) -> Result<(Model, SourceDocument), LoadError> {
+    if super::obj_import::is_obj(path) {
+        let model = super::obj_import::load_obj(path)?;
+        let source = super::fresh_document::fresh_document(path, &model);
+        return Ok((model, source));
+    }
     let bytes = read_file(path)?;
     load_document_from_bytes(&bytes, path)
 }

@@ -1,15 +1,17 @@
-//! Files in and out: glTF import and export, the weights file, the contract's OBJ output, atomic
-//! writes, and the load error. The only module that uses the `gltf` crate.
+//! Files in and out: glTF import and export, OBJ import, the weights file, the contract's OBJ
+//! output, atomic writes, and the load error. The only module that uses the `gltf` crate.
 
 pub mod accessor;
 pub mod atomic_write;
 pub mod bone_extras;
 pub mod error;
+mod fresh_document;
 pub mod glb;
 pub mod gltf_export;
 pub mod gltf_import;
 pub mod input_file;
 pub mod obj;
+pub mod obj_import;
 pub mod source_document;
 pub mod weights_file;
 

@@ -1,21 +1,25 @@
-//! One dab of the brush on one primitive: blend the touched vertices' weights, apply the weight
-//! rules (normalisation with locks, influence limit), write them back through
-//! [`Influences::set_vertex`] (interning new joint sets in the skin's table) and record the
-//! change for undo. Then, optionally, the same on the x-mirrored vertices with the mirrored joint.
+//! One dab of the brush on the model's surface (every primitive at once, see
+//! [`super::model_surface`]): blend the touched weld groups' weights, apply the weight rules
+//! (normalisation with locks, influence limit), write them to every copy of each group through
+//! [`crate::model::Influences::set_vertex`] (interning new joint sets in the skins' tables) and
+//! record the change for undo. Then, optionally, the same on the mirrored vertices with the
+//! mirrored joint.
 //!
-//! Smooth and Blur targets are computed from the weights before the pass, so the result does not
-//! depend on vertex order. After a dab the caller re-skins only the touched vertices:
+//! Weights are computed once per weld group, on its representative, in surface joints; Smooth and
+//! Blur targets are computed from the weights before the pass, so the result does not depend on
+//! vertex order. After a dab the caller re-skins only the touched vertices:
 //! `Deformer::prepare_new_sets` then `Deformer::deform_vertices` (or a full prepare when
 //! [`DabOutcome::layout_changed`]).
 
 use super::blend::{accumulate, blend_joint, blend_towards, set_weight, weight_of, BlendMode};
 use super::brush::BrushSettings;
 use super::footprint::Touch;
+use super::model_surface::ModelSurface;
 use super::normalize::{apply_rules, WeightRules};
-use super::stroke::StrokeRecord;
+use super::stroke::{StrokeRecord, TouchedPrimitive};
 use super::topology::ModelTopology;
-use crate::model::influences::VertexInfluences;
-use crate::model::{InfluenceError, Influences, JointSetTable, Model};
+use super::weld::{ensure_all_influences, write_group};
+use crate::model::{InfluenceError, Model};
 
 /// Why a dab or tool could not run.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -31,7 +35,7 @@ pub enum PaintError {
         /// Primitive index.
         prim: usize,
     },
-    /// The primitive has no influences (see [`ensure_influences`]).
+    /// The primitive has no influences (see [`super::weld::ensure_all_influences`]).
     #[error("primitive {prim} of mesh {mesh} has no skin weights")]
     NoInfluences {
         /// Mesh index.
@@ -87,28 +91,19 @@ pub struct Dab<'a> {
 pub struct DabOutcome {
     /// Vertices of the target primitive whose weights changed, ascending.
     pub touched: Vec<u32>,
+    /// Every primitive whose weights changed (the target's neighbours across borders and welds,
+    /// the mirrored side), primitives and vertices ascending.
+    pub parts: Vec<TouchedPrimitive>,
+    /// Vertices whose only free influence was the subtracted joint: the removed weight went to
+    /// the nearest joint in the hierarchy, [`DabOutcome::fallback_joint`].
+    pub moved_to_fallback: usize,
+    /// The surface joint that took Subtract's weight (see [`DabOutcome::moved_to_fallback`]).
+    pub fallback_joint: Option<u16>,
     /// The skin's tables were re-padded to more slots: prepare the deformer again and re-skin
     /// everything drawn with that skin.
     pub layout_changed: bool,
     /// Joint sets appended to the skin's table.
     pub new_sets: usize,
-}
-
-/// Gives every primitive drawn by `instance` that has no influences an all-empty set of
-/// influences (vertices that are not moved, exactly as without influences), so that it can be
-/// painted. Returns whether anything was added.
-pub fn ensure_influences(model: &mut Model, instance: usize) -> Result<bool, PaintError> {
-    let inst = model.instances.get(instance).cloned().ok_or(PaintError::NoInstance(instance))?;
-    let Model { meshes, skins, .. } = model;
-    let table = &mut skins.get_mut(inst.skin).ok_or(PaintError::NoInstance(instance))?.sets;
-    let mesh = meshes.get_mut(inst.mesh).ok_or(PaintError::NoInstance(instance))?;
-    let mut added = false;
-    for p in mesh.primitives.iter_mut().filter(|p| p.influences.is_none()) {
-        let empty = vec![VertexInfluences::default(); p.positions.len()];
-        p.influences = Some(Influences::from_vertices(&empty, table)?);
-        added = true;
-    }
-    Ok(added)
 }
 
 /// Makes the instance's skin hold at least `rules.limit()` slots per vertex (re-padding every
@@ -121,13 +116,25 @@ pub fn ensure_slots(model: &mut Model, skin: usize, rules: &WeightRules) -> bool
     }
 }
 
-/// Per-vertex amounts (strength × falloff) of the touches, one per vertex (the largest), ascending.
-fn amounts(dab: &Dab<'_>, n: usize) -> Vec<(u32, f32)> {
+/// Makes every skin of the surface hold at least `rules.limit()` slots. Returns whether a layout
+/// changed.
+pub fn ensure_surface_slots(model: &mut Model, surface: &ModelSurface, rules: &WeightRules) -> bool {
+    let mut skins: Vec<usize> = surface.parts().iter().map(|p| p.skin).collect();
+    skins.sort_unstable();
+    skins.dedup();
+    skins.into_iter().fold(false, |changed, skin| ensure_slots(model, skin, rules) | changed)
+}
+
+/// Per-group amounts (strength × falloff) of the touches, one per weld group (its largest, on
+/// the group's representative), ascending.
+fn amounts(dab: &Dab<'_>, surface: &ModelSurface) -> Vec<(u32, f32)> {
+    let n = surface.len();
+    let adj = surface.adjacency();
     let mut out: Vec<(u32, f32)> = dab
         .touches
         .iter()
         .filter(|t| (t.vertex as usize) < n)
-        .map(|t| (t.vertex, dab.brush.amount(t.distance, dab.radius)))
+        .map(|t| (adj.rep(t.vertex), dab.brush.amount(t.distance, dab.radius)))
         .filter(|&(_, a)| a > 0.0)
         .collect();
     out.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
@@ -147,104 +154,222 @@ fn keep_locked(w: &mut Vec<(u16, f32)>, old: &[(u16, f32)], rules: &WeightRules)
     }
 }
 
+/// The surface joint nearest to `joint` in the hierarchy: its closest ancestor that is a joint,
+/// else its closest descendant (breadth first), else `None`.
+#[must_use]
+pub fn fallback_joint(model: &Model, surface: &ModelSurface, joint: u16) -> Option<u16> {
+    let nodes = surface.joint_nodes();
+    let node = *nodes.get(joint as usize)?;
+    let as_joint = |n: usize| nodes.iter().position(|&m| m == n).map(|k| k as u16);
+    let mut up = model.nodes.nodes.get(node)?.parent;
+    while let Some(p) = up {
+        if let Some(j) = as_joint(p) {
+            return Some(j);
+        }
+        up = model.nodes.nodes.get(p)?.parent;
+    }
+    let mut queue: std::collections::VecDeque<usize> = model.nodes.nodes.get(node)?.children.iter().copied().collect();
+    while let Some(c) = queue.pop_front() {
+        if let Some(j) = as_joint(c) {
+            return Some(j);
+        }
+        if let Some(n) = model.nodes.nodes.get(c) {
+            queue.extend(n.children.iter().copied());
+        }
+    }
+    None
+}
+
 /// Everything one pass needs besides the weights.
 struct Pass<'a> {
     mode: BlendMode,
     joint: u16,
+    /// Where Subtract moves weight from a vertex whose only free influence is `joint`.
+    fallback: Option<u16>,
     value: f32,
     rules: &'a WeightRules,
-    adjacency: &'a super::adjacency::Adjacency,
-    mesh: usize,
-    prim: usize,
+    surface: &'a ModelSurface,
+}
+
+/// What the passes of one dab changed.
+#[derive(Default)]
+struct Changes {
+    copies: Vec<(usize, u32)>,
+    moved: usize,
+}
+
+fn smooth_target(model: &Model, surface: &ModelSurface, g: u32, old: &[(u16, f32)]) -> Vec<(u16, f32)> {
+    let mut mean = Vec::new();
+    let mut count = 0usize;
+    for &u in surface.adjacency().neighbours(g) {
+        let w = surface.weights(model, u);
+        if !w.is_empty() {
+            accumulate(&mut mean, &w, 1.0);
+            count += 1;
+        }
+    }
+    if count == 0 {
+        return old.to_vec();
+    }
+    let s = 1.0 / count as f32;
+    mean.iter_mut().for_each(|p| p.1 *= s);
+    mean
 }
 
 fn run_pass(
     pass: &Pass<'_>,
     amounts: &[(u32, f32)],
-    inf: &mut Influences,
-    table: &mut JointSetTable,
+    model: &mut Model,
     record: &mut StrokeRecord,
-    touched: &mut Vec<u32>,
+    changes: &mut Changes,
 ) -> Result<(), PaintError> {
-    let rules = pass.rules;
+    let (rules, surface) = (pass.rules, pass.surface);
     if pass.mode.paints_joint() && rules.is_locked(pass.joint) {
         return Ok(());
     }
-    let olds: Vec<VertexInfluences> = amounts.iter().map(|&(v, _)| inf.vertex_influences(v as usize, table)).collect();
-    let mut targets: Vec<Vec<(u16, f32)>> = Vec::new();
-    match pass.mode {
+    let olds: Vec<Vec<(u16, f32)>> = amounts.iter().map(|&(g, _)| surface.weights(model, g)).collect();
+    let targets: Vec<Vec<(u16, f32)>> = match pass.mode {
         BlendMode::Smooth => {
-            targets.reserve(amounts.len());
-            for (&(v, _), old) in amounts.iter().zip(&olds) {
-                let nbrs = pass.adjacency.neighbours(v);
-                let mut mean = Vec::new();
-                let mut count = 0usize;
-                for &u in nbrs.iter().filter(|&&u| (u as usize) < inf.len()) {
-                    let mut any = false;
-                    for (j, w) in inf.vertex(u as usize, table) {
-                        accumulate(&mut mean, &[(j, w)], 1.0);
-                        any = true;
-                    }
-                    count += usize::from(any);
-                }
-                if count == 0 {
-                    mean.clone_from(&old.pairs);
-                } else {
-                    let s = 1.0 / count as f32;
-                    mean.iter_mut().for_each(|p| p.1 *= s);
-                }
-                targets.push(mean);
-            }
+            amounts.iter().zip(&olds).map(|(&(g, _), old)| smooth_target(model, surface, g, old)).collect()
         }
         BlendMode::Blur => {
             let mut mean = Vec::new();
             let mut total = 0.0f32;
             for (&(_, a), old) in amounts.iter().zip(&olds) {
-                if !old.pairs.is_empty() {
-                    accumulate(&mut mean, &old.pairs, a);
+                if !old.is_empty() {
+                    accumulate(&mut mean, old, a);
                     total += a;
                 }
             }
             if total > 0.0 {
                 mean.iter_mut().for_each(|p| p.1 /= total);
             }
-            targets.push(mean);
+            vec![mean]
         }
-        _ => {}
-    }
-    let mut next = VertexInfluences::default();
-    for (i, (&(v, a), old)) in amounts.iter().zip(&olds).enumerate() {
-        let w = &mut next.pairs;
+        _ => Vec::new(),
+    };
+    let fallback = pass.fallback.filter(|&f| !rules.is_locked(f) && f != pass.joint);
+    let mut w = Vec::new();
+    for (i, (&(g, a), old)) in amounts.iter().zip(&olds).enumerate() {
         w.clear();
-        w.extend_from_slice(&old.pairs);
+        w.extend_from_slice(old);
         let held = if pass.mode.paints_joint() {
-            let c = weight_of(w, pass.joint);
-            set_weight(w, pass.joint, blend_joint(pass.mode, c, a, pass.value));
+            let c = weight_of(&w, pass.joint);
+            let painted = blend_joint(pass.mode, c, a, pass.value);
+            set_weight(&mut w, pass.joint, painted);
+            let free_others: f32 = old.iter().filter(|p| p.0 != pass.joint && !rules.is_locked(p.0)).map(|p| p.1).sum();
+            if let (BlendMode::Subtract, Some(f), true) = (pass.mode, fallback, painted < c && free_others == 0.0) {
+                set_weight(&mut w, f, weight_of(old, f) + (c - painted));
+                changes.moved += 1;
+            }
             Some(pass.joint)
         } else {
             let target = if pass.mode == BlendMode::Smooth { &targets[i] } else { &targets[0] };
             if target.is_empty() {
                 continue;
             }
-            blend_towards(w, target, a);
-            keep_locked(w, &old.pairs, rules);
+            blend_towards(&mut w, target, a);
+            keep_locked(&mut w, old, rules);
             None
         };
-        apply_rules(w, rules, held, &old.pairs);
-        if w.is_empty() || *w == old.pairs {
-            continue;
-        }
-        let before = inf.snapshot(v as usize);
-        inf.set_vertex(v as usize, &next, table)?;
-        record.record(pass.mesh, pass.prim, v, before, inf.snapshot(v as usize));
-        touched.push(v);
+        apply_rules(&mut w, rules, held, old);
+        write_group(model, surface, g, &w, record, &mut changes.copies)?;
     }
     Ok(())
 }
 
-/// Applies one dab to primitive `target.prim` of instance `target.instance` (see the module
-/// docs), recording every change in `record`. With `brush.mirror_x`, the mirrored vertices get the
-/// same amounts on the mirrored joint (by name; the same joint when it has no mirror).
+/// Applies one dab to the model's surface (see the module docs): `dab.joint` is a surface joint
+/// and `dab.touches` hold surface vertices (a footprint over [`ModelSurface::triangles`]);
+/// `rules` lock surface joints. Every change is recorded in `record`; `target` (the primitive
+/// under the brush) names the vertices reported in [`DabOutcome::touched`]. With
+/// `brush.mirror_x`, the mirrored vertices get the same amounts on the mirrored joint.
+pub fn apply_surface_dab(
+    model: &mut Model,
+    target: DabTarget,
+    dab: &Dab<'_>,
+    rules: &WeightRules,
+    topology: &ModelTopology,
+    record: &mut StrokeRecord,
+) -> Result<DabOutcome, PaintError> {
+    let surface = &topology.surface;
+    let joints = surface.joint_nodes().len();
+    if dab.brush.mode.paints_joint() && dab.joint as usize >= joints {
+        return Err(PaintError::JointOutOfRange { joint: dab.joint, joints });
+    }
+    let mut layout_changed = ensure_all_influences(model, surface)?;
+    layout_changed |= ensure_surface_slots(model, surface, rules);
+    let sets_before: usize = model.skins.iter().map(|s| s.sets.len()).sum();
+    let amounts = amounts(dab, surface);
+    let mut changes = Changes::default();
+    let mut pass = Pass {
+        mode: dab.brush.mode,
+        joint: dab.joint,
+        fallback: fallback_joint(model, surface, dab.joint),
+        value: dab.brush.value,
+        rules,
+        surface,
+    };
+    run_pass(&pass, &amounts, model, record, &mut changes)?;
+    let (moved_first, first_fallback) = (changes.moved, pass.fallback);
+    if dab.brush.mirror_x {
+        pass.joint = topology.mirror_joint(dab.joint);
+        pass.fallback = fallback_joint(model, surface, pass.joint);
+        // A vertex on the mirror plane painted with a joint that is its own mirror (or by a mode
+        // that paints every joint) was already done by the first pass.
+        let same = !dab.brush.mode.paints_joint() || pass.joint == dab.joint;
+        let adj = surface.adjacency();
+        let mut mirrored: Vec<(u32, f32)> = amounts
+            .iter()
+            .filter_map(|&(g, a)| topology.mirror.get(g).map(|m| (adj.rep(m), a)).filter(|&(m, _)| !(same && m == g)))
+            .collect();
+        mirrored.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+        mirrored.dedup_by_key(|e| e.0);
+        run_pass(&pass, &mirrored, model, record, &mut changes)?;
+    }
+    let sets_after: usize = model.skins.iter().map(|s| s.sets.len()).sum();
+    let parts = group_touched(surface, &changes.copies);
+    let inst = model.instances.get(target.instance);
+    let touched = parts
+        .iter()
+        .find(|t| inst.is_some_and(|i| i.mesh == t.mesh) && t.prim == target.prim)
+        .map(|t| t.vertices.clone())
+        .unwrap_or_default();
+    Ok(DabOutcome {
+        touched,
+        parts,
+        moved_to_fallback: changes.moved,
+        fallback_joint: if moved_first > 0 {
+            first_fallback
+        } else if changes.moved > 0 {
+            pass.fallback
+        } else {
+            None
+        },
+        layout_changed,
+        new_sets: sets_after - sets_before,
+    })
+}
+
+/// `(part, vertex)` changes grouped by primitive, ascending.
+#[must_use]
+pub fn group_touched(surface: &ModelSurface, copies: &[(usize, u32)]) -> Vec<TouchedPrimitive> {
+    let mut keys: Vec<(usize, usize, u32)> =
+        copies.iter().filter_map(|&(k, v)| surface.parts().get(k).map(|p| (p.mesh, p.prim, v))).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let mut out: Vec<TouchedPrimitive> = Vec::new();
+    for (mesh, prim, v) in keys {
+        match out.last_mut() {
+            Some(t) if t.mesh == mesh && t.prim == prim => t.vertices.push(v),
+            _ => out.push(TouchedPrimitive { mesh, prim, vertices: vec![v] }),
+        }
+    }
+    out
+}
+
+/// Applies one dab given in one primitive's terms: `dab.joint` is a joint of the instance's skin,
+/// `dab.touches` are vertices of primitive `target.prim`, `rules` lock the skin's joints. The dab
+/// still paints the whole surface (every weld copy of the touched vertices, across primitives).
 pub fn apply_dab(
     model: &mut Model,
     target: DabTarget,
@@ -255,47 +380,23 @@ pub fn apply_dab(
 ) -> Result<DabOutcome, PaintError> {
     let inst = model.instances.get(target.instance).cloned().ok_or(PaintError::NoInstance(target.instance))?;
     let (mesh, prim) = (inst.mesh, target.prim);
+    let surface = &topology.surface;
+    let part = surface.part_of(mesh, prim).ok_or(PaintError::NoTopology { mesh, prim })?;
+    let part = surface.parts()[part];
     let joints = model.skins.get(inst.skin).map_or(0, |s| s.joints.len());
-    if dab.brush.mode.paints_joint() && dab.joint as usize >= joints {
-        return Err(PaintError::JointOutOfRange { joint: dab.joint, joints });
-    }
-    let topo = topology.prim(mesh, prim).ok_or(PaintError::NoTopology { mesh, prim })?;
-    let layout_changed = ensure_slots(model, inst.skin, rules);
-    let Model { meshes, skins, .. } = model;
-    let p =
-        meshes.get_mut(mesh).and_then(|m| m.primitives.get_mut(prim)).ok_or(PaintError::NoPrimitive { mesh, prim })?;
-    let inf = p.influences.as_mut().ok_or(PaintError::NoInfluences { mesh, prim })?;
-    let table = &mut skins.get_mut(inst.skin).ok_or(PaintError::NoInstance(target.instance))?.sets;
-    if topo.adjacency.len() != inf.len() {
-        return Err(PaintError::NoTopology { mesh, prim });
-    }
-    let sets_before = table.len();
-    let amounts = amounts(dab, inf.len());
-    let mut touched = Vec::new();
-    let mut pass = Pass {
-        mode: dab.brush.mode,
-        joint: dab.joint,
-        value: dab.brush.value,
-        rules,
-        adjacency: &topo.adjacency,
-        mesh,
-        prim,
+    let joint = match surface.surface_joint(inst.skin, dab.joint) {
+        Some(j) => j,
+        None if dab.brush.mode.paints_joint() => {
+            return Err(PaintError::JointOutOfRange { joint: dab.joint, joints });
+        }
+        None => 0,
     };
-    run_pass(&pass, &amounts, inf, table, record, &mut touched)?;
-    if dab.brush.mirror_x {
-        pass.joint = topology.mirror_joint(inst.skin, dab.joint);
-        // A vertex on the mirror plane painted with a joint that is its own mirror (or by a mode
-        // that paints every joint) was already done by the first pass.
-        let same = !dab.brush.mode.paints_joint() || pass.joint == dab.joint;
-        let mut mirrored: Vec<(u32, f32)> = amounts
-            .iter()
-            .filter_map(|&(v, a)| topo.mirror.get(v).filter(|&m| !(same && m == v)).map(|m| (m, a)))
-            .collect();
-        mirrored.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
-        mirrored.dedup_by_key(|e| e.0);
-        run_pass(&pass, &mirrored, inf, table, record, &mut touched)?;
-    }
-    touched.sort_unstable();
-    touched.dedup();
-    Ok(DabOutcome { touched, layout_changed, new_sets: table.len() - sets_before })
+    let touches: Vec<Touch> = dab
+        .touches
+        .iter()
+        .filter(|t| t.vertex < part.vertices)
+        .map(|t| Touch { vertex: part.first_vertex + t.vertex, distance: t.distance })
+        .collect();
+    let global = Dab { joint, touches: &touches, ..*dab };
+    apply_surface_dab(model, target, &global, &surface.rules_from_skin(inst.skin, rules), topology, record)
 }

@@ -8,9 +8,11 @@
 //! every change is recorded in a [`StrokeRecord`] that restores it bit for bit.
 //!
 //! One dab, as the editor drives it:
-//! 1. [`pick`] the ray against the instance's deformed positions → [`Hit`];
-//! 2. [`footprint`] around the hit (radius in model units) → [`Touch`]es;
-//! 3. [`apply_dab`] → [`DabOutcome`] (weights written, new joint sets interned, undo recorded);
+//! 1. [`pick_model`] the ray against every instance's deformed positions → [`Hit`];
+//! 2. [`footprint`] around the hit over the whole [`ModelSurface`] (radius in model units, across
+//!    primitives and seams) → [`Touch`]es;
+//! 3. [`apply_surface_dab`] → [`DabOutcome`] (weights written to every weld copy, new joint sets
+//!    interned, undo recorded);
 //! 4. `Deformer::prepare_new_sets` and `Deformer::deform_vertices` for the touched vertices
 //!    (a full prepare when the layout changed). [`reskin_after_dab`] does step 4.
 
@@ -23,38 +25,41 @@ pub mod edited;
 pub mod footprint;
 pub mod grid;
 pub mod mirror;
+pub mod model_surface;
 pub mod normalize;
 pub mod pick;
 pub mod stroke;
 pub mod surface;
 pub mod tools;
 pub mod topology;
+pub mod weld;
 
 pub use adjacency::Adjacency;
 pub use blend::BlendMode;
 pub use brush::{BrushSettings, Falloff, RadiusUnit};
-pub use dab::{apply_dab, ensure_influences, Dab, DabOutcome, DabTarget, PaintError};
+pub use dab::{apply_dab, apply_surface_dab, Dab, DabOutcome, DabTarget, PaintError};
 pub use edited::EditedVertices;
 pub use footprint::{footprint, FootprintOptions, Touch, View};
 pub use mirror::{joint_mirror_map, mirror_name, symmetry_axis, MirrorMap};
+pub use model_surface::ModelSurface;
 pub use normalize::{WeightRules, DEFAULT_LIMIT};
 pub use pick::{pick, pick_model, Hit, Ray};
 pub use stroke::{StrokeRecord, TouchedPrimitive};
 pub use surface::SurfaceScratch;
-pub use topology::{ModelTopology, PrimTopology};
+pub use topology::ModelTopology;
+pub use weld::{disagreeing_groups, weld_groups, WeldSource};
 
 use crate::model::Model;
 use crate::skinning::{DeformedPrimitive, Deformer};
 
-/// Re-skins after a dab on primitive `prim` of instance `instance`: prepares the joint sets the
-/// dab added and deforms only `outcome.touched` into `out[instance][prim]` (and into every other
-/// instance drawing the same mesh). When the layout changed or a frame is stale, prepares `pose`
-/// again with the deformer's method and deforms everything. `out` is indexed like `Deformer::deform_all`'s output.
+/// Re-skins after a dab: prepares the joint sets the dab added and deforms only the changed
+/// vertices (`outcome.parts`) into `out[instance][prim]` for every instance drawing a changed
+/// mesh. When the layout changed or a frame is stale, prepares `pose` again with the deformer's
+/// method and deforms everything. `out` is indexed like `Deformer::deform_all`'s output.
 pub fn reskin_after_dab(
     deformer: &mut Deformer,
     model: &Model,
     pose: &crate::rig::Pose,
-    target: DabTarget,
     outcome: &DabOutcome,
     out: &mut Vec<Vec<DeformedPrimitive>>,
 ) {
@@ -64,13 +69,11 @@ pub fn reskin_after_dab(
         return;
     }
     deformer.prepare_new_sets(model);
-    let Some(inst) = model.instances.get(target.instance) else { return };
-    // Every instance drawing the painted mesh sees the new weights.
     let mut current = true;
-    for (i, other) in model.instances.iter().enumerate() {
-        if other.mesh == inst.mesh {
-            if let Some(buf) = out.get_mut(i).and_then(|v| v.get_mut(target.prim)) {
-                current &= deformer.deform_vertices(model, other, target.prim, &outcome.touched, buf);
+    for part in &outcome.parts {
+        for (i, inst) in model.instances.iter().enumerate().filter(|(_, inst)| inst.mesh == part.mesh) {
+            if let Some(buf) = out.get_mut(i).and_then(|v| v.get_mut(part.prim)) {
+                current &= deformer.deform_vertices(model, inst, part.prim, &part.vertices, buf);
             }
         }
     }

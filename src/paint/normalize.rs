@@ -7,7 +7,9 @@
 //! (L = the locked sum). The *held* joint (the one a dab just painted, when unlocked) keeps its
 //! painted value as far as possible and the other unlocked joints are scaled to fill the rest, so
 //! painting a joint to 0.3 leaves it at 0.3. When no other unlocked joint has weight left, the held
-//! joint takes the rest (so Subtract cannot remove a vertex's only free influence). Without a held
+//! joint takes the rest (so Subtract alone cannot remove a vertex's only free influence; the dab
+//! first moves the removed weight to the nearest joint in the hierarchy, see
+//! [`super::dab::fallback_joint`]). Without a held
 //! joint and with no unlocked weight left, the vertex's previous unlocked weights come back
 //! (scaled to `1 − L`): a dab never strands weight. Only when no unlocked weight exists at all are
 //! the locked weights scaled to sum 1, the one case where a lock has to give.

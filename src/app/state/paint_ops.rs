@@ -10,9 +10,16 @@ use crate::app::command::{Command, ExportChoice, WeightTool};
 use crate::io::{Bake, Container, ExportOptions};
 use crate::model::Model;
 use crate::paint::{
-    apply_dab, brush, display, ensure_influences, footprint, pick_model, reskin_after_dab, tools, Dab, DabTarget,
+    apply_surface_dab, brush, display, footprint, pick_model, reskin_after_dab, tools, weld, Dab, DabTarget,
     FootprintOptions, Hit, Ray, StrokeRecord, View, WeightRules,
 };
+
+/// The deformed surface gathered for one dab (positions and normals in surface numbering).
+#[derive(Debug, Default)]
+pub(in crate::app) struct SurfaceBuffers {
+    positions: Vec<glam::Vec3>,
+    normals: Vec<glam::Vec3>,
+}
 
 /// What the brush is over: the hit, the painted joint's weight and the vertex's influences.
 #[derive(Clone, Debug, PartialEq)]
@@ -62,6 +69,31 @@ impl EditorState {
             .map(|s| s.joints.iter().map(|n| self.paint.locked.contains(n)).collect())
             .unwrap_or_default();
         WeightRules { locked, limit: self.paint.limit }
+    }
+
+    /// The weight rules over the whole surface (surface joints; locks by node, the limit).
+    #[must_use]
+    pub fn surface_rules(&self) -> WeightRules {
+        self.topology.surface.rules(|n| self.paint.locked.contains(&n), self.paint.limit)
+    }
+
+    /// The model as one paintable surface.
+    #[must_use]
+    pub fn surface(&self) -> &crate::paint::ModelSurface {
+        &self.topology.surface
+    }
+
+    /// `"; N weld groups …"` when the model's weld groups disagree (for load, save and export
+    /// messages), else empty.
+    pub(super) fn weld_warning(&self) -> String {
+        weld::disagreement_warning(&self.model, &self.topology.surface)
+            .map_or_else(String::new, |w| format!("; warning: {w}"))
+    }
+
+    /// Counts the weld groups that disagree again (after a tool, a stroke or an undo).
+    pub(super) fn recount_welds(&mut self) {
+        self.weld_disagreements =
+            weld::disagreeing_groups(&self.model, &self.topology.surface, weld::AGREEMENT_TOLERANCE).len();
     }
 
     /// The selected node's joint index in skin `skin`.
@@ -169,62 +201,66 @@ impl EditorState {
         let Some((target, hit)) = pick_model(ray, &self.model, &self.deformed[panel]) else { return };
         let Some(inst) = self.model.instances.get(target.instance).cloned() else { return };
         let brush = self.paint.brush.clone();
-        let joint = self.paint_joint(inst.skin);
+        let surface = &self.topology.surface;
+        let joint = self.paint_joint(inst.skin).and_then(|j| surface.surface_joint(inst.skin, j));
         if brush.mode.paints_joint() && joint.is_none() {
             self.set_error("select a joint of this skin to paint its weights".into());
             return;
         }
-        let rules = self.rules_for(inst.skin);
+        let rules = self.surface_rules();
         let radius = brush.radius_model(self.units_per_px(hit.point, viewport_height_px));
-        {
-            let (Some(buf), Some(prim), Some(topo)) = (
-                self.deformed[panel].get(target.instance).and_then(|d| d.get(target.prim)),
-                self.model.meshes.get(inst.mesh).and_then(|m| m.primitives.get(target.prim)),
-                self.topology.prim(inst.mesh, target.prim),
-            ) else {
-                return;
-            };
-            let options = FootprintOptions {
-                radius,
-                whole_volume: brush.whole_volume,
-                front_faces_only: brush.front_faces_only,
-                view: Some(View::Perspective { eye: self.camera.eye() }),
-            };
-            footprint(
-                &hit,
-                &buf.positions,
-                &buf.normals,
-                &prim.triangles,
-                &topo.adjacency,
-                &options,
-                &mut self.scratch,
-                &mut self.touches,
-            );
-        }
+        let Some(part) = surface.part_of(inst.mesh, target.prim).map(|k| surface.parts()[k]) else { return };
+        // The hit in surface numbering: the footprint walks across primitives and seams.
+        let hit = Hit {
+            triangle: hit.triangle + part.first_triangle as usize,
+            vertex: hit.vertex + part.first_vertex,
+            ..hit
+        };
+        let buffers = &mut self.surface_buffers;
+        surface.gather_deformed(&self.deformed[panel], &mut buffers.positions, &mut buffers.normals);
+        let options = FootprintOptions {
+            radius,
+            whole_volume: brush.whole_volume,
+            front_faces_only: brush.front_faces_only,
+            view: Some(View::Perspective { eye: self.camera.eye() }),
+        };
+        footprint(
+            &hit,
+            &buffers.positions,
+            &buffers.normals,
+            surface.triangles(),
+            surface.adjacency(),
+            &options,
+            &mut self.scratch,
+            &mut self.touches,
+        );
         if self.touches.is_empty() {
             return;
         }
         let model = Arc::make_mut(&mut self.model);
-        match ensure_influences(model, target.instance) {
-            Ok(true) => self.dirty = true,
-            Ok(false) => {}
-            Err(e) => {
-                self.set_error(format!("cannot paint: {e}"));
-                return;
-            }
-        }
         let stroke = self.stroke.get_or_insert_with(|| StrokeRecord::new(format!("Paint {}", brush.mode.label())));
         let dab = Dab { joint: joint.unwrap_or(0), brush: &brush, radius, touches: &self.touches };
-        match apply_dab(model, target, &dab, &rules, &self.topology, stroke) {
+        match apply_surface_dab(model, target, &dab, &rules, &self.topology, stroke) {
             Ok(outcome) => {
-                if self.dirty {
+                if let Some(to) = outcome.fallback_joint.filter(|_| outcome.moved_to_fallback > 0) {
+                    let name =
+                        |j: u16| self.topology.surface.joint_nodes().get(j as usize).map(|&n| self.model.nodes.key(n));
+                    self.set_info(format!(
+                        "Subtract: {} vertices had {} as their only free influence: the removed weight went to {}",
+                        outcome.moved_to_fallback,
+                        name(dab.joint).unwrap_or_default(),
+                        name(to).unwrap_or_default()
+                    ));
+                }
+                if self.dirty || outcome.layout_changed {
+                    self.dirty = true;
                     self.refresh();
                 } else {
                     let model = Arc::clone(&self.model);
-                    reskin_after_dab(&mut self.deformer, &model, &self.pose, target, &outcome, &mut self.deformed[0]);
+                    reskin_after_dab(&mut self.deformer, &model, &self.pose, &outcome, &mut self.deformed[0]);
                     if self.split || self.difference {
                         let right = &mut self.deformed[1];
-                        reskin_after_dab(&mut self.deformer_right, &model, &self.pose, target, &outcome, right);
+                        reskin_after_dab(&mut self.deformer_right, &model, &self.pose, &outcome, right);
                     }
                     self.update_paint_colours();
                     self.frame_rev += 1;
@@ -238,6 +274,9 @@ impl EditorState {
     pub(super) fn end_stroke(&mut self) {
         if let Some(stroke) = self.stroke.take() {
             self.edited.note(&stroke);
+            if self.weld_disagreements > 0 {
+                self.recount_welds();
+            }
             self.history.record_paint(stroke);
             if self.difference {
                 // The overlay's distances depend on the weights: recompute them once per stroke.
@@ -272,36 +311,35 @@ impl EditorState {
     fn run_tool(&mut self, tool: WeightTool) {
         self.end_stroke();
         let mut record = StrokeRecord::new(tool.label());
-        let skins = self.model.skins.len();
-        let rules: Vec<WeightRules> = (0..skins).map(|s| self.rules_for(s)).collect();
+        let rules = self.surface_rules();
         let (threshold, strength, rounds) =
             (self.paint.clean_threshold, self.paint.smooth_strength, self.paint.smooth_iterations);
+        let topology = &self.topology;
         let model = Arc::make_mut(&mut self.model);
-        let mut changed = 0;
-        for (skin, rules) in rules.iter().enumerate() {
-            let out = match tool {
-                WeightTool::NormalizeAll => tools::normalize_all(model, skin, rules, &mut record),
-                WeightTool::LimitTotal => tools::limit_total(model, skin, rules, &mut record),
-                WeightTool::Clean => tools::clean(model, skin, rules, threshold, &mut record),
-                WeightTool::SmoothAll => {
-                    tools::smooth_all(model, skin, rules, &self.topology, strength, rounds, &mut record)
-                }
-            };
-            match out {
-                Ok(o) => changed += o.changed,
-                Err(e) => {
-                    // Put back what the tool already changed, then report.
-                    record.undo(model);
-                    self.dirty = true;
-                    self.set_error(format!("{}: {e}", tool.label()));
-                    return;
-                }
+        let out = match tool {
+            WeightTool::NormalizeAll => tools::normalize_all(model, topology, &rules, &mut record),
+            WeightTool::LimitTotal => tools::limit_total(model, topology, &rules, &mut record),
+            WeightTool::Clean => tools::clean(model, topology, &rules, threshold, &mut record),
+            WeightTool::SmoothAll => tools::smooth_all(model, topology, &rules, strength, rounds, &mut record),
+            WeightTool::Weld(source) => weld::weld_groups(model, &topology.surface, source, &rules, &mut record)
+                .map(|groups| tools::ToolOutcome { changed: groups, layout_changed: false }),
+        };
+        match out {
+            Ok(o) => {
+                self.edited.note(&record);
+                self.history.record_paint(record);
+                self.dirty = true;
+                self.recount_welds();
+                let what = if matches!(tool, WeightTool::Weld(_)) { "weld groups" } else { "vertices" };
+                self.set_info(format!("{}: {} {what} changed", tool.label(), o.changed));
+            }
+            Err(e) => {
+                // Put back what the tool already changed, then report.
+                record.undo(model);
+                self.dirty = true;
+                self.set_error(format!("{}: {e}", tool.label()));
             }
         }
-        self.edited.note(&record);
-        self.history.record_paint(record);
-        self.dirty = true;
-        self.set_info(format!("{}: {changed} vertices changed", tool.label()));
     }
 
     /// Recomputes the paint-mode colours (nothing outside paint mode).
@@ -377,7 +415,7 @@ impl EditorState {
                 let n = self.edited.len();
                 self.edited.clear();
                 self.save_path = Some(path.to_path_buf());
-                self.set_info(format!("saved {} ({n} edited vertices)", path.display()));
+                self.set_info(format!("saved {} ({n} edited vertices){}", path.display(), self.weld_warning()));
             }
             Err(e) => self.set_error(e.to_string()),
         }
@@ -403,7 +441,7 @@ impl EditorState {
         match crate::io::export_model(&self.model, source, &options, &path) {
             Ok(r) => {
                 let bytes: usize = r.files.iter().map(|f| f.1).sum();
-                self.set_info(format!("exported {} ({bytes} bytes)", path.display()));
+                self.set_info(format!("exported {} ({bytes} bytes){}", path.display(), self.weld_warning()));
             }
             Err(e) => self.set_error(e.to_string()),
         }

@@ -1,13 +1,14 @@
 //! The paint panel (right side in paint mode): weight display, brush settings (mode, radius and
 //! its unit, strength, falloff, Replace value, front faces / whole volume, x-mirror) and the weight
-//! rules (influence limit, Normalize All, Limit Total, Clean with its threshold, Smooth All).
+//! rules (influence limit, Normalize All, Limit Total, Clean with its threshold, Smooth All) and
+//! the weld report with Weld Weights.
 //! Joint locks are toggled in the joint tree.
 
 use eframe::egui;
 
 use crate::app::command::{Command, WeightTool};
 use crate::app::state::{EditorState, WeightDisplay};
-use crate::paint::{BlendMode, Falloff, RadiusUnit};
+use crate::paint::{BlendMode, Falloff, RadiusUnit, WeldSource};
 
 /// Draws the paint panel; brush settings are edited in place, the rest returns commands.
 pub fn paint_panel_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
@@ -92,6 +93,7 @@ pub fn paint_panel_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
             }
         }
     });
+    weld_ui(ui, s, &mut cmds);
     ui.weak("Lock joints with the boxes in the joint tree.");
     ui.separator();
     ui.weak(
@@ -99,4 +101,28 @@ pub fn paint_panel_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
          [ ] radius, - = strength, Ctrl/Shift+wheel likewise; Tab leaves paint mode.",
     );
     cmds
+}
+
+/// The weld report: how many groups of coincident vertices disagree, and the Weld Weights tool.
+fn weld_ui(ui: &mut egui::Ui, s: &EditorState, cmds: &mut Vec<Command>) {
+    let n = s.weld_disagreements;
+    if n == 0 {
+        ui.weak("Coincident vertices agree (no cracks).");
+        return;
+    }
+    ui.colored_label(
+        ui.visuals().warn_fg_color,
+        format!(
+            "{n} weld group{} of coincident vertices disagree: the mesh cracks there when posed.",
+            if n == 1 { "" } else { "s" }
+        ),
+    );
+    ui.horizontal_wrapped(|ui| {
+        for source in [WeldSource::Mean, WeldSource::LargerSide] {
+            let tool = WeightTool::Weld(source);
+            if ui.button(tool.label()).clicked() {
+                cmds.push(Command::Tool(tool));
+            }
+        }
+    });
 }

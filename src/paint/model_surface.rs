@@ -1,0 +1,271 @@
+//! The whole model as one paintable surface: every primitive of every skinned mesh, concatenated
+//! into one vertex numbering ("surface vertices"), with one welded adjacency across primitives
+//! and across UV/normal seams, and one joint numbering ("surface joints": the union of every
+//! skin's joint nodes, so that skins sharing a skeleton paint the same joint).
+//!
+//! Invariant: coincident rest vertices (within [`super::adjacency::WELD_FRACTION`] of the
+//! diagonal) share one weld group, named by its smallest surface vertex (the representative);
+//! painting computes weights once per group and writes the same weights to every member.
+
+use glam::Vec3;
+
+use super::adjacency::Adjacency;
+use super::grid::relative_tolerance;
+use super::normalize::WeightRules;
+use crate::model::Model;
+
+/// Marks a surface joint that a skin does not have.
+pub const NO_JOINT: u16 = u16::MAX;
+
+/// One primitive's place in the surface numbering.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SurfacePart {
+    /// The first instance drawing the mesh (its deformed positions are painted on).
+    pub instance: usize,
+    /// Mesh index.
+    pub mesh: usize,
+    /// Primitive index within the mesh.
+    pub prim: usize,
+    /// The skin the instance uses.
+    pub skin: usize,
+    /// Surface number of the primitive's vertex 0.
+    pub first_vertex: u32,
+    /// Number of vertices.
+    pub vertices: u32,
+    /// Surface number of the primitive's triangle 0.
+    pub first_triangle: u32,
+}
+
+/// Every skinned primitive of a model as one surface (see the module docs).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ModelSurface {
+    parts: Vec<SurfacePart>,
+    rest: Vec<Vec3>,
+    triangles: Vec<[u32; 3]>,
+    adjacency: Adjacency,
+    joint_nodes: Vec<usize>,
+    to_surface: Vec<Vec<u16>>,
+    to_skin: Vec<Vec<u16>>,
+}
+
+impl ModelSurface {
+    /// Builds the surface of `model` (meshes in order of their first skinned instance).
+    #[must_use]
+    pub fn new(model: &Model) -> Self {
+        let mut parts = Vec::new();
+        let mut rest = Vec::new();
+        let mut triangles = Vec::new();
+        let mut seen = vec![false; model.meshes.len()];
+        for (i, inst) in model.instances.iter().enumerate() {
+            let Some(mesh) = model.meshes.get(inst.mesh) else { continue };
+            if std::mem::replace(&mut seen[inst.mesh], true) {
+                continue;
+            }
+            for (p, prim) in mesh.primitives.iter().enumerate() {
+                let first_vertex = rest.len() as u32;
+                parts.push(SurfacePart {
+                    instance: i,
+                    mesh: inst.mesh,
+                    prim: p,
+                    skin: inst.skin,
+                    first_vertex,
+                    vertices: prim.positions.len() as u32,
+                    first_triangle: triangles.len() as u32,
+                });
+                rest.extend_from_slice(&prim.positions);
+                let n = prim.positions.len() as u32;
+                // Out-of-range triangles stay out of range of the whole surface too.
+                triangles
+                    .extend(prim.triangles.iter().map(|t| t.map(|k| if k < n { first_vertex + k } else { u32::MAX })));
+            }
+        }
+        let adjacency = Adjacency::new(&rest, &triangles, relative_tolerance(&rest, super::adjacency::WELD_FRACTION));
+        let mut joint_nodes: Vec<usize> = Vec::new();
+        let to_surface: Vec<Vec<u16>> = model
+            .skins
+            .iter()
+            .map(|skin| {
+                skin.joints
+                    .iter()
+                    .map(|&node| match joint_nodes.iter().position(|&n| n == node) {
+                        Some(k) => k as u16,
+                        None => {
+                            joint_nodes.push(node);
+                            (joint_nodes.len() - 1) as u16
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let to_skin = to_surface
+            .iter()
+            .map(|map| {
+                let mut back = vec![NO_JOINT; joint_nodes.len()];
+                for (local, &s) in map.iter().enumerate() {
+                    if back[s as usize] == NO_JOINT {
+                        back[s as usize] = local as u16;
+                    }
+                }
+                back
+            })
+            .collect();
+        Self { parts, rest, triangles, adjacency, joint_nodes, to_surface, to_skin }
+    }
+
+    /// The primitives in surface order.
+    #[must_use]
+    pub fn parts(&self) -> &[SurfacePart] {
+        &self.parts
+    }
+
+    /// Number of surface vertices.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.rest.len()
+    }
+
+    /// Whether the surface has no vertex.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.rest.is_empty()
+    }
+
+    /// Rest positions of every surface vertex.
+    #[must_use]
+    pub fn rest_positions(&self) -> &[Vec3] {
+        &self.rest
+    }
+
+    /// Every triangle in surface numbering.
+    #[must_use]
+    pub fn triangles(&self) -> &[[u32; 3]] {
+        &self.triangles
+    }
+
+    /// The welded adjacency over surface vertices (across primitives).
+    #[must_use]
+    pub fn adjacency(&self) -> &Adjacency {
+        &self.adjacency
+    }
+
+    /// The part holding primitive `prim` of mesh `mesh`.
+    #[must_use]
+    pub fn part_of(&self, mesh: usize, prim: usize) -> Option<usize> {
+        self.parts.iter().position(|p| p.mesh == mesh && p.prim == prim)
+    }
+
+    /// The part and local vertex of surface vertex `g`.
+    #[must_use]
+    pub fn locate(&self, g: u32) -> Option<(usize, u32)> {
+        let k = self.parts.partition_point(|p| p.first_vertex <= g).checked_sub(1)?;
+        let part = &self.parts[k];
+        (g - part.first_vertex < part.vertices).then_some((k, g - part.first_vertex))
+    }
+
+    /// Surface joint of joint `local` of skin `skin`.
+    #[must_use]
+    pub fn surface_joint(&self, skin: usize, local: u16) -> Option<u16> {
+        self.to_surface.get(skin)?.get(local as usize).copied()
+    }
+
+    /// Joint of skin `skin` for surface joint `joint` (`None` when the skin lacks that node).
+    #[must_use]
+    pub fn skin_joint(&self, skin: usize, joint: u16) -> Option<u16> {
+        self.to_skin.get(skin)?.get(joint as usize).copied().filter(|&j| j != NO_JOINT)
+    }
+
+    /// The node of every surface joint.
+    #[must_use]
+    pub fn joint_nodes(&self) -> &[usize] {
+        &self.joint_nodes
+    }
+
+    /// The weight rules in surface joints: `locked(node)` for each joint, the influence limit.
+    #[must_use]
+    pub fn rules(&self, locked: impl Fn(usize) -> bool, limit: usize) -> WeightRules {
+        WeightRules { locked: self.joint_nodes.iter().map(|&n| locked(n)).collect(), limit }
+    }
+
+    /// Skin `skin`'s rules (locks by skin joint) in surface joints.
+    #[must_use]
+    pub fn rules_from_skin(&self, skin: usize, rules: &WeightRules) -> WeightRules {
+        let mut out = WeightRules { locked: vec![false; self.joint_nodes.len()], limit: rules.limit };
+        for (local, &s) in self.to_surface.get(skin).map(Vec::as_slice).unwrap_or_default().iter().enumerate() {
+            out.locked[s as usize] |= rules.is_locked(local as u16);
+        }
+        out
+    }
+
+    /// The `(surface joint, weight)` pairs of surface vertex `g` (joints ascending per skin).
+    #[must_use]
+    pub fn weights(&self, model: &Model, g: u32) -> Vec<(u16, f32)> {
+        let Some((k, v)) = self.locate(g) else { return Vec::new() };
+        let part = &self.parts[k];
+        let (Some(skin), Some(prim)) =
+            (model.skins.get(part.skin), model.meshes.get(part.mesh).and_then(|m| m.primitives.get(part.prim)))
+        else {
+            return Vec::new();
+        };
+        let Some(inf) = prim.influences.as_ref().filter(|inf| (v as usize) < inf.len()) else { return Vec::new() };
+        let map = &self.to_surface[part.skin];
+        inf.vertex(v as usize, &skin.sets).map(|(j, w)| (map.get(j as usize).copied().unwrap_or(NO_JOINT), w)).collect()
+    }
+
+    /// `pairs` (surface joints) in skin `skin`'s joints, or `None` when the skin lacks one of them.
+    #[must_use]
+    pub fn to_skin_pairs(&self, skin: usize, pairs: &[(u16, f32)]) -> Option<Vec<(u16, f32)>> {
+        pairs.iter().map(|&(j, w)| self.skin_joint(skin, j).map(|l| (l, w))).collect()
+    }
+
+    /// Surface positions of the deformed buffers `deformed[instance][prim]` into `out` (rest
+    /// positions where a buffer is missing or stale), and likewise their normals into `normals`.
+    pub fn gather_deformed(
+        &self,
+        deformed: &[Vec<crate::skinning::DeformedPrimitive>],
+        out: &mut Vec<Vec3>,
+        normals: &mut Vec<Vec3>,
+    ) {
+        out.clear();
+        normals.clear();
+        for part in &self.parts {
+            let range = part.first_vertex as usize..(part.first_vertex + part.vertices) as usize;
+            match deformed.get(part.instance).and_then(|d| d.get(part.prim)) {
+                Some(buf) if buf.positions.len() == range.len() => {
+                    out.extend_from_slice(&buf.positions);
+                    if buf.normals.len() == range.len() {
+                        normals.extend_from_slice(&buf.normals);
+                    } else {
+                        normals.resize(out.len(), Vec3::ZERO);
+                    }
+                }
+                _ => {
+                    out.extend_from_slice(&self.rest[range]);
+                    normals.resize(out.len(), Vec3::ZERO);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locate_round_trips() {
+        let s = ModelSurface {
+            parts: vec![
+                SurfacePart { instance: 0, mesh: 0, prim: 0, skin: 0, first_vertex: 0, vertices: 3, first_triangle: 0 },
+                SurfacePart { instance: 0, mesh: 0, prim: 1, skin: 0, first_vertex: 3, vertices: 0, first_triangle: 1 },
+                SurfacePart { instance: 1, mesh: 1, prim: 0, skin: 1, first_vertex: 3, vertices: 2, first_triangle: 1 },
+            ],
+            rest: vec![Vec3::ZERO; 5],
+            ..ModelSurface::default()
+        };
+        assert_eq!(s.locate(0), Some((0, 0)));
+        assert_eq!(s.locate(2), Some((0, 2)));
+        assert_eq!(s.locate(3), Some((2, 0)), "an empty part is skipped");
+        assert_eq!(s.locate(4), Some((2, 1)));
+        assert_eq!(s.locate(5), None);
+    }
+}
