@@ -85,10 +85,15 @@ pub fn weld_skin_surface(model: &Model, skin: usize) -> Surface {
             let v = v.as_dvec3();
             let v = if v.is_finite() { v } else { DVec3::ZERO };
             let c = cell(v);
+            // A point within `tol` of `v` lies in `v`'s cell or a neighbour on the side `v` is
+            // nearer to, so 2 x 2 x 2 cells suffice.
+            let frac = v / tol - (v / tol).floor();
+            let side = |f: f64| if f < 0.5 { -1 } else { 1 };
+            let (sx, sy, sz) = (side(frac.x), side(frac.y), side(frac.z));
             let mut found = None;
-            'search: for dx in -1..=1 {
-                for dy in -1..=1 {
-                    for dz in -1..=1 {
+            'search: for dx in [0, sx] {
+                for dy in [0, sy] {
+                    for dz in [0, sz] {
                         if let Some(list) = grid.get(&(c.0 + dx, c.1 + dy, c.2 + dz)) {
                             if let Some(&s) = list.iter().find(|&&s| (positions[s as usize] - v).length() <= tol) {
                                 found = Some(s);

@@ -21,9 +21,9 @@ pub struct BindArgs {
     /// The file to write: .glb, or .gltf (buffer embedded).
     #[arg(long, value_name = "OUT.glb|OUT.gltf")]
     pub out: PathBuf,
-    /// The skin to bind (index, as `skinlab info` lists them).
-    #[arg(long, default_value_t = 0, value_name = "N")]
-    pub skin: usize,
+    /// The skin to bind (index, as `skinlab info` lists them); every skin when not given.
+    #[arg(long, value_name = "N")]
+    pub skin: Option<usize>,
     /// Recompute only these joints (node names or `#N` node keys, comma-separated); the other
     /// weights are kept.
     #[arg(long, value_delimiter = ',', value_name = "NAME,...")]
@@ -57,34 +57,63 @@ pub fn run(args: &BindArgs) -> Result<(), CliError> {
     if model.skins.is_empty() {
         return Err(format!("{file}: has no skin to bind").into());
     }
-    if args.skin >= model.skins.len() {
-        return Err(format!("{file}: --skin {}: no such skin (the model has {})", args.skin, model.skins.len()).into());
-    }
+    let skins: Vec<usize> = match args.skin {
+        Some(skin) if skin >= model.skins.len() => {
+            return Err(format!("{file}: --skin {skin}: no such skin (the model has {})", model.skins.len()).into());
+        }
+        Some(skin) => vec![skin],
+        None => (0..model.skins.len()).collect(),
+    };
     let joints = match &args.joints {
-        Some(names) => Some(resolve_joints(&model, args.skin, names, "--joints", &file)?),
+        Some(names) => Some(resolve_joints(&model, &skins, names, "--joints", &file)?),
         None => None,
     };
-    let locked = resolve_joints(&model, args.skin, &args.locked, "--locked", &file)?;
-    let options = BindOptions { limit: args.limit, joints, locked };
+    let locked = resolve_joints(&model, &skins, &args.locked, "--locked", &file)?;
     let started = Instant::now();
     let tty = std::io::stderr().is_terminal();
     let mut shown = false;
-    let mut progress = |f: f32| {
-        if tty && started.elapsed().as_secs_f64() > 0.5 {
-            shown = true;
-            let filled = (f.clamp(0.0, 1.0) * 30.0).round() as usize;
-            // Progress is a courtesy: a failed write to stderr does not stop the bind.
-            let mut err = std::io::stderr().lock();
-            let _ = write!(err, "\rbinding [{}{}] {:3.0} %", "#".repeat(filled), " ".repeat(30 - filled), f * 100.0);
-            let _ = err.flush();
-        }
-    };
-    let result = bind_skin(&model, args.skin, &options, &mut progress).map_err(|e| format!("{file}: {e}"))?;
+    let mut lines = Vec::new();
+    for (k, &skin) in skins.iter().enumerate() {
+        let joints = match &joints {
+            Some(per_skin) if per_skin[k].is_empty() => continue, // none of the named joints is in this skin
+            Some(per_skin) => Some(per_skin[k].clone()),
+            None => None,
+        };
+        let options = BindOptions { limit: args.limit, joints, locked: locked[k].clone() };
+        let mut progress = |f: f32| {
+            if tty && started.elapsed().as_secs_f64() > 0.5 {
+                shown = true;
+                let f = (k as f32 + f.clamp(0.0, 1.0)) / skins.len() as f32;
+                let filled = (f * 30.0).round() as usize;
+                // Progress is a courtesy: a failed write to stderr does not stop the bind.
+                let mut err = std::io::stderr().lock();
+                let _ =
+                    write!(err, "\rbinding [{}{}] {:3.0} %", "#".repeat(filled), " ".repeat(30 - filled), f * 100.0);
+                let _ = err.flush();
+            }
+        };
+        let result =
+            bind_skin(&model, skin, &options, &mut progress).map_err(|e| format!("{file}: skin {skin}: {e}"))?;
+        result.apply(&mut model).map_err(|e| format!("{file}: skin {skin}: {e}"))?;
+        let s = &result.stats;
+        lines.push(format!(
+            "bound skin {skin}: {} vertices ({} after welding, {} parts{}), {} joints solved, {} vertices changed",
+            s.vertices,
+            s.welded_vertices,
+            s.parts,
+            if s.unseen_vertices > 0 {
+                format!(", {} vertices saw no bone and took the nearest", s.unseen_vertices)
+            } else {
+                String::new()
+            },
+            s.solved_joints,
+            s.changed_vertices
+        ));
+    }
     if shown {
         let _ = writeln!(std::io::stderr());
     }
     let secs = started.elapsed().as_secs_f64();
-    result.apply(&mut model).map_err(|e| format!("{file}: {e}"))?;
     let export = ExportOptions {
         container,
         weights_format: None,
@@ -93,38 +122,39 @@ pub fn run(args: &BindArgs) -> Result<(), CliError> {
         overwrite_source: args.force,
     };
     let report = io::export_model(&model, &source, &export, &args.out)?;
-    let s = &result.stats;
-    crate::outln!(
-        "bound skin {} in {secs:.2} s: {} vertices ({} after welding, {} parts{}), {} joints solved, {} vertices changed",
-        args.skin,
-        s.vertices,
-        s.welded_vertices,
-        s.parts,
-        if s.unseen_vertices > 0 {
-            format!(", {} vertices saw no bone and took the nearest", s.unseen_vertices)
-        } else {
-            String::new()
-        },
-        s.solved_joints,
-        s.changed_vertices
-    );
+    for line in &lines {
+        crate::outln!("{line}");
+    }
+    crate::outln!("automatic weights in {secs:.2} s");
     for (path, bytes) in &report.files {
         crate::outln!("wrote {} ({bytes} bytes)", path.display());
     }
     Ok(())
 }
 
-/// Skin joint indices of the named nodes (names or `#N` keys); each must be a joint of the skin.
-fn resolve_joints(model: &Model, skin: usize, names: &[String], flag: &str, file: &str) -> Result<Vec<u16>, CliError> {
-    let mut out = Vec::with_capacity(names.len());
+/// Per skin of `skins`, the skin joint indices of the named nodes (names or `#N` keys). Each name
+/// must be a node that is a joint of at least one of the skins.
+fn resolve_joints(
+    model: &Model,
+    skins: &[usize],
+    names: &[String],
+    flag: &str,
+    file: &str,
+) -> Result<Vec<Vec<u16>>, CliError> {
+    let mut out = vec![Vec::with_capacity(names.len()); skins.len()];
     for name in names {
         let node = model.nodes.find(name).map_err(|e| format!("{file}: {flag} {name:?}: {e}"))?;
-        let joint = model.skins[skin]
-            .joints
-            .iter()
-            .position(|&n| n == node)
-            .ok_or_else(|| format!("{file}: {flag} {name:?}: not a joint of skin {skin}"))?;
-        out.push(joint as u16);
+        let mut found = false;
+        for (k, &skin) in skins.iter().enumerate() {
+            if let Some(joint) = model.skins[skin].joints.iter().position(|&n| n == node) {
+                out[k].push(joint as u16);
+                found = true;
+            }
+        }
+        if !found {
+            let which = if skins.len() == 1 { format!("skin {}", skins[0]) } else { "any skin".to_owned() };
+            return Err(format!("{file}: {flag} {name:?}: not a joint of {which}").into());
+        }
     }
     Ok(out)
 }
