@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs, or checks for, what the test suite needs beyond Rust:
-#   - Mesa's software OpenGL/EGL and Xvfb (headless rendering and the editor smoke test),
+#   - Mesa's software OpenGL/EGL, Xvfb and xdotool (headless rendering, the editor smoke test and
+#     the scripted recovery session),
 #   - Node.js with the Khronos glTF-Validator (validating exported files), under target/tools.
 # As root with apt-get it installs what is missing; otherwise it names what to install and fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(xvfb xauth libegl1 libegl-mesa0 libgl1 libglx-mesa0 libgl1-mesa-dri
+APT_PACKAGES=(xvfb xauth xdotool libegl1 libegl-mesa0 libgl1 libglx-mesa0 libgl1-mesa-dri
               libx11-6 libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon0 libxkbcommon-x11-0
               nodejs npm)
 VALIDATOR_VERSION=2.0.0-dev.3.10

@@ -71,11 +71,20 @@ fn without_a_display_the_editor_refuses_with_one_line_and_status_2() {
 }
 
 #[test]
-fn a_broken_model_on_the_command_line_fails_before_any_window() {
+fn a_broken_model_on_the_command_line_opens_the_window_with_the_message() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.glb");
     std::fs::write(&bad, b"not a model").unwrap();
-    let o = skinlab_under_xvfb(&["open", bad.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("bad.glb"));
+    let shot = dir.path().join("bad.png");
+    // The window opens on the demo arm, shows the problem, and keeps running until the screenshot.
+    let o =
+        skinlab_under_xvfb(&["open", bad.to_str().unwrap(), "--screenshot-after-frames", "4", shot.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "status {:?}: {err}", o.status);
+    assert!(err.contains("bad.glb") && err.contains("not a GLB file"), "{err}");
+    let img = image::open(&shot).unwrap().to_rgba8();
+    // The message is drawn in the error colour (255, 110, 100) on the status line.
+    let red =
+        img.pixels().filter(|p| p.0[0] > 200 && (80..140).contains(&p.0[1]) && (70..130).contains(&p.0[2])).count();
+    assert!(red > 200, "only {red} error-coloured pixels: the message is not on screen");
 }

@@ -31,6 +31,8 @@ pub struct History {
     redo: Vec<Step>,
     /// The gesture the last recorded step belongs to, if it may be extended.
     open_gesture: Option<u64>,
+    /// Bumped by every change of the history (never reset, so a saved revision stays comparable).
+    revision: u64,
 }
 
 impl History {
@@ -43,6 +45,7 @@ impl History {
         self.undo.push(Step::Pose(before.clone()));
         self.redo.clear();
         self.open_gesture = gesture;
+        self.revision += 1;
     }
 
     /// Records a finished stroke or tool run (empty records are not kept).
@@ -53,6 +56,7 @@ impl History {
         }
         self.undo.push(Step::Paint(record));
         self.redo.clear();
+        self.revision += 1;
     }
 
     /// Ends any open gesture, so the next edit records a new step.
@@ -65,6 +69,7 @@ impl History {
     pub fn undo(&mut self, current: &Pose, paint: impl FnOnce(&StrokeRecord)) -> Option<Undone> {
         let step = self.undo.pop()?;
         self.open_gesture = None;
+        self.revision += 1;
         Some(match step {
             Step::Pose(p) => {
                 self.redo.push(Step::Pose(current.clone()));
@@ -82,6 +87,7 @@ impl History {
     pub fn redo(&mut self, current: &Pose, paint: impl FnOnce(&StrokeRecord)) -> Option<Undone> {
         let step = self.redo.pop()?;
         self.open_gesture = None;
+        self.revision += 1;
         Some(match step {
             Step::Pose(p) => {
                 self.undo.push(Step::Pose(current.clone()));
@@ -109,7 +115,21 @@ impl History {
 
     /// Forgets everything (a new model was loaded).
     pub fn clear(&mut self) {
-        *self = Self::default();
+        let revision = self.revision + 1;
+        *self = Self { revision, ..Self::default() };
+    }
+
+    /// Changes with every recorded, undone or redone step and every [`History::clear`]: equal
+    /// revisions mean the same edits (what autosave and the unsaved-work check compare).
+    #[must_use]
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// Paint strokes and tool runs that can be undone (what "unsaved strokes" counts).
+    #[must_use]
+    pub fn paint_steps(&self) -> usize {
+        self.undo.iter().filter(|s| matches!(s, Step::Paint(_))).count()
     }
 }
 

@@ -5,9 +5,13 @@
 
 pub mod command;
 pub mod dialogs;
+pub mod file_browser;
+pub mod file_menu;
 pub mod gizmo;
 pub mod history;
 pub mod paint_overlay;
+pub mod recent;
+pub mod recovery;
 pub mod state;
 pub mod ui;
 pub mod viewport;
@@ -38,7 +42,10 @@ pub struct ScreenshotPlan {
 pub struct SkinlabApp {
     /// Everything the editor shows and edits.
     pub state: EditorState,
-    dialogs: Box<dyn FileDialogs>,
+    /// File dialogs, the in-window browser and the recent-file list.
+    pub files: file_menu::Files,
+    /// Autosave and the recovery offer.
+    pub autosave: recovery::Autosave,
     viewport: Viewport,
     field_gesture: u64,
     frames: u64,
@@ -58,7 +65,8 @@ impl SkinlabApp {
     pub fn new(state: EditorState, dialogs: Box<dyn FileDialogs>) -> Self {
         Self {
             state,
-            dialogs,
+            files: file_menu::Files::new(dialogs, recent::RecentFiles::default()),
+            autosave: recovery::Autosave::new(None),
             viewport: Viewport::default(),
             field_gesture: 1 << 40,
             frames: 0,
@@ -70,6 +78,32 @@ impl SkinlabApp {
             asking_close: false,
             close_confirmed: false,
         }
+    }
+
+    /// Keeps the recent-file list in `dirs.config` and autosaves to `dirs.data`'s recovery
+    /// folder; recovery files of sessions that did not quit are offered (damaged ones are set
+    /// aside and reported).
+    #[must_use]
+    pub fn with_user_dirs(mut self, dirs: &crate::io::UserDirs) -> Self {
+        self.files.recent = recent::RecentFiles::load(dirs.config.as_deref());
+        self.autosave = recovery::Autosave::new(dirs.recovery());
+        let damaged = self.autosave.scan();
+        if !damaged.is_empty() {
+            self.state.message = Some(state::Message { text: damaged.join("; "), is_error: true });
+        }
+        self
+    }
+
+    /// Restores the newest recovery file found at start-up without asking (`open --recover`);
+    /// the result is the editor's message.
+    pub fn recover_newest(&mut self) {
+        if self.autosave.offered.is_empty() {
+            self.state.message =
+                Some(state::Message { text: "--recover: there is no unsaved work to recover".into(), is_error: true });
+            return;
+        }
+        let found = self.autosave.offered.remove(0);
+        self.autosave.restore(&found, &mut self.state);
     }
 
     /// Saves the window to `plan.path` after `plan.after_frames` frames and then closes it.
@@ -90,6 +124,17 @@ impl SkinlabApp {
         use egui::{Key, KeyboardShortcut, Modifiers};
         let mut cmds = Vec::new();
         let mut save = false;
+        // Editor keys work whatever widget has focus (a menu, a button, a panel), except while
+        // typing in a text field; egui's own Tab focus navigation is switched off for this frame.
+        let typing = ctx.text_edit_focused();
+        if !typing && ctx.input(|i| i.key_pressed(Key::Tab) && !i.modifiers.any()) {
+            ctx.memory_mut(|m| {
+                m.move_focus(egui::FocusDirection::None);
+                if let Some(id) = m.focused() {
+                    m.surrender_focus(id);
+                }
+            });
+        }
         ctx.input_mut(|i| {
             if i.consume_shortcut(&KeyboardShortcut::new(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z))
                 || i.consume_shortcut(&KeyboardShortcut::new(Modifiers::COMMAND, Key::Y))
@@ -106,7 +151,7 @@ impl SkinlabApp {
         if save {
             cmds.extend(self.save_command());
         }
-        if !ctx.egui_wants_keyboard_input() {
+        if !typing {
             ctx.input_mut(|i| {
                 for (key, m) in [
                     (Key::Num1, SkinningMethod::Lbs),
@@ -143,48 +188,7 @@ impl SkinlabApp {
         let mut cmds = Vec::new();
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| {
-                if ui.button("Open model…").clicked() {
-                    if let Some(p) = self.dialogs.open_model() {
-                        cmds.push(Command::OpenModel(p));
-                    }
-                    ui.close();
-                }
-                if ui.button("Save (Ctrl+S)").clicked() {
-                    cmds.extend(self.save_command());
-                    ui.close();
-                }
-                if ui.button("Save as…").clicked() {
-                    if let Some(path) = self.dialogs.save_model() {
-                        cmds.push(Command::SaveModel { path, overwrite: false });
-                    }
-                    ui.close();
-                }
-                if ui.button("Save weights…").clicked() {
-                    if let Some(p) = self.dialogs.save_weights() {
-                        cmds.push(Command::SaveWeights(p));
-                    }
-                    ui.close();
-                }
-                if ui.button("Export…").clicked() {
-                    self.export_window = Some(command::ExportChoice::default());
-                    ui.close();
-                }
-                ui.separator();
-                if ui.button("Load pose…").clicked() {
-                    if let Some(p) = self.dialogs.open_pose() {
-                        cmds.push(Command::LoadPose(p));
-                    }
-                    ui.close();
-                }
-                if ui.button("Save pose…").clicked() {
-                    if let Some(p) = self.dialogs.save_pose() {
-                        cmds.push(Command::SavePose(p));
-                    }
-                    ui.close();
-                }
-                if ui.button("Quit").clicked() {
-                    ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
-                }
+                cmds.extend(self.files.menu_ui(ui, &self.state, &mut self.export_window));
             });
             ui.menu_button("Edit", |ui| {
                 if ui.add_enabled(self.state.history.can_undo(), egui::Button::new("Undo")).clicked() {
@@ -221,8 +225,7 @@ impl SkinlabApp {
 
     /// File ▸ Save: writes to the last saved path, or asks for one.
     fn save_command(&mut self) -> Option<Command> {
-        let path = self.state.save_path.clone().or_else(|| self.dialogs.save_model())?;
-        Some(Command::SaveModel { path, overwrite: false })
+        self.files.save(&self.state)
     }
 
     fn export_window_ui(&mut self, ctx: &egui::Context) -> Option<Command> {
@@ -256,9 +259,7 @@ impl SkinlabApp {
             ui.checkbox(&mut choice.bake, "Bake the current pose with the current method");
             ui.horizontal(|ui| {
                 if ui.button("Export to…").clicked() {
-                    if let Some(path) = self.dialogs.export_model(if choice.glb { "glb" } else { "gltf" }) {
-                        cmd = Some(Command::Export { path, choice, overwrite: false });
-                    }
+                    cmd = self.files.ask(dialogs::FileRequest::Export(choice), &self.state);
                     open = false;
                 }
                 if ui.button("Cancel").clicked() {
@@ -302,7 +303,9 @@ impl SkinlabApp {
 
     /// Asks before closing the window over unsaved weight edits.
     fn close_guard(&mut self, ctx: &egui::Context) {
-        if ctx.input(|i| i.viewport().close_requested()) && self.state.edited.is_dirty() && !self.close_confirmed {
+        // A screenshot run closes itself: it never asks.
+        let asks = self.state.edited.is_dirty() && !self.close_confirmed && self.screenshot.is_none();
+        if ctx.input(|i| i.viewport().close_requested()) && asks {
             ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
             self.asking_close = true;
         }
@@ -371,6 +374,11 @@ fn save_png(path: &std::path::Path, img: &egui::ColorImage) -> Result<(), String
 }
 
 impl eframe::App for SkinlabApp {
+    /// A clean quit (the window closed, unsaved edits discarded on request) leaves no recovery file.
+    fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
+        self.autosave.remove();
+    }
+
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         let ctx = ui.ctx().clone();
         self.screenshot_step(&ctx);
@@ -402,11 +410,14 @@ impl eframe::App for SkinlabApp {
             }
         });
         cmds.extend(self.export_window_ui(&ctx));
+        cmds.extend(self.files.browser_ui(&ctx));
         cmds.extend(self.confirm_window_ui(&ctx));
         self.close_guard(&ctx);
         for c in cmds.drain(..) {
             self.state.apply(c);
         }
+        self.autosave.offer_ui(&ctx, &mut self.state);
+        self.files.note(&mut self.state);
         self.state.refresh();
         let bg = crate::render::scene::BACKGROUND;
         egui::CentralPanel::default()
@@ -414,6 +425,14 @@ impl eframe::App for SkinlabApp {
             .show(ui, |ui| self.viewport.ui(ui, &mut self.state));
         // Gizmo drags and clicks in the viewport apply directly; make them visible this frame.
         self.state.refresh();
+        let busy = ctx.input(|i| i.pointer.any_down());
+        let (failed, again) = self.autosave.tick(&self.state, std::time::Instant::now(), busy);
+        if let Some(text) = failed {
+            self.state.message = Some(state::Message { text, is_error: true });
+        }
+        if let Some(after) = again {
+            ctx.request_repaint_after(after);
+        }
         let unsaved = if self.state.edited.is_dirty() { " *" } else { "" };
         let title = format!("skinlab — {}{unsaved}", self.state.model_name);
         if title != self.last_title {
@@ -444,6 +463,8 @@ pub struct EditorOptions {
     pub select: Option<String>,
     /// Start in paint mode.
     pub paint: bool,
+    /// Restore the newest recovery file without asking.
+    pub recover: bool,
     /// Save a screenshot and quit.
     pub screenshot: Option<ScreenshotPlan>,
 }
@@ -463,6 +484,7 @@ pub fn initial_state(opts: &EditorOptions) -> Result<EditorState, String> {
         }
         None => EditorState::demo()?,
     };
+    s.model_path.clone_from(&opts.model);
     if let Some(m) = opts.method {
         s.apply(Command::SetMethod(m));
     }
@@ -502,8 +524,29 @@ pub fn run(opts: EditorOptions) -> Result<(), String> {
                     `skinlab render` draws pictures without one"
             .into());
     }
-    let state = initial_state(&opts)?;
-    let app = SkinlabApp::new(state, Box::new(dialogs::RfdDialogs)).with_screenshot(opts.screenshot.clone());
+    // A file that cannot be opened (launched from a file manager, say) still opens the window,
+    // on the demo arm, with the problem shown; the terminal gets the same line.
+    let (state, problem) = match initial_state(&opts) {
+        Ok(s) => (s, None),
+        Err(e) => {
+            eprintln!("error: {}", crate::cli::one_line(&e));
+            let demo = EditorOptions { screenshot: None, ..EditorOptions::default() };
+            (initial_state(&demo)?, Some(format!("{e} (showing the demo arm instead)")))
+        }
+    };
+    let backend = dialogs::choose_backend(&dialogs::DialogFacts::probe());
+    let mut app = SkinlabApp::new(state, dialogs::dialogs_for(backend))
+        .with_screenshot(opts.screenshot.clone())
+        .with_user_dirs(&crate::io::UserDirs::from_env());
+    if opts.recover {
+        app.recover_newest();
+        if let Some(m) = &app.state.message {
+            eprintln!("{}{}", if m.is_error { "error: " } else { "" }, m.text);
+        }
+    }
+    if let Some(text) = problem {
+        app.state.message = Some(state::Message { text, is_error: true });
+    }
     let error = Arc::clone(&app.screenshot_error);
     let native = eframe::NativeOptions {
         renderer: eframe::Renderer::Glow,

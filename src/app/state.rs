@@ -4,6 +4,7 @@
 //! the UI tests drive exactly what the window does.
 
 mod paint_ops;
+mod recovery_ops;
 
 pub use paint_ops::HoverInfo;
 
@@ -165,6 +166,10 @@ pub struct EditorState {
     pub source: Option<SourceDocument>,
     /// Where File ▸ Save writes (set by the first save).
     pub save_path: Option<PathBuf>,
+    /// The file the model was opened from (`None`: the built-in demo or a new scene).
+    pub model_path: Option<PathBuf>,
+    /// The history revision last saved or loaded (`None`: restored work that was never saved).
+    clean_revision: Option<u64>,
     /// A command waiting for confirmation (overwrite the input file, discard unsaved edits).
     pub pending_overwrite: Option<PendingOverwrite>,
     discard_confirmed: bool,
@@ -220,6 +225,8 @@ impl EditorState {
             edited: EditedVertices::new(),
             source: None,
             save_path: None,
+            model_path: None,
+            clean_revision: None,
             pending_overwrite: None,
             discard_confirmed: false,
             weld_disagreements: 0,
@@ -266,6 +273,8 @@ impl EditorState {
         self.model_rev += 1;
         self.pose = Pose::rest();
         self.history.clear();
+        self.clean_revision = Some(self.history.revision());
+        self.model_path = None;
         self.selected = None;
         self.clip = None;
         self.time_secs = 0.0;
@@ -498,6 +507,7 @@ impl EditorState {
                     path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
                 self.replace_model(model, &name);
                 self.source = source;
+                self.model_path = Some(path.to_path_buf());
                 self.set_info(format!("opened {}{}", path.display(), self.weld_warning()));
             }
             Err(e) => self.set_error(format!("{e} (the current model is unchanged)")),

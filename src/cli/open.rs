@@ -38,6 +38,9 @@ pub struct OpenArgs {
     /// Start in paint mode (the selected joint's weights drawn on the mesh).
     #[arg(long)]
     pub paint: bool,
+    /// Restore the newest unsaved work left by an editor that did not quit, without asking.
+    #[arg(long)]
+    pub recover: bool,
     /// Draw N frames, save the window as PATH (PNG), and quit.
     #[arg(long, num_args = 2, value_names = ["N", "PATH"])]
     pub screenshot_after_frames: Option<Vec<String>>,
@@ -64,6 +67,7 @@ pub fn run(args: &OpenArgs) -> Result<(), CliError> {
         pose: args.pose.clone(),
         select: args.select.clone(),
         paint: args.paint,
+        recover: args.recover,
         screenshot,
     };
     crate::app::run(opts)?;

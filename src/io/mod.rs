@@ -12,7 +12,10 @@ pub mod gltf_import;
 pub mod input_file;
 pub mod obj;
 pub mod obj_import;
+pub mod recovery;
 pub mod source_document;
+pub mod source_weights;
+pub mod user_dirs;
 pub mod weights_file;
 
 pub use atomic_write::atomic_write;
@@ -21,4 +24,5 @@ pub use gltf_export::{export_model, Bake, Container, ExportError, ExportOptions,
 pub use gltf_import::{load_document, load_document_from_bytes, load_model, load_model_from_bytes};
 pub use input_file::read_input;
 pub use source_document::SourceDocument;
+pub use user_dirs::UserDirs;
 pub use weights_file::{apply_weights_file, write_weights_file, WeightsFileError};

@@ -6,12 +6,14 @@ use std::sync::{Arc, Mutex};
 
 use eframe::egui;
 use egui_kittest::Harness;
-use skinlab::app::dialogs::FileDialogs;
+use skinlab::app::dialogs::{Answer, DialogStart, FileDialogs, FileRequest};
 use skinlab::app::state::EditorState;
 use skinlab::app::SkinlabApp;
 
 /// Dialogs that answer from a script instead of asking: each returns the path its slot holds
-/// (`model` is taken once; the others answer every time). `asked` counts Save dialogs.
+/// (`model` is taken once; the others answer every time). `asked` counts Save dialogs, `starts`
+/// records where each dialog would have opened, and `no_portal` answers like a desktop where no
+/// dialog can be shown (the editor then opens its in-window browser).
 #[derive(Clone, Default)]
 pub struct Scripted {
     pub model: Arc<Mutex<Option<PathBuf>>>,
@@ -19,27 +21,27 @@ pub struct Scripted {
     pub save: Arc<Mutex<Option<PathBuf>>>,
     pub export: Arc<Mutex<Option<PathBuf>>>,
     pub asked: Arc<Mutex<usize>>,
+    pub starts: Arc<Mutex<Vec<(FileRequest, DialogStart)>>>,
+    pub no_portal: Arc<Mutex<bool>>,
 }
 
 impl FileDialogs for Scripted {
-    fn open_model(&mut self) -> Option<PathBuf> {
-        self.model.lock().unwrap().take()
-    }
-    fn open_pose(&mut self) -> Option<PathBuf> {
-        self.pose.lock().unwrap().clone()
-    }
-    fn save_pose(&mut self) -> Option<PathBuf> {
-        self.pose.lock().unwrap().clone()
-    }
-    fn save_model(&mut self) -> Option<PathBuf> {
-        *self.asked.lock().unwrap() += 1;
-        self.save.lock().unwrap().clone()
-    }
-    fn save_weights(&mut self) -> Option<PathBuf> {
-        self.save.lock().unwrap().clone()
-    }
-    fn export_model(&mut self, _extension: &str) -> Option<PathBuf> {
-        self.export.lock().unwrap().clone()
+    fn ask(&mut self, request: FileRequest, start: &DialogStart) -> Answer {
+        self.starts.lock().unwrap().push((request, start.clone()));
+        if *self.no_portal.lock().unwrap() {
+            return Answer::Unavailable;
+        }
+        let answer = match request {
+            FileRequest::OpenModel => self.model.lock().unwrap().take(),
+            FileRequest::LoadPose | FileRequest::SavePose => self.pose.lock().unwrap().clone(),
+            FileRequest::SaveModel => {
+                *self.asked.lock().unwrap() += 1;
+                self.save.lock().unwrap().clone()
+            }
+            FileRequest::SaveWeights => self.save.lock().unwrap().clone(),
+            FileRequest::Export(_) => self.export.lock().unwrap().clone(),
+        };
+        answer.map_or(Answer::Cancelled, Answer::Chosen)
     }
 }
 

@@ -414,6 +414,7 @@ impl EditorState {
             Ok(_) => {
                 let n = self.edited.len();
                 self.edited.clear();
+                self.clean_revision = Some(self.history.revision());
                 self.save_path = Some(path.to_path_buf());
                 self.set_info(format!("saved {} ({n} edited vertices){}", path.display(), self.weld_warning()));
             }

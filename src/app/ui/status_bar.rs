@@ -23,14 +23,17 @@ pub fn status_text(s: &EditorState) -> String {
     )
 }
 
-/// Draws the status line.
+/// Draws the status line; the message below it wraps (never clipped at the window edge), can be
+/// selected, and has a Copy button for the whole text.
 pub fn status_bar_ui(ui: &mut egui::Ui, s: &EditorState) {
-    ui.horizontal(|ui| {
-        ui.label(status_text(s));
-        if let Some(m) = &s.message {
-            ui.separator();
+    ui.add(egui::Label::new(status_text(s)).truncate());
+    if let Some(m) = &s.message {
+        ui.horizontal(|ui| {
+            if ui.small_button("Copy").on_hover_text("Copy the whole message").clicked() {
+                ui.ctx().copy_text(m.text.clone());
+            }
             let colour = if m.is_error { egui::Color32::from_rgb(255, 110, 100) } else { ui.visuals().text_color() };
-            ui.colored_label(colour, &m.text);
-        }
-    });
+            ui.add(egui::Label::new(egui::RichText::new(&m.text).color(colour)).wrap().selectable(true));
+        });
+    }
 }

@@ -1,0 +1,153 @@
+//! The File menu and everything behind it: asking for files (the desktop's dialog, or the
+//! in-window browser where none answers), File ▸ Open Recent, and the recent-file list kept up
+//! to date with what was opened and saved.
+
+use std::path::PathBuf;
+
+use eframe::egui;
+
+use super::command::{Command, ExportChoice};
+use super::dialogs::{Answer, FileDialogs, FileRequest};
+use super::file_browser::{BrowserOutcome, FileBrowser};
+use super::recent::RecentFiles;
+use super::state::{EditorState, Message};
+
+/// The file dialogs, the browser while it is open, and the recent-file list.
+pub struct Files {
+    dialogs: Box<dyn FileDialogs>,
+    /// The in-window browser while it is open.
+    pub browser: Option<FileBrowser>,
+    /// File ▸ Open Recent.
+    pub recent: RecentFiles,
+    seen: (u64, Option<PathBuf>),
+}
+
+impl Files {
+    /// Asking through `dialogs`, with `recent` as the list.
+    #[must_use]
+    pub fn new(dialogs: Box<dyn FileDialogs>, recent: RecentFiles) -> Self {
+        Self { dialogs, browser: None, recent, seen: (0, None) }
+    }
+
+    /// Asks for a file for `request`: the command to run when one was chosen; where no dialog
+    /// can be shown, the in-window browser opens (and answers in a later frame).
+    pub fn ask(&mut self, request: FileRequest, state: &EditorState) -> Option<Command> {
+        let shown = if request == FileRequest::SaveModel { state.save_path.as_ref() } else { None };
+        let start = request.start(shown.or(state.model_path.as_ref()).map(PathBuf::as_path), &state.model_name);
+        match self.dialogs.ask(request, &start) {
+            Answer::Chosen(path) => Some(request.command(path)),
+            Answer::Cancelled => None,
+            Answer::Unavailable => {
+                self.browser = Some(FileBrowser::new(request, &start));
+                None
+            }
+        }
+    }
+
+    /// File ▸ Save: writes to the last saved path, or asks for one.
+    pub fn save(&mut self, state: &EditorState) -> Option<Command> {
+        match &state.save_path {
+            Some(path) => Some(Command::SaveModel { path: path.clone(), overwrite: false }),
+            None => self.ask(FileRequest::SaveModel, state),
+        }
+    }
+
+    /// The File menu's items; `export_window` opens the Export window.
+    pub fn menu_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        state: &EditorState,
+        export_window: &mut Option<ExportChoice>,
+    ) -> Vec<Command> {
+        let mut cmds = Vec::new();
+        cmds.extend(self.item(ui, "Open model…", FileRequest::OpenModel, state));
+        let mut reopen = None;
+        let mut clear = false;
+        ui.menu_button("Open Recent", |ui| {
+            if self.recent.items().is_empty() {
+                ui.weak("(nothing opened yet)");
+            }
+            for p in self.recent.items() {
+                let name = p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into());
+                let r = ui.add_enabled(p.exists(), egui::Button::new(name));
+                if r.on_hover_text(p.display().to_string()).clicked() {
+                    reopen = Some(p.clone());
+                    ui.close();
+                }
+            }
+            ui.separator();
+            if ui.add_enabled(!self.recent.items().is_empty(), egui::Button::new("Clear the list")).clicked() {
+                clear = true;
+                ui.close();
+            }
+        });
+        if ui.button("Save (Ctrl+S)").clicked() {
+            ui.close();
+            cmds.extend(self.save(state));
+        }
+        cmds.extend(self.item(ui, "Save as…", FileRequest::SaveModel, state));
+        cmds.extend(self.item(ui, "Save weights…", FileRequest::SaveWeights, state));
+        if ui.button("Export…").clicked() {
+            *export_window = Some(ExportChoice::default());
+            ui.close();
+        }
+        ui.separator();
+        cmds.extend(self.item(ui, "Load pose…", FileRequest::LoadPose, state));
+        cmds.extend(self.item(ui, "Save pose…", FileRequest::SavePose, state));
+        if ui.button("Quit").clicked() {
+            ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+        }
+        cmds.extend(reopen.map(Command::OpenModel));
+        if clear {
+            let _ = self.recent.clear();
+        }
+        cmds
+    }
+
+    /// A menu item that asks for a file for `request`.
+    fn item(&mut self, ui: &mut egui::Ui, label: &str, request: FileRequest, state: &EditorState) -> Option<Command> {
+        if ui.button(label).clicked() {
+            ui.close();
+            return self.ask(request, state);
+        }
+        None
+    }
+
+    /// The browser window while it is open: the command for the chosen file.
+    pub fn browser_ui(&mut self, ctx: &egui::Context) -> Option<Command> {
+        let browser = self.browser.as_mut()?;
+        match browser.ui(ctx) {
+            BrowserOutcome::Open => None,
+            BrowserOutcome::Cancelled => {
+                self.browser = None;
+                None
+            }
+            BrowserOutcome::Chosen(path) => {
+                let request = browser.request;
+                self.browser = None;
+                Some(request.command(path))
+            }
+        }
+    }
+
+    /// Adds newly opened and saved files to the recent list (call after the commands ran).
+    pub fn note(&mut self, state: &mut EditorState) {
+        let now = (state.model_rev, state.save_path.clone());
+        if now == self.seen {
+            return;
+        }
+        let (old_rev, old_save) = std::mem::replace(&mut self.seen, now);
+        let mut added = Vec::new();
+        if old_rev != state.model_rev {
+            added.extend(state.model_path.clone());
+        }
+        if old_save != state.save_path {
+            added.extend(state.save_path.clone());
+        }
+        for p in added {
+            if let Err(e) = self.recent.add(&p) {
+                state.message = Some(Message { text: e, is_error: true });
+            }
+        }
+    }
+}

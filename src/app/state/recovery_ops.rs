@@ -1,0 +1,149 @@
+//! The editor's side of recovery: what the unsaved work is (the history since the last save or
+//! load), the recovery file that describes its effect, and restoring one onto the model it was
+//! made on (its weights marked as unsaved edits, its pose as one undoable step).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::EditorState;
+use crate::io::recovery::{self, RecoveryFile};
+use crate::io::weights_file::{apply_weights, ordered_influences, weights_to_json};
+use crate::paint::StrokeRecord;
+use crate::rig::pose_file;
+
+impl EditorState {
+    /// Whether the history changed since the model was loaded or saved (or the work was restored
+    /// from a recovery file and not saved since).
+    #[must_use]
+    pub fn has_unsaved_work(&self) -> bool {
+        self.clean_revision != Some(self.history.revision())
+    }
+
+    /// The recovery file describing the current unsaved work, written by process `pid`: the
+    /// weights that differ from the model's file and the pose.
+    #[must_use]
+    pub fn recovery_file(&self, pid: u32) -> RecoveryFile {
+        let mut sections = std::collections::BTreeMap::new();
+        let base = self.source.as_ref().map(crate::io::SourceDocument::original);
+        let (weights, listed) = weights_to_json(&self.model, base);
+        if listed > 0 {
+            if let Ok(v) = serde_json::from_str(&weights) {
+                sections.insert(recovery::WEIGHTS.to_owned(), v);
+            }
+        }
+        if !self.pose.overrides.is_empty() {
+            if let Ok(v) = serde_json::from_str(&pose_file::pose_to_json(&self.pose, &self.model.nodes)) {
+                sections.insert(recovery::POSE.to_owned(), v);
+            }
+        }
+        RecoveryFile {
+            model: self.model_path.clone(),
+            model_name: self.model_name.clone(),
+            saved_unix_secs: recovery::now_unix_secs(),
+            pid,
+            strokes: self.history.paint_steps(),
+            sections,
+        }
+    }
+
+    /// Opens the recovery file's model (unless it is the one shown) and applies its weights and
+    /// pose; returns a one-line summary. Nothing is changed when a section does not apply.
+    pub fn restore(&mut self, file: &RecoveryFile) -> Result<String, String> {
+        let same_model = match (&file.model, &self.model_path) {
+            (Some(a), Some(b)) => same_file(a, b),
+            (None, None) => self.model_name == file.model_name,
+            _ => false,
+        };
+        let fresh = if same_model { None } else { Some(load_model_of(file)?) };
+        let mut model = match &fresh {
+            Some((m, _, _)) => m.clone(),
+            None => (*self.model).clone(),
+        };
+        if let Some(text) = file.section_text(recovery::WEIGHTS) {
+            apply_weights(&text, &mut model).map_err(|e| format!("the recovered weights do not apply: {e}"))?;
+        }
+        let pose = match file.section_text(recovery::POSE) {
+            Some(text) => Some(
+                pose_file::parse_pose(&text, &model.nodes)
+                    .map_err(|e| format!("the recovered pose does not apply: {e}"))?,
+            ),
+            None => None,
+        };
+        if let Some((m, source, name)) = fresh {
+            self.replace_model(m, &name);
+            self.source = Some(source);
+            self.model_path = file.model.clone();
+        }
+        // Mark every vertex whose weights differ from the model's file as edited.
+        let mut marks = StrokeRecord::new("Restore");
+        let base = self.source.as_ref().map(crate::io::SourceDocument::original).unwrap_or(&self.model);
+        for inst in &model.instances {
+            let table = &model.skins[inst.skin].sets;
+            for (p, prim) in model.meshes[inst.mesh].primitives.iter().enumerate() {
+                let Some(inf) = &prim.influences else { continue };
+                let old =
+                    base.meshes.get(inst.mesh).and_then(|m| m.primitives.get(p)).and_then(|q| q.influences.as_ref());
+                let old_table = base.skins.get(inst.skin).map(|s| &s.sets);
+                for v in 0..inf.len() {
+                    let same = match (old, old_table) {
+                        (Some(o), Some(t)) if v < o.len() => {
+                            ordered_influences(inf, table, v) == ordered_influences(o, t, v)
+                        }
+                        _ => false,
+                    };
+                    if !same {
+                        let snap = inf.snapshot(v);
+                        marks.record(inst.mesh, p, v as u32, snap, snap);
+                    }
+                }
+            }
+        }
+        let vertices = marks.len();
+        self.model = Arc::new(model);
+        self.edited.note(&marks);
+        if let Some(pose) = pose {
+            self.history.record(&self.pose, None);
+            self.pose = pose;
+        }
+        self.clean_revision = None;
+        self.dirty = true;
+        self.refresh();
+        let mut summary = format!(
+            "restored unsaved work on {}: {} strokes ({vertices} vertices), {} posed joints",
+            self.model_name,
+            file.strokes,
+            self.pose.overrides.len()
+        );
+        let unknown = file.unknown_sections();
+        if !unknown.is_empty() {
+            summary.push_str(&format!(" (not restored by this version: {})", unknown.join(", ")));
+        }
+        self.set_info(summary.clone());
+        Ok(summary)
+    }
+}
+
+/// The model a recovery file was made on, as loaded from its file (or the demo), with its
+/// document and name.
+fn load_model_of(file: &RecoveryFile) -> Result<(crate::model::Model, crate::io::SourceDocument, String), String> {
+    match &file.model {
+        Some(path) => {
+            let (m, source) = crate::io::load_document(path).map_err(|e| e.to_string())?;
+            let name = path.file_name().map_or_else(|| file.model_name.clone(), |n| n.to_string_lossy().into());
+            Ok((m, source, name))
+        }
+        None => {
+            let name = crate::demo::DEMO_NAME;
+            let (m, source) = crate::io::load_document_from_bytes(&crate::demo::demo_glb(), Path::new(name))
+                .map_err(|e| e.to_string())?;
+            Ok((m, source, name.to_owned()))
+        }
+    }
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
+}

@@ -1,0 +1,242 @@
+//! Recovery files: the effect of an editor session's unsaved history, written atomically to the
+//! user's data folder (never beside the model) so that a crash, a kill or a power cut loses at
+//! most the work since the last autosave.
+//!
+//! ```json
+//! {
+//!   "format": "skinlab-recovery",
+//!   "version": 1,
+//!   "model": "/abs/path/arm.glb",        // null: the built-in demo
+//!   "model_name": "arm.glb",
+//!   "saved_unix_secs": 1764000000,
+//!   "pid": 4242,
+//!   "strokes": 3,
+//!   "sections": {"weights": {..weights file..}, "pose": {..pose file..}}
+//! }
+//! ```
+//! Each kind of edit is one named section holding its own file format (the weights file, the
+//! pose file), so a new kind of edit (skeleton edits, keys) adds a section without changing the
+//! others; a reader lists the sections it does not know instead of failing. One file per running
+//! editor (`session-<pid>.json`); files of processes that are no longer running are offered for
+//! restoring, and files that cannot be read are renamed to `*.damaged` and reported.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::atomic_write;
+
+const FORMAT: &str = "skinlab-recovery";
+const VERSION: u64 = 1;
+
+/// The weights section (a weights file of the vertices that differ from the model's file).
+pub const WEIGHTS: &str = "weights";
+/// The pose section (a pose file).
+pub const POSE: &str = "pose";
+
+/// One session's unsaved work.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecoveryFile {
+    /// The model file the work applies to (`None`: the built-in demo).
+    pub model: Option<PathBuf>,
+    /// The model's name as shown in the title.
+    pub model_name: String,
+    /// When it was written (seconds since 1970).
+    pub saved_unix_secs: u64,
+    /// The editor process that wrote it.
+    pub pid: u32,
+    /// Paint strokes and tool runs in the unsaved history.
+    pub strokes: usize,
+    /// Each kind of edit's data, by section name ([`WEIGHTS`], [`POSE`], ...).
+    pub sections: BTreeMap<String, Value>,
+}
+
+impl RecoveryFile {
+    /// The file's JSON text.
+    #[must_use]
+    pub fn to_json(&self) -> String {
+        let mut root = Map::new();
+        root.insert("format".into(), FORMAT.into());
+        root.insert("version".into(), VERSION.into());
+        root.insert("model".into(), self.model.as_ref().map_or(Value::Null, |p| p.display().to_string().into()));
+        root.insert("model_name".into(), self.model_name.clone().into());
+        root.insert("saved_unix_secs".into(), self.saved_unix_secs.into());
+        root.insert("pid".into(), self.pid.into());
+        root.insert("strokes".into(), self.strokes.into());
+        root.insert("sections".into(), Value::Object(self.sections.clone().into_iter().collect()));
+        serde_json::to_string(&Value::Object(root)).unwrap_or_default()
+    }
+
+    /// Parses a recovery file's text (the problem without the path on error).
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let fields = ["model", "model_name", "saved_unix_secs", "pid", "strokes", "sections"];
+        let root = crate::json_header::parse_document(text, FORMAT, VERSION, &fields)?;
+        let uint = |key: &str| {
+            root.get(key).and_then(Value::as_u64).ok_or_else(|| format!("\"{key}\" must be a non-negative integer"))
+        };
+        let model = match root.get("model") {
+            Some(Value::Null) => None,
+            Some(Value::String(s)) if !s.is_empty() => Some(PathBuf::from(s)),
+            _ => return Err("\"model\" must be a file path or null".into()),
+        };
+        let model_name =
+            root.get("model_name").and_then(Value::as_str).ok_or("\"model_name\" must be a string")?.to_owned();
+        let sections = match root.get("sections") {
+            Some(Value::Object(m)) => m.clone().into_iter().collect(),
+            _ => return Err("\"sections\" must be an object".into()),
+        };
+        Ok(Self {
+            model,
+            model_name,
+            saved_unix_secs: uint("saved_unix_secs")?,
+            pid: u32::try_from(uint("pid")?).map_err(|_| "\"pid\" is out of range".to_owned())?,
+            strokes: usize::try_from(uint("strokes")?).unwrap_or(usize::MAX),
+            sections,
+        })
+    }
+
+    /// Reads and parses `path` (`path: problem` on error).
+    pub fn read(path: &Path) -> Result<Self, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot be read: {e}", path.display()))?;
+        Self::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// Writes the file atomically (creating its folder).
+    pub fn write(&self, path: &Path) -> std::io::Result<()> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let text = self.to_json();
+        atomic_write(path, |w| w.write_all(text.as_bytes()))
+    }
+
+    /// A section as text, for the reader of its own format.
+    #[must_use]
+    pub fn section_text(&self, name: &str) -> Option<String> {
+        self.sections.get(name).map(Value::to_string)
+    }
+
+    /// Sections this version does not restore.
+    #[must_use]
+    pub fn unknown_sections(&self) -> Vec<&str> {
+        self.sections.keys().map(String::as_str).filter(|k| ![WEIGHTS, POSE].contains(k)).collect()
+    }
+}
+
+/// The recovery file of the editor process `pid` in `dir`.
+#[must_use]
+pub fn session_file(dir: &Path, pid: u32) -> PathBuf {
+    dir.join(format!("session-{pid}.json"))
+}
+
+/// A recovery file found at start-up.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Found {
+    /// Where it is.
+    pub path: PathBuf,
+    /// What it holds.
+    pub file: RecoveryFile,
+}
+
+/// The result of looking for recovery files.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Scan {
+    /// Files left by editors that are no longer running, newest first.
+    pub found: Vec<Found>,
+    /// One line per unreadable file: the problem and where it was set aside.
+    pub damaged: Vec<String>,
+}
+
+/// Looks for recovery files in `dir` whose writer is not running (`running(pid)`); unreadable
+/// ones are renamed to `*.damaged` (kept for the curious, never offered again) and reported.
+#[must_use]
+pub fn scan(dir: &Path, running: impl Fn(u32) -> bool) -> Scan {
+    let mut out = Scan::default();
+    let Ok(read) = std::fs::read_dir(dir) else { return out };
+    let mut paths: Vec<PathBuf> = read
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            name.starts_with("session-") && name.ends_with(".json")
+        })
+        .collect();
+    paths.sort();
+    for path in paths {
+        match RecoveryFile::read(&path) {
+            Ok(file) if file.pid != std::process::id() && running(file.pid) => {}
+            Ok(file) => out.found.push(Found { path, file }),
+            Err(problem) => {
+                let aside = path.with_extension("json.damaged");
+                let note = match std::fs::rename(&path, &aside) {
+                    Ok(()) => format!("set aside as {}", aside.display()),
+                    Err(e) => format!("could not be set aside: {e}"),
+                };
+                out.damaged.push(format!("damaged recovery file {problem}; {note}"));
+            }
+        }
+    }
+    out.found.sort_by_key(|f| std::cmp::Reverse(f.file.saved_unix_secs));
+    out
+}
+
+/// Whether process `pid` is running (Linux: `/proc/<pid>` exists; elsewhere always `false`, so a
+/// second editor may offer a running one's file: restoring it is harmless).
+#[must_use]
+pub fn process_running(pid: u32) -> bool {
+    cfg!(target_os = "linux") && Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Seconds since 1970 now.
+#[must_use]
+pub fn now_unix_secs() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(pid: u32, secs: u64) -> RecoveryFile {
+        let mut sections = BTreeMap::new();
+        sections.insert(POSE.to_owned(), serde_json::json!({"format": "skinlab-pose"}));
+        sections.insert("keys".to_owned(), serde_json::json!([1, 2]));
+        RecoveryFile {
+            model: Some("/m/arm.glb".into()),
+            model_name: "arm.glb".into(),
+            saved_unix_secs: secs,
+            pid,
+            strokes: 3,
+            sections,
+        }
+    }
+
+    #[test]
+    fn round_trip_keeps_every_section() {
+        let f = sample(7, 100);
+        let back = RecoveryFile::parse(&f.to_json()).unwrap();
+        assert_eq!(back, f);
+        assert_eq!(back.unknown_sections(), ["keys"]);
+        let demo = RecoveryFile { model: None, ..f };
+        assert_eq!(RecoveryFile::parse(&demo.to_json()).unwrap().model, None);
+    }
+
+    #[test]
+    fn scan_offers_dead_sessions_newest_first_and_sets_damaged_files_aside() {
+        let dir = tempfile::tempdir().unwrap();
+        sample(11, 100).write(&session_file(dir.path(), 11)).unwrap();
+        sample(12, 200).write(&session_file(dir.path(), 12)).unwrap();
+        sample(13, 300).write(&session_file(dir.path(), 13)).unwrap();
+        std::fs::write(session_file(dir.path(), 14), b"{\"format\": \"skinlab-recovery\", trunc").unwrap();
+        let s = scan(dir.path(), |pid| pid == 13);
+        let pids: Vec<u32> = s.found.iter().map(|f| f.file.pid).collect();
+        assert_eq!(pids, [12, 11]);
+        assert_eq!(s.damaged.len(), 1);
+        assert!(s.damaged[0].contains("session-14.json") && s.damaged[0].contains("set aside"), "{}", s.damaged[0]);
+        assert!(dir.path().join("session-14.json.damaged").exists());
+        assert!(!session_file(dir.path(), 14).exists());
+        // Set aside once: not reported again.
+        assert!(scan(dir.path(), |_| false).damaged.is_empty());
+    }
+}

@@ -1,0 +1,235 @@
+//! A first session's rough edges without a display (egui_kittest): where no desktop file dialog
+//! answers, File ▸ Open, Save pose and Export go through the in-window browser (with the
+//! overwrite question); save dialogs start in the model's folder with its name; editor keys work
+//! after clicking a menu or a panel but not while typing; a damaged recovery file is reported
+//! and unsaved work is offered for restoring at the next start.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "common/ui_harness.rs"]
+#[allow(dead_code)]
+mod ui_harness;
+
+use std::path::{Path, PathBuf};
+
+use eframe::egui::{self, accesskit::Role};
+use egui_kittest::kittest::Queryable;
+use egui_kittest::Harness;
+use skinlab::app::dialogs::FileRequest;
+use skinlab::app::state::EditorState;
+use skinlab::app::SkinlabApp;
+use skinlab::skinning::SkinningMethod;
+use ui_harness::{bend_elbow, harness, harness_with, Scripted};
+
+/// The demo arm written to `dir/arm.glb`, opened from there.
+fn arm_in(dir: &Path) -> (PathBuf, EditorState) {
+    let path = dir.join("arm.glb");
+    std::fs::write(&path, skinlab::demo::demo_glb()).unwrap();
+    let (model, source) = skinlab::io::load_document(&path).unwrap();
+    let mut s = EditorState::with_document(model, source, "arm.glb");
+    s.model_path = Some(path.clone());
+    (path, s)
+}
+
+fn no_portal() -> Scripted {
+    let d = Scripted::default();
+    *d.no_portal.lock().unwrap() = true;
+    d
+}
+
+fn menu(h: &mut Harness<'_, SkinlabApp>, item: &str) {
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label(item).click();
+    h.run();
+}
+
+/// Types `text` into the browser's file name field (replacing what it holds).
+fn type_name(h: &mut Harness<'_, SkinlabApp>, text: &str) {
+    let field = h.get_by_role_and_label(Role::TextInput, "File name");
+    field.focus();
+    h.run();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.get_by_role_and_label(Role::TextInput, "File name").type_text(text);
+    h.run();
+}
+
+#[test]
+fn without_a_portal_open_goes_through_the_in_window_browser() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _) = arm_in(dir.path());
+    std::fs::write(dir.path().join("notes.txt"), b"not a model").unwrap();
+    let mut h = harness(no_portal());
+    menu(&mut h, "Open model…");
+    // The browser is open; it lists models and folders, not other files.
+    assert!(h.query_by_label("Open model").is_some(), "no browser window");
+    type_name(&mut h, dir.path().to_str().unwrap());
+    h.get_by_label("Open").click();
+    h.run();
+    // A folder typed as the name is entered.
+    assert!(h.query_by_label("arm.glb").is_some());
+    assert!(h.query_by_label_contains("notes.txt").is_none(), "the filter shows only models");
+    h.get_by_label("arm.glb").click();
+    h.run();
+    h.get_by_label("Open").click();
+    h.run();
+    let s = &h.state().state;
+    assert_eq!(s.model_name, "arm.glb");
+    assert_eq!(s.model_path.as_deref(), Some(path.as_path()));
+    assert!(h.query_by_label("Open model").is_none(), "the browser stayed open");
+    // The opened file is now in File ▸ Open Recent.
+    assert_eq!(h.state().files.recent.items()[0], path.canonicalize().unwrap());
+}
+
+#[test]
+fn without_a_portal_save_pose_and_export_write_through_the_browser_and_ask_before_replacing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, state) = arm_in(dir.path());
+    let mut h = harness_with(state, no_portal());
+    bend_elbow(&mut h, 40.0);
+    menu(&mut h, "Save pose…");
+    // It starts in the model's folder with a name made from the model's.
+    let field = h.get_by_role_and_label(Role::TextInput, "File name");
+    assert_eq!(field.value().as_deref(), Some("arm_pose.json"));
+    h.get_by_label("Save").click();
+    h.run();
+    let pose = dir.path().join("arm_pose.json");
+    let first = std::fs::read_to_string(&pose).unwrap();
+    assert!(first.contains("elbow"), "{first}");
+
+    // Again: the file exists, so the browser asks before replacing it.
+    bend_elbow(&mut h, 70.0);
+    menu(&mut h, "Save pose…");
+    h.get_by_label("Save").click();
+    h.run();
+    assert!(h.query_by_label_contains("already exists. Replace it?").is_some());
+    assert_eq!(std::fs::read_to_string(&pose).unwrap(), first, "replaced without asking");
+    h.get_by_label("Replace").click();
+    h.run();
+    assert_ne!(std::fs::read_to_string(&pose).unwrap(), first);
+
+    // Export: a typed name without extension gets .glb, in the model's folder.
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Export…").click();
+    h.run();
+    h.get_by_label("Export to…").click();
+    h.run();
+    type_name(&mut h, "arm_out");
+    h.get_by_label("Save").click();
+    h.run();
+    let out = dir.path().join("arm_out.glb");
+    assert!(out.exists(), "{:?}", h.state().state.message);
+    skinlab::io::load_model(&out).unwrap();
+}
+
+#[test]
+fn save_dialogs_start_in_the_models_folder_with_its_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, state) = arm_in(dir.path());
+    let dialogs = Scripted::default();
+    let mut h = harness_with(state, dialogs.clone());
+    menu(&mut h, "Save as…");
+    let starts = dialogs.starts.lock().unwrap().clone();
+    let (request, start) = starts.last().unwrap();
+    assert_eq!(*request, FileRequest::SaveModel);
+    assert_eq!(start.dir.as_deref(), Some(dir.path()));
+    assert_eq!(start.name.as_deref(), Some("arm.glb"));
+}
+
+#[test]
+fn editor_keys_work_after_clicking_a_menu_and_a_panel_but_not_while_typing() {
+    let mut h = harness(no_portal());
+    h.get_by_label("elbow").click();
+    h.run();
+    // Click a menu (it opens and takes focus), then Tab: paint mode, focus not moved.
+    h.get_by_label("Edit").click();
+    h.run();
+    h.key_press(egui::Key::Tab);
+    h.run();
+    assert!(h.state().state.paint.active, "Tab after clicking a menu");
+    let (r0, s0) = (h.state().state.paint.brush.radius, h.state().state.paint.brush.strength);
+    for key in [egui::Key::CloseBracket, egui::Key::Equals] {
+        h.key_press(key);
+        h.run();
+    }
+    let b = &h.state().state.paint.brush;
+    assert!(b.radius > r0 && b.strength > s0, "] and = after Tab: {} {} (from {r0} {s0})", b.radius, b.strength);
+    for key in [egui::Key::OpenBracket, egui::Key::Minus] {
+        h.key_press(key);
+        h.run();
+    }
+    let b = &h.state().state.paint.brush;
+    assert!((b.radius - r0).abs() < 1e-4 && (b.strength - s0).abs() < 1e-4, "[ and -");
+    // Click a panel's button (focus on it), then the number keys, F and Tab again.
+    h.get_by_label("DQS").click();
+    h.run();
+    h.key_press(egui::Key::Num3);
+    h.run();
+    assert_eq!(h.state().state.method, SkinningMethod::Sbs);
+    h.key_press(egui::Key::Num1);
+    h.run();
+    assert_eq!(h.state().state.method, SkinningMethod::Lbs);
+    let distance = h.state().state.camera.distance;
+    h.key_press(egui::Key::F);
+    h.run();
+    assert!(h.state().state.camera.distance < distance * 0.9, "F framed the elbow");
+    h.key_press(egui::Key::Tab);
+    h.run();
+    assert!(!h.state().state.paint.active, "second Tab");
+    h.key_press(egui::Key::Tab);
+    h.run();
+    assert!(h.state().state.paint.active, "third Tab");
+
+    // Typing in a text field: the keys are text, not shortcuts; Escape leaves the field.
+    menu(&mut h, "Save pose…");
+    let field = h.get_by_role_and_label(Role::TextInput, "File name");
+    field.focus();
+    h.run();
+    h.key_press(egui::Key::Num3);
+    h.get_by_role_and_label(Role::TextInput, "File name").type_text("3");
+    h.run();
+    h.key_press(egui::Key::Tab);
+    h.run();
+    assert_eq!(h.state().state.method, SkinningMethod::Lbs, "3 typed into a field switched the method");
+    assert!(h.state().state.paint.active, "Tab in a text field switched the mode");
+    h.key_press(egui::Key::Escape);
+    h.run();
+    h.key_press(egui::Key::Num2);
+    h.run();
+    assert_eq!(h.state().state.method, SkinningMethod::Dqs, "keys after Escape left the field");
+}
+
+#[test]
+fn a_damaged_recovery_file_is_reported_and_set_aside_and_unsaved_work_is_offered() {
+    let dir = tempfile::tempdir().unwrap();
+    let dirs = skinlab::io::UserDirs { config: Some(dir.path().join("cfg")), data: Some(dir.path().join("data")) };
+    let rec = dirs.recovery().unwrap();
+    std::fs::create_dir_all(&rec).unwrap();
+    std::fs::write(rec.join("session-999999991.json"), b"{\"format\": \"skinlab-recovery\", \"vers").unwrap();
+
+    // A session with a pose edit, written as a crashed editor (another pid) would have left it.
+    let (path, state) = arm_in(dir.path());
+    let mut h = harness_with(state, Scripted::default());
+    bend_elbow(&mut h, 35.0);
+    let file = h.state().state.recovery_file(999_999_992);
+    assert_eq!(file.model.as_deref(), Some(path.as_path()));
+    file.write(&rec.join("session-999999992.json")).unwrap();
+    drop(h);
+
+    let app = SkinlabApp::new(EditorState::demo().unwrap(), Box::new(Scripted::default())).with_user_dirs(&dirs);
+    let mut h = Harness::builder().with_size(egui::vec2(1200.0, 760.0)).build_eframe(move |_cc| app);
+    h.run();
+    let msg = h.state().state.message.clone().unwrap();
+    assert!(msg.is_error && msg.text.contains("damaged recovery file"), "{msg:?}");
+    assert!(rec.join("session-999999991.json.damaged").exists());
+    assert!(h.query_by_label("Recover unsaved work?").is_some());
+    h.get_by_label("Restore").click();
+    h.run();
+    let s = &h.state().state;
+    assert_eq!(s.model_name, "arm.glb");
+    let q = s.pose.overrides.get(&2).and_then(|o| o.rotation).unwrap();
+    assert!((q.to_euler(glam::EulerRot::XYZ).2.to_degrees() - 35.0).abs() < 1e-4);
+    assert!(s.has_unsaved_work());
+    assert!(!rec.join("session-999999992.json").exists(), "the restored file is taken over by this session");
+}
