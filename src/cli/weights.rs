@@ -79,9 +79,9 @@ fn run_compare(args: &CompareArgs) -> Result<(), CliError> {
     report.reference = shown(&args.reference);
     report.compared = shown(&args.compared);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        crate::outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{report}");
+        super::print_out(&report.to_string())?;
     }
     Ok(())
 }
@@ -94,9 +94,9 @@ fn run_evaluate(args: &EvaluateArgs) -> Result<(), CliError> {
     let mut report = evaluate(&model, args.method);
     report.model = shown(&args.model);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        crate::outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{report}");
+        super::print_out(&report.to_string())?;
     }
     Ok(())
 }
