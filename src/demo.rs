@@ -257,7 +257,8 @@ pub fn demo_glb() -> Vec<u8> {
         "accessors": accessors,
     });
     let text = serde_json::to_vec(&doc).unwrap_or_default();
-    glb_bytes(&text, Some(&bin))
+    // A few hundred kilobytes: far below the GLB size limit.
+    glb_bytes(&text, Some(&bin)).unwrap_or_default()
 }
 
 /// The demo model, loaded through the same importer as any file.

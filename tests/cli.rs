@@ -97,7 +97,7 @@ fn missing_and_empty_files() {
     // A directory is not a file.
     let sub = dir.path().join("folder.gltf");
     fs::create_dir(&sub).unwrap();
-    assert_model_fails(&sub, &["cannot be read"]);
+    assert_model_fails(&sub, &["is not a regular file (a directory)"]);
 }
 
 #[test]
@@ -310,7 +310,7 @@ fn buffers_missing_or_short() {
 
     // A GLB whose buffer refers to a BIN chunk it lacks.
     let glb_json = br#"{"asset":{"version":"2.0"},"buffers":[{"byteLength":4}]}"#;
-    let glb = skinlab::io::glb::glb_bytes(glb_json, None);
+    let glb = skinlab::io::glb::glb_bytes(glb_json, None).unwrap();
     assert_model_fails(&write(dir.path(), "nobin.glb", &glb), &["buffer 0", "binary chunk"]);
 
     // A data URI that is not base64.

@@ -340,7 +340,8 @@ fn edited_json_never_panics() {
     let json_len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
     let json: Value = serde_json::from_slice(&glb[20..20 + json_len]).unwrap();
     let bin = glb[20 + json_len + 8..].to_vec();
-    let variants = json_variants(&json, &|j| skinlab::io::glb::glb_bytes(&serde_json::to_vec(j).unwrap(), Some(&bin)));
+    let variants =
+        json_variants(&json, &|j| skinlab::io::glb::glb_bytes(&serde_json::to_vec(j).unwrap(), Some(&bin)).unwrap());
     total += variants.len();
     failures.extend(run_all(variants, "glb"));
     report(&failures, total);

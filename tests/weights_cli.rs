@@ -267,3 +267,29 @@ fn bad_input_gives_one_line_and_status_2() {
         &["--method"],
     );
 }
+
+#[test]
+fn vertices_without_weight_stay_at_their_bind_placement() {
+    use skinlab::analysis::deformation::deformation_distance;
+    use skinlab::analysis::poses::{bind_pose, random_poses};
+    use skinlab::analysis::{weights_of, with_weights};
+    use skinlab::model::NodeTransform;
+    let mut model = rigs::two_bone_cylinder(11, 8);
+    // A scaled root puts every joint's model_from_bind at 2·I in the bind pose, as FBX2glTF's ×100
+    // armatures do: a vertex without weight must stay beside its neighbours, not at its raw
+    // mesh-space position.
+    if let NodeTransform::Trs(t) = &mut model.nodes.nodes[0].rest {
+        t.scale = DVec3::splat(2.0);
+    }
+    let mut weights = weights_of(&model);
+    for w in weights[0].primitives[0].iter_mut().take(5) {
+        w.clear();
+    }
+    let holed = with_weights(&model, &weights).unwrap();
+    let at_bind = deformation_distance(&model, &holed, &[bind_pose(&model)]);
+    assert!(at_bind.max < 1e-6, "{at_bind:?}");
+    let rest_diagonal = common::bbox_diagonal(model.meshes[0].primitives[0].positions.iter().copied());
+    assert!((at_bind.diagonal - 2.0 * f64::from(rest_diagonal)).abs() < 1e-4, "{at_bind:?}");
+    let posed = deformation_distance(&model, &holed, &random_poses(&model, 3, 1, std::f64::consts::FRAC_PI_4));
+    assert!(posed.max > 0.01, "unweighted vertices do not follow the joints: {posed:?}");
+}

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use glam::{DMat4, DQuat, DVec3};
 
-use crate::model::{Model, Trs};
+use crate::model::{Clip, Model, Trs};
 use crate::rig::{sample, Pose};
 
 /// The seed of the random poses (the shared note's recipe).
@@ -17,6 +17,8 @@ pub const RANDOM_POSE_SEED: u64 = 1;
 pub const RANDOM_POSES: usize = 10;
 /// Samples per animation clip (evenly spaced, both ends included).
 pub const SAMPLES_PER_CLIP: usize = 10;
+/// Samples of the first clip in the shared note's recipe ([`PoseSet::Note`]).
+pub const NOTE_SAMPLES_OF_FIRST_CLIP: usize = 5;
 /// The largest random rotation of one joint (45°).
 pub const MAX_RANDOM_ANGLE_RAD: f64 = std::f64::consts::FRAC_PI_4;
 
@@ -61,22 +63,34 @@ pub fn joint_nodes(model: &Model) -> Vec<usize> {
     set.into_iter().filter(|&n| n < model.nodes.len()).collect()
 }
 
+/// Each skin's bind placement: the `model_from_bind` every one of its joints has in the bind pose,
+/// `rest_global(root) · IBM_root` for its shallowest joint (so that joint keeps its rest global).
+#[must_use]
+pub fn bind_placements(model: &Model) -> Vec<DMat4> {
+    let tree = &model.nodes;
+    let mut rest = Vec::new();
+    crate::rig::fk::model_from_node(tree, &Pose::rest(), &mut rest);
+    model
+        .skins
+        .iter()
+        .map(|skin| {
+            skin.joints
+                .iter()
+                .zip(&skin.joint_from_bind)
+                .filter(|(&n, _)| n < tree.len())
+                .min_by_key(|(&n, _)| tree.depth(n))
+                .map_or(DMat4::IDENTITY, |(&root, ibm)| rest[root] * *ibm)
+        })
+        .collect()
+}
+
 /// Every node's `model_from_node` in the bind pose (see [`bind_pose`]).
 #[must_use]
 pub fn bind_globals(model: &Model) -> Vec<DMat4> {
     let tree = &model.nodes;
-    let mut rest = Vec::new();
-    crate::rig::fk::model_from_node(tree, &Pose::rest(), &mut rest);
-    // Each skin's joints sit at `placement · IBM⁻¹`, the placement chosen so that its shallowest
-    // joint keeps its rest global; a joint of several skins follows the first.
+    // Each skin's joints sit at `placement · IBM⁻¹`; a joint of several skins follows the first.
     let mut bind: Vec<Option<DMat4>> = vec![None; tree.len()];
-    for skin in &model.skins {
-        let Some((root_j, &root)) =
-            skin.joints.iter().enumerate().filter(|(_, &n)| n < tree.len()).min_by_key(|(_, &n)| tree.depth(n))
-        else {
-            continue;
-        };
-        let placement = rest[root] * skin.joint_from_bind[root_j];
+    for (skin, placement) in model.skins.iter().zip(bind_placements(model)) {
         for (&node, ibm) in skin.joints.iter().zip(&skin.joint_from_bind) {
             let inverse = ibm.inverse();
             if node < tree.len() && bind[node].is_none() && inverse.is_finite() {
@@ -138,11 +152,11 @@ pub fn random_poses(model: &Model, count: usize, seed: u64, max_angle_rad: f64) 
         .collect()
 }
 
-/// `per_clip` evenly spaced samples (both ends included) of every animation clip.
+/// `per_clip` evenly spaced samples (both ends included) of each of `clips`.
 #[must_use]
-pub fn clip_poses(model: &Model, per_clip: usize) -> Vec<Pose> {
-    let mut out = Vec::with_capacity(model.clips.len() * per_clip);
-    for clip in &model.clips {
+pub fn clip_poses(clips: &[Clip], per_clip: usize) -> Vec<Pose> {
+    let mut out = Vec::with_capacity(clips.len() * per_clip);
+    for clip in clips {
         let (start, end) = clip.range();
         for i in 0..per_clip {
             let t = if per_clip < 2 { start } else { start + (end - start) * i as f64 / (per_clip - 1) as f64 };
@@ -167,6 +181,8 @@ pub enum PoseSet {
     Random,
     /// Random poses and every clip's samples.
     All,
+    /// The shared note's recipe: the random poses plus 5 evenly spaced times of the first clip.
+    Note,
 }
 
 /// The poses of `set` for `model`, with a description of them.
@@ -178,12 +194,18 @@ pub fn poses(model: &Model, set: PoseSet) -> (Vec<Pose>, String) {
     let clips_text = format!("{} clips × {SAMPLES_PER_CLIP} times", model.clips.len());
     match set {
         PoseSet::Auto if model.clips.is_empty() => (random(), random_text),
-        PoseSet::Auto | PoseSet::Clips => (clip_poses(model, SAMPLES_PER_CLIP), clips_text),
+        PoseSet::Auto | PoseSet::Clips => (clip_poses(&model.clips, SAMPLES_PER_CLIP), clips_text),
         PoseSet::Random => (random(), random_text),
         PoseSet::All => {
             let mut all = random();
-            all.extend(clip_poses(model, SAMPLES_PER_CLIP));
+            all.extend(clip_poses(&model.clips, SAMPLES_PER_CLIP));
             (all, format!("{random_text} + {clips_text}"))
+        }
+        PoseSet::Note => {
+            let mut all = random();
+            all.extend(clip_poses(&model.clips[..model.clips.len().min(1)], NOTE_SAMPLES_OF_FIRST_CLIP));
+            let n = if model.clips.is_empty() { 0 } else { NOTE_SAMPLES_OF_FIRST_CLIP };
+            (all, format!("{random_text} + {n} times of the first clip"))
         }
     }
 }

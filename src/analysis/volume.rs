@@ -5,13 +5,15 @@
 //! compared with the unbent one. For a closed surface this is its volume whether or not seams are
 //! welded (duplicate vertices move together); for an open one it is the volume of the cone from
 //! that centre. The ratio is that of the whole model, so a small joint's change is diluted by the
-//! rest of the body: compare joints of one model, not across models.
+//! rest of the body: compare joints of one model, not across models. Vertices without weight are
+//! held at their bind placement (see `analysis::deformation`).
 
 use glam::DVec3;
 use serde::Serialize;
 
+use super::deformation::deform_held;
 use super::matching::{weights_of, MeshWeights};
-use super::poses::{bend, bind_globals, bind_pose, bone, joint_nodes, perpendicular};
+use super::poses::{bend, bind_globals, bind_placements, bind_pose, bone, joint_nodes, perpendicular};
 use crate::model::Model;
 use crate::rig::Pose;
 use crate::skinning::{DeformedPrimitive, Deformer, SkinningMethod};
@@ -61,9 +63,10 @@ pub fn bend_volumes(model: &Model, method: SkinningMethod) -> (f64, Vec<BendVolu
     let meshes = weights_of(model);
     let base = bind_pose(model);
     let globals = bind_globals(model);
+    let placements = bind_placements(model);
     let mut deformer = Deformer::new();
     let mut out = Vec::new();
-    deformer.deform_all(model, &base, method, &mut out);
+    deform_held(&mut deformer, model, &base, method, &placements, &mut out);
     let (mut lo, mut hi) = (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY));
     for p in out.iter().flatten().flat_map(|d| d.positions.iter()) {
         lo = lo.min(p.as_dvec3());
@@ -77,7 +80,7 @@ pub fn bend_volumes(model: &Model, method: SkinningMethod) -> (f64, Vec<BendVolu
         let (_, dir) = bone(model, &globals, node);
         let axis = perpendicular(dir);
         let pose: Pose = bend(model, &base, &globals, node, axis, std::f64::consts::FRAC_PI_2);
-        deformer.deform_all(model, &pose, method, &mut out);
+        deform_held(&mut deformer, model, &pose, method, &placements, &mut out);
         let v = model_volume(model, &out, origin);
         let ratio = if rest.abs() > 0.0 { v / rest } else { 1.0 };
         bends.push(BendVolume { joint: model.nodes.key(node), node, axis: axis.to_array(), ratio });

@@ -116,16 +116,14 @@ pub fn time_methods(model: &Model, methods: &[SkinningMethod], frames: usize) ->
                 frames + WARM_UP,
                 started.elapsed().as_secs_f64()
             );
-            if tty {
-                eprint!("\r{line}");
-            } else {
-                eprintln!("{line}");
-            }
-            let _ = std::io::stderr().flush();
+            // Progress is a courtesy: a failed write to stderr does not stop the benchmark.
+            let mut err = std::io::stderr().lock();
+            let _ = if tty { write!(err, "\r{line}") } else { writeln!(err, "{line}") };
+            let _ = err.flush();
         }
     }
     if progress_shown && tty {
-        eprintln!();
+        let _ = writeln!(std::io::stderr());
     }
     times
 }
@@ -192,32 +190,39 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         return pool.install(|| super::bench_bind::report(&model, &title, args.frames.min(20)));
     }
     crate::skinning::set_wide_simd(!args.sse2);
-    pool.install(|| report(args, &model, &title));
-    Ok(())
+    pool.install(|| report(args, &model, &title))
 }
 
-fn report(args: &BenchArgs, model: &Model, title: &str) {
+fn report(args: &BenchArgs, model: &Model, title: &str) -> Result<(), CliError> {
     let threads = rayon::current_num_threads();
     let vertices = model.skinned_vertex_count();
-    println!("model: {title}");
+    crate::outln!("model: {title}");
     for (si, skin) in model.skins.iter().enumerate() {
         let (distinct, nontrivial) = skin.sets.counts(|a, b| skin.adjacent(&model.nodes, a, b));
-        println!(
+        crate::outln!(
             "skin {si}: {} joints, {} weight slots, joint sets: {distinct} distinct, {nontrivial} non-trivial",
             skin.joints.len(),
             skin.sets.slots()
         );
     }
-    println!("vertices in groups of 8 sharing a set word (the eight-lane path): {:.1}%", 100.0 * lane_share(model));
-    println!(
+    crate::outln!(
+        "vertices in groups of 8 sharing a set word (the eight-lane path): {:.1}%",
+        100.0 * lane_share(model)
+    );
+    crate::outln!(
         "vertices: {vertices}, threads: {threads}, frames: {} per method (+2 warm-up), interleaved{}",
         args.frames,
         if args.sse2 { ", SSE2 variant" } else { "" }
     );
     let times = time_methods(model, &args.method, args.frames);
-    println!(
+    crate::outln!(
         "{:<6} {:>10} {:>10} {:>10} {:>12} {:>11}",
-        "method", "median ms", "min ms", "max ms", "Mvertices/s", "prepare ms"
+        "method",
+        "median ms",
+        "min ms",
+        "max ms",
+        "Mvertices/s",
+        "prepare ms"
     );
     let mut medians = Vec::new();
     for (&method, t) in args.method.iter().zip(&times) {
@@ -225,7 +230,7 @@ fn report(args: &BenchArgs, model: &Model, title: &str) {
         let min = t.frame_secs.iter().copied().fold(f64::INFINITY, f64::min);
         let max = t.frame_secs.iter().copied().fold(0.0, f64::max);
         medians.push((method, med));
-        println!(
+        crate::outln!(
             "{:<6} {:>10.3} {:>10.3} {:>10.3} {:>12.1} {:>11.3}",
             method.name(),
             med * 1e3,
@@ -235,7 +240,7 @@ fn report(args: &BenchArgs, model: &Model, title: &str) {
             median(&t.prepare_secs) * 1e3
         );
         if method == SkinningMethod::Sbs {
-            println!(
+            crate::outln!(
                 "       sbs centres: {} solved per frame, {:.3} ms median",
                 t.centre_solves,
                 median(&t.centre_secs) * 1e3
@@ -244,7 +249,7 @@ fn report(args: &BenchArgs, model: &Model, title: &str) {
     }
     if let Some(&(_, lbs)) = medians.iter().find(|(m, _)| *m == SkinningMethod::Lbs) {
         for &(m, med) in medians.iter().filter(|(m, _)| *m != SkinningMethod::Lbs) {
-            println!("ratio {}/lbs: {:.3}", m.name(), med / lbs);
+            crate::outln!("ratio {}/lbs: {:.3}", m.name(), med / lbs);
         }
     }
     if args.bandwidth {
@@ -253,13 +258,13 @@ fn report(args: &BenchArgs, model: &Model, title: &str) {
         let bw = bandwidth::measure(4_000_000, slots, 5);
         let bound = bytes as f64 / bw.bytes_per_sec;
         let per_vertex = StreamBytes::with_normals(slots);
-        println!(
+        crate::outln!(
             "bandwidth: {:.1} GB/s read+write ({} threads, best of 5 passes over {} MB in the same layout)",
             bw.bytes_per_sec / 1e9,
             bw.threads,
             bw.vertices * bw.bytes_per_vertex / 1_000_000
         );
-        println!(
+        crate::outln!(
             "streamed per frame: {:.1} MB ({} B read + {} B written per vertex with normals, {slots} slots); bound: {:.3} ms",
             bytes as f64 / 1e6,
             per_vertex.read,
@@ -267,7 +272,8 @@ fn report(args: &BenchArgs, model: &Model, title: &str) {
             bound * 1e3
         );
         for &(m, med) in &medians {
-            println!("{} / bound: {:.2}", m.name(), med / bound);
+            crate::outln!("{} / bound: {:.2}", m.name(), med / bound);
         }
     }
+    Ok(())
 }

@@ -10,8 +10,8 @@ use crate::model::Model;
 
 /// Binds every skin of `model` `runs` times (after one warm-up) and prints the medians.
 pub fn report(model: &Model, title: &str, runs: usize) -> Result<(), CliError> {
-    println!("model: {title}");
-    println!("threads: {}", rayon::current_num_threads());
+    crate::outln!("model: {title}");
+    crate::outln!("threads: {}", rayon::current_num_threads());
     for skin in 0..model.skins.len() {
         let mut totals = Vec::with_capacity(runs);
         let mut stages: Vec<BindStats> = Vec::with_capacity(runs);
@@ -26,7 +26,7 @@ pub fn report(model: &Model, title: &str, runs: usize) -> Result<(), CliError> {
         }
         let Some(s) = stages.last() else { continue };
         let med = |f: fn(&BindStats) -> f64| median(&stages.iter().map(f).collect::<Vec<_>>()) * 1e3;
-        println!(
+        crate::outln!(
             "skin {skin}: {} vertices ({} welded, {} parts), {} joints: bind {:.1} ms median of {} \
              (prepare {:.1}, visibility {:.1}, factor+solve {:.1}, rules {:.1} ms)",
             s.vertices,

@@ -85,8 +85,11 @@ pub fn run(args: &BindArgs) -> Result<(), CliError> {
                 shown = true;
                 let f = (k as f32 + f.clamp(0.0, 1.0)) / skins.len() as f32;
                 let filled = (f * 30.0).round() as usize;
-                eprint!("\rbinding [{}{}] {:3.0} %", "#".repeat(filled), " ".repeat(30 - filled), f * 100.0);
-                let _ = std::io::stderr().flush();
+                // Progress is a courtesy: a failed write to stderr does not stop the bind.
+                let mut err = std::io::stderr().lock();
+                let _ =
+                    write!(err, "\rbinding [{}{}] {:3.0} %", "#".repeat(filled), " ".repeat(30 - filled), f * 100.0);
+                let _ = err.flush();
             }
         };
         let result =
@@ -108,7 +111,7 @@ pub fn run(args: &BindArgs) -> Result<(), CliError> {
         ));
     }
     if shown {
-        eprintln!();
+        let _ = writeln!(std::io::stderr());
     }
     let secs = started.elapsed().as_secs_f64();
     let export = ExportOptions {
@@ -120,11 +123,11 @@ pub fn run(args: &BindArgs) -> Result<(), CliError> {
     };
     let report = io::export_model(&model, &source, &export, &args.out)?;
     for line in &lines {
-        println!("{line}");
+        crate::outln!("{line}");
     }
-    println!("automatic weights in {secs:.2} s");
+    crate::outln!("automatic weights in {secs:.2} s");
     for (path, bytes) in &report.files {
-        println!("wrote {} ({bytes} bytes)", path.display());
+        crate::outln!("wrote {} ({bytes} bytes)", path.display());
     }
     Ok(())
 }

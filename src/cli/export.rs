@@ -82,7 +82,9 @@ pub fn run(args: &ExportArgs) -> Result<(), CliError> {
         }
     }
     if let Some(warning) = weld::disagreement_warning(&model, &surface) {
-        eprintln!("warning: {}: {warning}", args.model.display());
+        use std::io::Write as _;
+        // A warning that cannot be shown does not stop the export.
+        let _ = writeln!(std::io::stderr(), "warning: {}: {warning}", args.model.display());
     }
     let pose = args.pose.resolve(&model)?;
     if let Some(path) = &args.save_pose {
@@ -123,10 +125,10 @@ pub fn run(args: &ExportArgs) -> Result<(), CliError> {
         summary.push(format!("baked {} skinned mesh nodes ({})", report.baked_nodes, args.method));
     }
     for (path, bytes) in &report.files {
-        println!("wrote {} ({bytes} bytes)", path.display());
+        crate::outln!("wrote {} ({bytes} bytes)", path.display());
     }
     if !summary.is_empty() {
-        println!("{}", summary.join("; "));
+        crate::outln!("{}", summary.join("; "));
     }
     Ok(())
 }

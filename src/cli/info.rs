@@ -20,8 +20,7 @@ pub struct InfoArgs {
 /// Runs `skinlab info`.
 pub fn run(args: &InfoArgs) -> Result<(), CliError> {
     let model = load(&args.model)?;
-    print!("{}", describe(&model, &args.model.display().to_string()));
-    Ok(())
+    super::print_out(&describe(&model, &args.model.display().to_string()))
 }
 
 /// The report `skinlab info` prints.

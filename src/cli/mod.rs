@@ -148,6 +148,24 @@ pub fn usage_error_line(e: &clap::Error) -> String {
     format!("{} (see --help)", parts.join(" "))
 }
 
+/// Writes `text` to standard output and flushes it; a failed write (a closed pipe, a full disk)
+/// is an error line like any other instead of a panic.
+pub fn print_out(text: &str) -> Result<(), CliError> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| format!("cannot write to standard output: {e}").into())
+}
+
+/// `println!` through [`print_out`]: returns the error from the enclosing function.
+#[macro_export]
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::cli::print_out(&format!("{}\n", format_args!($($arg)*)))?
+    };
+}
+
 /// Loads a model (the error names the file).
 pub fn load(path: &Path) -> Result<Model, CliError> {
     Ok(crate::io::load_model(path)?)

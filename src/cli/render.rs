@@ -80,7 +80,7 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
         .map_err(|e| format!("{}: cannot encode PNG: {e}", args.out.display()))?;
     atomic_write(&args.out, |w| w.write_all(&png)).map_err(|e| format!("{}: cannot write: {e}", args.out.display()))?;
     if let Some(max) = picture.max_difference {
-        println!("largest {} vs {} distance: {max} model units", args.method[0].label(), args.method[1].label());
+        crate::outln!("largest {} vs {} distance: {max} model units", args.method[0].label(), args.method[1].label());
     }
     Ok(())
 }

@@ -37,7 +37,8 @@ pub struct CompareArgs {
     /// The compared weighting of the same meshes, for example automatic weights.
     pub compared: PathBuf,
     /// Poses of the deformation distance: auto = every clip at 10 evenly spaced times, or 10
-    /// random poses (seed 1, every joint 0-45° about a random axis) when the model has no clip.
+    /// random poses (seed 1, every joint 0-45° about a random axis) when the model has no clip;
+    /// note = the random poses plus 5 times of the first clip (shared/notes/blender-autoweights.md).
     #[arg(long, value_enum, default_value_t = PoseSet::Auto)]
     pub poses: PoseSet,
     /// Print JSON instead of text.
@@ -78,9 +79,9 @@ fn run_compare(args: &CompareArgs) -> Result<(), CliError> {
     report.reference = shown(&args.reference);
     report.compared = shown(&args.compared);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        crate::outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{report}");
+        super::print_out(&report.to_string())?;
     }
     Ok(())
 }
@@ -93,9 +94,9 @@ fn run_evaluate(args: &EvaluateArgs) -> Result<(), CliError> {
     let mut report = evaluate(&model, args.method);
     report.model = shown(&args.model);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        crate::outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{report}");
+        super::print_out(&report.to_string())?;
     }
     Ok(())
 }

@@ -2,10 +2,56 @@
 //! integers, sparse substitution) from loaded buffers. Every size and offset from the file is
 //! checked before use: a hostile file gets an error, never a panic.
 
+use std::cell::Cell;
+
 use gltf::accessor::{DataType, Dimensions};
 
-/// The most values an accessor without a buffer view (all zeros plus sparse substitutions) may hold.
-const MAX_VIEWLESS_VALUES: usize = 1 << 26;
+// Sizes and offsets from the file are u64 in glTF; on a 64-bit target `usize` holds every one of
+// them without truncation (the `gltf` crate converts with `as usize`): refuse to build elsewhere.
+const _: () = assert!(usize::BITS >= 64, "skinlab's glTF reader needs a 64-bit target");
+
+/// Decoded accessor data (f64 values) a load may allocate regardless of the file's size.
+const BUDGET_FLOOR: u64 = 64 << 20;
+/// Decoded bytes a load may allocate per byte of the file and its buffers (f64 values of u8
+/// components, read once for geometry and once per skin using it, fit with room to spare).
+const BUDGET_PER_SOURCE_BYTE: u64 = 32;
+/// Decoded bytes no load may exceed, whatever its size.
+const BUDGET_CAP: u64 = 8 << 30;
+
+/// The loaded buffers and what a load may still allocate for decoded data: the limit grows with
+/// the file's own size (with a floor) up to an absolute cap, so a small file that declares huge
+/// accessors (many elements without a buffer view, or many accessors over one view) gets an error
+/// naming the accessor and the size instead of exhausting memory.
+#[derive(Debug)]
+pub struct Buffers<'a> {
+    data: &'a [Vec<u8>],
+    used: Cell<u64>,
+    limit: u64,
+}
+
+impl<'a> Buffers<'a> {
+    /// `data` loaded from a file of `file_bytes` bytes (its external buffers included in `data`).
+    #[must_use]
+    pub fn new(data: &'a [Vec<u8>], file_bytes: u64) -> Self {
+        let source = data.iter().fold(file_bytes, |n, b| n.saturating_add(b.len() as u64));
+        let limit = source.saturating_mul(BUDGET_PER_SOURCE_BYTE).saturating_add(BUDGET_FLOOR).min(BUDGET_CAP);
+        Self { data, used: Cell::new(0), limit }
+    }
+
+    /// Counts `bytes` that `what` is about to allocate against the limit.
+    pub fn charge(&self, what: &str, bytes: u64) -> Result<(), String> {
+        let used = self.used.get().saturating_add(bytes);
+        if used > self.limit {
+            return Err(format!(
+                "{what} needs {bytes} bytes of memory, more than a file of this size may make skinlab allocate \
+                 ({} bytes in all)",
+                self.limit
+            ));
+        }
+        self.used.set(used);
+        Ok(())
+    }
+}
 
 /// Components per element of an accessor type.
 #[must_use]
@@ -78,7 +124,7 @@ fn component(bytes: &[u8], at: usize, t: DataType, normalized: bool) -> f64 {
 #[allow(clippy::too_many_arguments)]
 fn read_view(
     what: &str,
-    buffers: &[Vec<u8>],
+    buffers: &Buffers<'_>,
     view: &gltf::buffer::View<'_>,
     offset: usize,
     count: usize,
@@ -88,6 +134,7 @@ fn read_view(
     out: &mut Vec<f64>,
 ) -> Result<(), String> {
     let buffer = buffers
+        .data
         .get(view.buffer().index())
         .ok_or_else(|| format!("{what}: buffer {} is missing", view.buffer().index()))?;
     let view_end = view.offset().checked_add(view.length());
@@ -125,6 +172,7 @@ fn read_view(
             data.len()
         ));
     }
+    buffers.charge(what, (count as u64).saturating_mul(comps as u64).saturating_mul(8))?;
     out.reserve(count * comps);
     for i in 0..count {
         let base = offset + i * stride;
@@ -138,13 +186,10 @@ fn read_view(
 }
 
 /// Reads an accessor as f64 components (`count × components`), with sparse values substituted.
-pub fn read(what: &str, buffers: &[Vec<u8>], acc: &gltf::Accessor<'_>) -> Result<Vec<f64>, String> {
+pub fn read(what: &str, buffers: &Buffers<'_>, acc: &gltf::Accessor<'_>) -> Result<Vec<f64>, String> {
     let what = format!("{what} (accessor {})", acc.index());
     let comps = components(acc.dimensions());
     let count = acc.count();
-    if count > 1 << 28 {
-        return Err(format!("{what}: count {count} is too large"));
-    }
     let mut out = Vec::new();
     match acc.view() {
         Some(view) => read_view(
@@ -158,14 +203,12 @@ pub fn read(what: &str, buffers: &[Vec<u8>], acc: &gltf::Accessor<'_>) -> Result
             acc.normalized(),
             &mut out,
         )?,
-        // Without a view the size is not bounded by the file's data: cap it.
-        None if count * comps > MAX_VIEWLESS_VALUES => {
-            return Err(format!(
-                "{what}: {count} elements without a buffer view (at most {} values are supported)",
-                MAX_VIEWLESS_VALUES
-            ));
+        // Without a view the size is not bounded by the file's data, only by the budget.
+        None => {
+            let bytes = (count as u64).saturating_mul(comps as u64).saturating_mul(8);
+            buffers.charge(&format!("{what}: {count} elements without a buffer view"), bytes)?;
+            out.resize(count * comps, 0.0);
         }
-        None => out.resize(count * comps, 0.0),
     }
     if let Some(sparse) = acc.sparse() {
         let n = sparse.count();
@@ -214,7 +257,7 @@ pub fn read(what: &str, buffers: &[Vec<u8>], acc: &gltf::Accessor<'_>) -> Result
 /// Reads an accessor that must have the given type, with a message naming what was expected.
 pub fn read_expect(
     what: &str,
-    buffers: &[Vec<u8>],
+    buffers: &Buffers<'_>,
     acc: &gltf::Accessor<'_>,
     dims: &[Dimensions],
     types: &[DataType],

@@ -14,7 +14,8 @@
 //! - Objects that only the changed data used (old skin accessors, skins nobody uses any more) are
 //!   removed and indices renumbered; every buffer is re-packed into one (the GLB BIN chunk, a data
 //!   URI, or an external `.bin`) and views that lost an accessor are compacted, so no dead bytes
-//!   remain. Files are written with [`atomic_write`] (the `.bin` before the `.gltf`).
+//!   remain. Files are written through [`StagedFile`]s (both to temporaries, then the
+//!   `.bin`, named by its content, before the `.gltf`: the old pair stays complete until the new one is).
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
@@ -25,9 +26,10 @@ use base64::Engine as _;
 use glam::{DMat3, Vec3};
 use serde_json::{json, Map, Value};
 
+use super::atomic_write::{remove_stale_temporaries_of, StagedFile};
+use super::glb;
 use super::source_document::{percent_decode, SourceDocument};
 use super::weights_file::ordered_influences;
-use super::{atomic_write, glb};
 use crate::model::{Influences, JointSetTable, Model, NodeTransform};
 use crate::rig::Pose;
 use crate::skinning::{Deformer, SkinningMethod};
@@ -86,7 +88,8 @@ pub enum Container {
     Glb,
     /// `.gltf` JSON with the buffer as a base64 data URI.
     GltfEmbedded,
-    /// `.gltf` JSON plus one `.bin` file beside it (same name, `.bin` extension).
+    /// `.gltf` JSON plus one `.bin` file beside it (`<stem>.<content hash>.bin`, so that a new pair
+    /// never overwrites the buffer the old one uses).
     GltfExternal,
 }
 
@@ -238,19 +241,71 @@ pub fn export_model(
             return Err(ExportError::new(t, "is the model's source file; refusing to overwrite it (use --force)"));
         }
     }
+    write_pair(out, &files).map_err(|(path, e)| ExportError::new(&path, format!("cannot write: {e}")))?;
     if let Some((bin_path, bin)) = &files.bin {
-        atomic_write(bin_path, |w| w.write_all(bin))
-            .map_err(|e| ExportError::new(bin_path, format!("cannot write: {e}")))?;
         report.files.push((bin_path.clone(), bin.len()));
-    }
-    if let Err(e) = atomic_write(out, |w| w.write_all(&files.main)) {
-        if let Some((bin_path, _)) = &files.bin {
-            let _ = std::fs::remove_file(bin_path);
-        }
-        return Err(ExportError::new(out, format!("cannot write: {e}")));
     }
     report.files.push((out.to_path_buf(), files.main.len()));
     Ok(report)
+}
+
+/// Writes the main file and its external buffer so that at every instant `out` is either the
+/// complete old file (with the buffer it references) or the complete new one: both are written to
+/// temporaries first; the buffer's name carries a hash of its content, so renaming it into place
+/// never touches the buffer the old file uses; then the main file is renamed over `out`; last,
+/// buffers of earlier exports to `out` (`<stem>.<16 hex digits>.bin`) that nothing uses any more
+/// are removed. On error every temporary is removed and the old pair is left as it was.
+fn write_pair(out: &Path, files: &ExportedFiles) -> Result<(), (PathBuf, std::io::Error)> {
+    if files.bin.is_some() {
+        let dir = out.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        remove_stale_temporaries_of(dir, &|target| is_content_named_buffer(out, target));
+    }
+    let staged_bin = match &files.bin {
+        Some((bin_path, bin)) => {
+            Some(StagedFile::write(bin_path, |w| w.write_all(bin)).map_err(|e| (bin_path.clone(), e))?)
+        }
+        None => None,
+    };
+    let staged_main = StagedFile::write(out, |w| w.write_all(&files.main)).map_err(|e| (out.to_path_buf(), e))?;
+    if let Some(staged) = staged_bin {
+        let path = staged.target().to_path_buf();
+        staged.commit().map_err(|e| (path, e))?;
+    }
+    staged_main.commit().map_err(|e| (out.to_path_buf(), e))?;
+    if let Some((bin_path, _)) = &files.bin {
+        remove_old_buffers(out, bin_path);
+    }
+    Ok(())
+}
+
+/// The external buffer's path for `out` and buffer `bin`: `<stem>.<FNV-1a hash>.bin` beside it.
+fn buffer_path(out: &Path, bin: &[u8]) -> PathBuf {
+    let hash = bin.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    let stem = out.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    out.with_file_name(format!("{stem}.{hash:016x}.bin"))
+}
+
+/// Removes `<stem>.<16 hex digits>.bin` files beside `out` other than `keep`: the buffers of
+/// earlier exports to `out`, which only the file just replaced used.
+fn remove_old_buffers(out: &Path, keep: &Path) {
+    let dir = out.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if is_content_named_buffer(out, name) && Some(std::ffi::OsStr::new(name)) != keep.file_name() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Whether `name` is a buffer that an export to `out` names by its content: `<stem>.<16 hex>.bin`.
+fn is_content_named_buffer(out: &Path, name: &str) -> bool {
+    let stem = out.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    name.strip_prefix(&stem)
+        .and_then(|n| n.strip_prefix('.'))
+        .and_then(|n| n.strip_suffix(".bin"))
+        .is_some_and(|hex| hex.len() == 16 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// Builds the exported file(s) for `out` in memory; the error is the problem without the path.
@@ -343,16 +398,27 @@ fn referenced(json: &Value, refs: &[&[&str]]) -> BTreeSet<usize> {
     let mut out = BTreeSet::new();
     for path in refs {
         visit(json, path, &mut |v| {
-            if let Some(i) = v.as_u64() {
-                out.insert(i as usize);
+            if let Some(i) = index(Some(v)) {
+                out.insert(i);
             }
         });
     }
     out
 }
 
+/// An index, size or offset from the JSON (u64 in glTF; `usize` is 64 bits wide here, see
+/// `io::accessor`).
 fn index(v: Option<&Value>) -> Option<usize> {
-    v.and_then(Value::as_u64).map(|i| i as usize)
+    v.and_then(Value::as_u64).and_then(|i| usize::try_from(i).ok())
+}
+
+/// The end of `count` items of `size` bytes from `start`, when it fits in 64 bits.
+fn span(start: usize, count: usize, size: usize) -> Option<usize> {
+    count.checked_mul(size)?.checked_add(start)
+}
+
+fn overflow(what: String) -> String {
+    format!("{what}: sparse data size overflows 64 bits")
 }
 
 fn array_len(json: &Value, key: &str) -> usize {
@@ -582,7 +648,7 @@ impl<'a> Exporter<'a> {
         if !(1..=16).contains(&options.max_influences) {
             return Err(format!("max influences {} is not between 1 and 16", options.max_influences));
         }
-        Ok(Self {
+        let ex = Self {
             source,
             original,
             options,
@@ -594,7 +660,13 @@ impl<'a> Exporter<'a> {
             new_views: HashMap::new(),
             touched_views: BTreeSet::new(),
             report: ExportReport { compacted, ..ExportReport::default() },
-        })
+        };
+        // Every accessor's byte range, with the source's indices in messages (a count near 2^64
+        // must be an error here, not an overflow when a view is compacted).
+        for view in 0..array_len(&ex.json, "bufferViews") {
+            ex.view_users(view, index(ex.json["bufferViews"][view].get("byteStride")))?;
+        }
+        Ok(ex)
     }
 
     fn node_mut(&mut self, node: usize) -> Result<&mut Map<String, Value>, String> {
@@ -761,6 +833,22 @@ impl<'a> Exporter<'a> {
             }
             let local = bake.pose.local_matrix(&model.nodes, node);
             let rest = model.nodes.nodes[node].rest;
+            // Written as JSON numbers and read back as f32: each must stay finite in f32.
+            let finite = |v: &[f64]| v.iter().all(|&x| (x as f32).is_finite());
+            let pose_finite = match rest {
+                NodeTransform::Matrix(_) => finite(&local.to_cols_array()),
+                NodeTransform::Trs(_) => {
+                    o.translation.is_none_or(|t| finite(&t.to_array()))
+                        && o.rotation.is_none_or(|r| finite(&r.normalize().to_array()))
+                        && o.scale.is_none_or(|s| finite(&s.to_array()))
+                }
+            };
+            if !pose_finite {
+                return Err(format!(
+                    "node {}: the pose's transform is not finite in 32-bit floats; nothing was written",
+                    model.nodes.key(node)
+                ));
+            }
             let entry = self.node_mut(node)?;
             match rest {
                 NodeTransform::Matrix(_) => {
@@ -795,6 +883,12 @@ impl<'a> Exporter<'a> {
             for (p, out) in deformed[i].iter().enumerate() {
                 let positions: Vec<Vec3> =
                     out.positions.iter().map(|v| local_from_model.transform_point3(v.as_dvec3()).as_vec3()).collect();
+                if let Some(v) = positions.iter().position(|p| !p.is_finite()) {
+                    return Err(format!(
+                        "node {key} mesh primitive {p}: vertex {v} is not finite in this pose (an extreme joint \
+                         scale or matrix?); nothing was written"
+                    ));
+                }
                 let (lo, hi) = positions
                     .iter()
                     .fold((Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)), |(lo, hi), v| {
@@ -865,7 +959,8 @@ impl<'a> Exporter<'a> {
                 "ktx2" => "image/ktx2",
                 _ => return Err(format!("image {i} ({uri}) is of an unknown type and cannot be embedded")),
             };
-            let data = std::fs::read(&file).map_err(|e| format!("image {i}: cannot read {}: {e}", file.display()))?;
+            let data = super::read_input(&file, super::input_file::IMAGE_CAP)
+                .map_err(|e| format!("image {i}: {} {e}", file.display()))?;
             let view = push(&mut self.json, "bufferViews", json!({"buffer": 0, "byteLength": data.len()}));
             self.new_views.insert(view, data);
             if let Some(image) = self.json["images"][i].as_object_mut() {
@@ -910,7 +1005,7 @@ impl<'a> Exporter<'a> {
         }
         for path in refs {
             visit_mut(&mut self.json, path, &mut |v| {
-                if let Some(Some(new)) = v.as_u64().and_then(|i| map.get(i as usize)) {
+                if let Some(Some(new)) = index(Some(v)).and_then(|i| map.get(i)) {
                     *v = json!(*new);
                 }
             });
@@ -935,8 +1030,8 @@ impl<'a> Exporter<'a> {
                     [&["bufferView"][..], &["sparse", "indices", "bufferView"], &["sparse", "values", "bufferView"]]
                 {
                     visit(acc, path, &mut |v| {
-                        if let Some(i) = v.as_u64() {
-                            self.touched_views.insert(i as usize);
+                        if let Some(i) = index(Some(v)) {
+                            self.touched_views.insert(i);
                         }
                     });
                 }
@@ -970,7 +1065,12 @@ impl<'a> Exporter<'a> {
                 let elem =
                     element_size(kind, ctype).ok_or_else(|| format!("{}: unknown type or component type", what()))?;
                 let start = index(acc.get("byteOffset")).unwrap_or(0);
-                let end = start + stride.unwrap_or(elem) * (count - 1) + elem;
+                let end = stride
+                    .unwrap_or(elem)
+                    .checked_mul(count - 1)
+                    .and_then(|n| n.checked_add(start))
+                    .and_then(|n| n.checked_add(elem))
+                    .ok_or_else(|| format!("{}: {count} elements from byte {start} overflow 64 bits", what()))?;
                 users.push((a, 0, start, end));
             }
             if let Some(sparse) = acc.get("sparse") {
@@ -983,13 +1083,13 @@ impl<'a> Exporter<'a> {
                         .and_then(component_size)
                         .unwrap_or(4);
                     let start = index(idx.and_then(|i| i.get("byteOffset"))).unwrap_or(0);
-                    users.push((a, 1, start, start + n * size));
+                    users.push((a, 1, start, span(start, n, size).ok_or_else(|| overflow(what()))?));
                 }
                 let vals = sparse.get("values");
                 if index(vals.and_then(|i| i.get("bufferView"))) == Some(view) {
                     let elem = element_size(kind, ctype).ok_or_else(|| format!("{}: unknown type", what()))?;
                     let start = index(vals.and_then(|i| i.get("byteOffset"))).unwrap_or(0);
-                    users.push((a, 2, start, start + n * elem));
+                    users.push((a, 2, start, span(start, n, elem).ok_or_else(|| overflow(what()))?));
                 }
             }
         }
@@ -1097,7 +1197,7 @@ impl<'a> Exporter<'a> {
                     buffer.insert("uri".into(), json!(format!("data:application/octet-stream;base64,{b64}")));
                 }
                 Container::GltfExternal => {
-                    let path = out.with_extension("bin");
+                    let path = buffer_path(out, &bin);
                     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
                     buffer.insert("uri".into(), json!(uri_encode(&name)));
                     bin_file = Some(path);
@@ -1109,7 +1209,7 @@ impl<'a> Exporter<'a> {
         }
         let text = serde_json::to_vec(&self.json).map_err(|e| format!("cannot serialise the glTF JSON: {e}"))?;
         let main = match container {
-            Container::Glb => glb::glb_bytes(&text, has_views.then_some(bin.as_slice())),
+            Container::Glb => glb::glb_bytes(&text, has_views.then_some(bin.as_slice()))?,
             _ => text,
         };
         let bin = bin_file.map(|p| (p, bin));

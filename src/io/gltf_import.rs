@@ -12,7 +12,7 @@ use gltf::accessor::{DataType, Dimensions};
 use gltf::mesh::Mode;
 use gltf::Semantic;
 
-use super::accessor::read_expect;
+use super::accessor::{read_expect, Buffers};
 use super::source_document::percent_decode;
 use super::{LoadError, SourceDocument};
 use crate::model::influences::VertexInfluences;
@@ -44,17 +44,13 @@ pub fn load_document(path: &Path) -> Result<(Model, SourceDocument), LoadError> 
         return Ok((model, source));
     }
     let bytes = read_file(path)?;
-    let (model, buffers) = import(&bytes, path).map_err(|problem| LoadError::new(path, problem))?;
-    let json = raw_json(&bytes).map_err(|problem| LoadError::new(path, problem))?;
-    let source = SourceDocument::new(path, json, buffers, model.clone());
-    Ok((model, source))
+    load_document_from_bytes(&bytes, path)
 }
 
 /// Like [`load_document`] for bytes already in memory (e.g. the built-in demo); `path` names the
 /// document in messages and resolves relative URIs.
 pub fn load_document_from_bytes(bytes: &[u8], path: &Path) -> Result<(Model, SourceDocument), LoadError> {
-    let (model, buffers) = import(bytes, path).map_err(|problem| LoadError::new(path, problem))?;
-    let json = raw_json(bytes).map_err(|problem| LoadError::new(path, problem))?;
+    let (model, buffers, json) = import(bytes, path).map_err(|problem| LoadError::new(path, problem))?;
     let source = SourceDocument::new(path, json, buffers, model.clone());
     Ok((model, source))
 }
@@ -77,24 +73,12 @@ fn raw_json(bytes: &[u8]) -> Result<serde_json::Value, String> {
 }
 
 fn read_file(path: &Path) -> Result<Vec<u8>, LoadError> {
-    // Only regular files: reading a device such as /dev/zero would never end.
-    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
-        return Err(LoadError::new(path, "is not a regular file"));
-    }
-    std::fs::read(path).map_err(|e| {
-        LoadError::new(
-            path,
-            match e.kind() {
-                std::io::ErrorKind::NotFound => "no such file".to_owned(),
-                _ => format!("cannot be read: {e}"),
-            },
-        )
-    })
+    super::read_input(path, super::input_file::MODEL_CAP).map_err(|problem| LoadError::new(path, problem))
 }
 
 /// Loads a model from the bytes of a file at `path` (external buffers are resolved beside it).
 pub fn load_model_from_bytes(bytes: &[u8], path: &Path) -> Result<Model, LoadError> {
-    import(bytes, path).map(|(model, _)| model).map_err(|problem| LoadError::new(path, problem))
+    import(bytes, path).map(|(model, _, _)| model).map_err(|problem| LoadError::new(path, problem))
 }
 
 fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
@@ -259,13 +243,16 @@ fn validation_message(e: &gltf::Error) -> String {
     }
 }
 
-fn import(bytes: &[u8], path: &Path) -> Result<(Model, Vec<Vec<u8>>), String> {
+fn import(bytes: &[u8], path: &Path) -> Result<(Model, Vec<Vec<u8>>, serde_json::Value), String> {
     check_container(bytes, path)?;
+    let json = raw_json(bytes)?;
+    check_integer_ranges(&json, &mut Vec::new())?;
     let gltf = gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| format!("invalid glTF: {e}"))?;
     let root = gltf.document.into_json();
     check_unvalidated_indices(&root)?;
     let doc = gltf::Document::from_json(root).map_err(|e| validation_message(&e))?;
     let buffers = load_buffers(&doc, gltf.blob, path)?;
+    let reader = Buffers::new(&buffers, bytes.len() as u64);
 
     let nodes = import_nodes(&doc)?;
     let scene_roots: Vec<usize> = match doc.default_scene().or_else(|| doc.scenes().next()) {
@@ -279,7 +266,7 @@ fn import(bytes: &[u8], path: &Path) -> Result<(Model, Vec<Vec<u8>>), String> {
 
     let mut skins = Vec::new();
     for skin in doc.skins() {
-        skins.push(import_skin(&skin, &buffers)?);
+        skins.push(import_skin(&skin, &reader)?);
     }
 
     // Geometry once per mesh, then one copy per skin that uses it in the default scene.
@@ -287,7 +274,7 @@ fn import(bytes: &[u8], path: &Path) -> Result<(Model, Vec<Vec<u8>>), String> {
     for mesh in doc.meshes() {
         let mut prims = Vec::new();
         for prim in mesh.primitives() {
-            prims.push(import_geometry(&mesh, &prim, &buffers)?);
+            prims.push(import_geometry(&mesh, &prim, &reader)?);
         }
         meshes.push(Mesh { name: mesh.name().map(str::to_owned), primitives: prims });
     }
@@ -309,6 +296,7 @@ fn import(bytes: &[u8], path: &Path) -> Result<(Model, Vec<Vec<u8>>), String> {
             Some(&m) => m,
             None => {
                 let m = if mesh_used[mesh] {
+                    reader.charge(&format!("node {n}'s copy of mesh {mesh}"), mesh_bytes(&meshes[mesh]))?;
                     meshes.push(meshes[mesh].clone());
                     meshes.len() - 1
                 } else {
@@ -318,13 +306,15 @@ fn import(bytes: &[u8], path: &Path) -> Result<(Model, Vec<Vec<u8>>), String> {
                 let gmesh = doc.meshes().nth(mesh).ok_or("mesh index out of range")?;
                 let mut per_prim = Vec::new();
                 for prim in gmesh.primitives() {
-                    per_prim.push(import_influences(&gmesh, &prim, &buffers, skins[skin].joints.len())?);
+                    per_prim.push(import_influences(&gmesh, &prim, &reader, skins[skin].joints.len())?);
                 }
                 raw_influences.insert(m, per_prim);
                 bound.insert((mesh, skin), m);
                 m
             }
         };
+        // Each instance is deformed into buffers of its own.
+        reader.charge(&format!("node {n}'s deformed copy of mesh {mesh}"), mesh_bytes(&meshes[target]))?;
         instances.push(SkinnedInstance { node: n, mesh: target, skin });
     }
     // One joint-set table per skin, sized for the most influences any of its vertices has.
@@ -352,9 +342,83 @@ fn import(bytes: &[u8], path: &Path) -> Result<(Model, Vec<Vec<u8>>), String> {
 
     let mut clips = Vec::new();
     for anim in doc.animations() {
-        clips.push(import_clip(&anim, &buffers)?);
+        clips.push(import_clip(&anim, &reader)?);
     }
-    Ok((Model { nodes: tree, meshes, skins, clips, instances, rigid_instances }, buffers))
+    Ok((Model { nodes: tree, meshes, skins, clips, instances, rigid_instances }, buffers, json))
+}
+
+/// Bytes a copy of `mesh` (positions, normals, triangles) and its deformed buffers take.
+fn mesh_bytes(mesh: &Mesh) -> u64 {
+    mesh.primitives.iter().map(|p| 48 * p.positions.len() as u64 + 12 * p.triangles.len() as u64).sum()
+}
+
+/// Members that hold indices or enums. The `gltf` crate reads them as u32 with `as`, so
+/// `"bufferView": 4294967296` would silently read view 0: such values must fit in a u32. (Sizes
+/// and offsets are u64 and are checked where they are used.)
+const INDEX_MEMBERS: &[&str] = &[
+    "bufferView",
+    "buffer",
+    "node",
+    "mesh",
+    "skin",
+    "camera",
+    "sampler",
+    "source",
+    "input",
+    "output",
+    "inverseBindMatrices",
+    "indices",
+    "material",
+    "scene",
+    "index",
+    "skeleton",
+    "texCoord",
+    "children",
+    "joints",
+    "nodes",
+    "componentType",
+    "mode",
+    "target",
+    "magFilter",
+    "minFilter",
+    "wrapS",
+    "wrapT",
+];
+
+/// Refuses integers beyond u32 at index and enum members (and primitive attributes and morph
+/// targets); `at` is the JSON path so far. Application `extras` are not looked at.
+fn check_integer_ranges(value: &serde_json::Value, at: &mut Vec<String>) -> Result<(), String> {
+    use serde_json::Value;
+    match value {
+        Value::Number(n) if n.as_u64().is_some_and(|v| v > u64::from(u32::MAX)) => {
+            let mut keys = at.iter().rev().filter(|k| k.parse::<usize>().is_err());
+            let (last, parent) = (keys.next().map_or("", String::as_str), keys.next().map_or("", String::as_str));
+            if INDEX_MEMBERS.contains(&last) || parent == "attributes" || parent == "targets" {
+                return Err(format!("{}: {n} is out of range for an index (at most {})", at.join("."), u32::MAX));
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                at.push(i.to_string());
+                let r = check_integer_ranges(item, at);
+                at.pop();
+                r?;
+            }
+        }
+        Value::Object(members) => {
+            for (key, item) in members {
+                if key == "extras" {
+                    continue;
+                }
+                at.push(key.clone());
+                let r = check_integer_ranges(item, at);
+                at.pop();
+                r?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 fn import_nodes(doc: &gltf::Document) -> Result<Vec<Node>, String> {
@@ -416,9 +480,12 @@ fn import_nodes(doc: &gltf::Document) -> Result<Vec<Node>, String> {
     Ok(nodes)
 }
 
-fn import_skin(skin: &gltf::Skin<'_>, buffers: &[Vec<u8>]) -> Result<Skin, String> {
+fn import_skin(skin: &gltf::Skin<'_>, buffers: &Buffers<'_>) -> Result<Skin, String> {
     let i = skin.index();
     let joints: Vec<usize> = skin.joints().map(|j| j.index()).collect();
+    if joints.is_empty() {
+        return Err(format!("skin {i} has no joints (glTF requires at least one)"));
+    }
     if joints.len() > usize::from(u16::MAX) {
         return Err(format!("skin {i} has {} joints (at most 65535 are supported)", joints.len()));
     }
@@ -447,7 +514,7 @@ fn vec3s(v: &[f64]) -> Vec<Vec3> {
 fn import_geometry(
     mesh: &gltf::Mesh<'_>,
     prim: &gltf::Primitive<'_>,
-    buffers: &[Vec<u8>],
+    buffers: &Buffers<'_>,
 ) -> Result<Primitive, String> {
     let what = format!("mesh {} primitive {}", mesh.index(), prim.index());
     let pos_acc = prim.get(&Semantic::Positions).ok_or_else(|| format!("{what} has no POSITION"))?;
@@ -527,7 +594,7 @@ fn import_geometry(
 fn import_influences(
     mesh: &gltf::Mesh<'_>,
     prim: &gltf::Primitive<'_>,
-    buffers: &[Vec<u8>],
+    buffers: &Buffers<'_>,
     joint_count: usize,
 ) -> Result<Option<Vec<VertexInfluences>>, String> {
     let what = format!("mesh {} primitive {}", mesh.index(), prim.index());
@@ -584,7 +651,7 @@ fn import_influences(
     Ok(Some(out))
 }
 
-fn import_clip(anim: &gltf::Animation<'_>, buffers: &[Vec<u8>]) -> Result<Clip, String> {
+fn import_clip(anim: &gltf::Animation<'_>, buffers: &Buffers<'_>) -> Result<Clip, String> {
     let a = anim.index();
     let mut channels = Vec::new();
     for (c, channel) in anim.channels().enumerate() {

@@ -46,25 +46,7 @@ pub fn is_obj(path: &Path) -> bool {
 
 /// Reads and imports an OBJ file.
 pub fn load_obj(path: &Path) -> Result<Model, LoadError> {
-    let meta = std::fs::metadata(path).map_err(|e| {
-        LoadError::new(
-            path,
-            match e.kind() {
-                std::io::ErrorKind::NotFound => "no such file".to_owned(),
-                _ => format!("cannot be read: {e}"),
-            },
-        )
-    })?;
-    if !meta.is_file() {
-        return Err(LoadError::new(path, "is not a regular file"));
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(LoadError::new(
-            path,
-            format!("is {} bytes, more than the {MAX_FILE_BYTES} an OBJ may have", meta.len()),
-        ));
-    }
-    let bytes = std::fs::read(path).map_err(|e| LoadError::new(path, format!("cannot be read: {e}")))?;
+    let bytes = super::read_input(path, MAX_FILE_BYTES).map_err(|problem| LoadError::new(path, problem))?;
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
     parse_obj(&bytes, stem.as_deref()).map_err(|problem| LoadError::new(path, problem))
 }

@@ -136,12 +136,11 @@ pub fn write_weights_file(path: &Path, model: &Model, base: Option<&Model>) -> R
 /// Reads a weights file and applies it to `model`; on error the model is unchanged.
 pub fn apply_weights_file(path: &Path, model: &mut Model) -> Result<WeightsApplied, WeightsFileError> {
     let err = |problem: String| WeightsFileError { path: path.display().to_string(), problem };
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        err(match e.kind() {
-            std::io::ErrorKind::NotFound => "no such file".into(),
-            _ => format!("cannot be read: {e}"),
-        })
-    })?;
+    // At most 16 influences per vertex at a generous 64 bytes each (joint key, weight, padding)
+    // for every vertex of the model, plus 1 MiB.
+    let vertices: u64 = model.meshes.iter().flat_map(|m| &m.primitives).map(|p| p.positions.len() as u64).sum();
+    let cap = (1u64 << 20) + vertices * 16 * 64;
+    let text = super::input_file::read_input_text(path, cap).map_err(err)?;
     apply_weights(&text, model).map_err(err)
 }
 

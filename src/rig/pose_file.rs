@@ -27,11 +27,9 @@ pub struct PoseFileError {
 /// Reads and resolves a pose file against a model's nodes.
 pub fn read_pose_file(path: &Path, tree: &NodeTree) -> Result<Pose, PoseFileError> {
     let err = |problem: String| PoseFileError { path: path.display().to_string(), problem };
-    // Only regular files: reading a device such as /dev/zero would never end.
-    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
-        return Err(err("is not a regular file".into()));
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| err(format!("cannot be read: {e}")))?;
+    // At most a generous 4 KiB per node (names, TRS, whitespace) plus 1 MiB.
+    let cap = (1u64 << 20) + 4096 * tree.len() as u64;
+    let text = crate::io::input_file::read_input_text(path, cap).map_err(err)?;
     parse_pose(&text, tree).map_err(err)
 }
 

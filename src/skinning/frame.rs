@@ -53,18 +53,27 @@ struct JointPart {
     degenerate: bool,
 }
 
+/// The identity joint: what a padding slot of a set reads when the skin has no joint at all (its
+/// weight is zero, so it never moves a vertex; a table is never indexed beyond its end).
+const REST_PART: JointPart = JointPart {
+    cols: [Vec3A::X, Vec3A::Y, Vec3A::Z, Vec3A::ZERO],
+    rotation: DQuat::IDENTITY,
+    translation: DVec3::ZERO,
+    dual: Vec4::ZERO,
+    stretch: Mat3::IDENTITY,
+    has_stretch: false,
+    degenerate: false,
+};
+
 impl Default for JointPart {
     fn default() -> Self {
-        Self {
-            cols: [Vec3A::X, Vec3A::Y, Vec3A::Z, Vec3A::ZERO],
-            rotation: DQuat::IDENTITY,
-            translation: DVec3::ZERO,
-            dual: Vec4::ZERO,
-            stretch: Mat3::IDENTITY,
-            has_stretch: false,
-            degenerate: false,
-        }
+        REST_PART
     }
+}
+
+/// Joint `j`'s part, or [`REST_PART`] beyond the table (padding of a skin without joints).
+fn part(joints: &[JointPart], j: u16) -> &JointPart {
+    joints.get(usize::from(j)).unwrap_or(&REST_PART)
 }
 
 fn joint_part(c: &DMat4, rigid: bool) -> JointPart {
@@ -203,7 +212,7 @@ impl SkinFrame {
         let joints = table.joints(set as u32);
         let mut flag = if set as u32 == EMPTY_SET { SET_EMPTY } else { 0 };
         for &j in joints {
-            let part = &self.joints[j as usize];
+            let part = part(&self.joints, j);
             if part.degenerate {
                 flag |= SET_LBS_FALLBACK;
             }
@@ -214,7 +223,7 @@ impl SkinFrame {
         self.flags[set] = flag;
         let members = table.padded(set as u32);
         for (m, &j) in members.iter().enumerate() {
-            let part = &self.joints[j as usize];
+            let part = part(&self.joints, j);
             self.cols[set * k + m] = part.cols;
             if rigid {
                 self.stretches[set * k + m] = part.stretch;
@@ -224,10 +233,10 @@ impl SkinFrame {
             return;
         }
         for pivot in 0..k {
-            let qp = self.joints[members[pivot] as usize].rotation;
+            let qp = part(&self.joints, members[pivot]).rotation;
             let row = (set * k + pivot) * k;
             for (m, &j) in members.iter().enumerate() {
-                let part = &self.joints[j as usize];
+                let part = part(&self.joints, j);
                 let negate = qp.dot(part.rotation) < 0.0;
                 let q = quat_vec4(part.rotation);
                 self.quats[row + m] = if negate { -q } else { q };
@@ -285,14 +294,14 @@ impl SkinFrame {
             if centre.length() > FAR_CENTRE_EXTENTS * self.extent {
                 self.flags[set] |= SET_FAR_CENTRE;
                 for (slot, &j) in padded.iter().enumerate() {
-                    let part = &self.joints[j as usize];
+                    let part = part(&self.joints, j);
                     let q = part.rotation;
                     self.far_quats[set * k + slot] = DVec4::new(q.x, q.y, q.z, q.w);
                     self.far_points[set * k + slot] = part.rotation * centre + part.translation;
                 }
             } else {
                 for (slot, &j) in padded.iter().enumerate() {
-                    let part = &self.joints[j as usize];
+                    let part = part(&self.joints, j);
                     self.points[set * k + slot] = (part.rotation * centre + part.translation).as_vec3().into();
                 }
             }

@@ -1,0 +1,339 @@
+//! The fuzz harnesses' bodies: one function per harness, each taking the fuzzer's bytes and
+//! panicking only when skinlab breaks one of its promises (a panic inside skinlab, an exported file
+//! that skinlab cannot load back, painted weights that break the `Influences` invariants, an undo
+//! that does not restore every bit). The AFL binaries in `src/bin/` call these; the ordinary test
+//! suite (`tests/fuzz_regressions.rs`) includes this file and replays the stored regression
+//! corpus (`fuzz/regressions/<harness>/`) through exactly the same code.
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use glam::{DQuat, DVec3};
+use skinlab::io::gltf_export::export_bytes;
+use skinlab::io::{load_document_from_bytes, load_model_from_bytes, Bake, Container, ExportOptions, SourceDocument};
+use skinlab::io::{weights_file, WeightsFormat};
+use skinlab::model::Model;
+use skinlab::paint::normalize::is_valid;
+use skinlab::paint::{
+    apply_dab, tools, BlendMode, BrushSettings, Dab, DabTarget, Falloff, ModelTopology, StrokeRecord, WeightRules,
+};
+use skinlab::rig::{pose_file, sample, Pose};
+use skinlab::skinning::{Deformer, SkinningMethod};
+
+/// A directory that does not exist: external buffers and images named by fuzzed files resolve
+/// into it and are never found.
+const NOWHERE: &str = "/nonexistent-skinlab-fuzz";
+/// Most animation clips and nodes a harness poses, so that one input stays fast.
+const MOST_CLIPS: usize = 3;
+
+/// glTF/GLB bytes: load (the first byte picks the `.glb` or `.gltf` name), deform rest, clip and
+/// random poses with every method, export to bytes (plain in each container and weights format,
+/// baked with every method); every export must load back.
+pub fn gltf(data: &[u8]) {
+    let name = if data.first().is_some_and(|&b| b == b'g') { "in.glb" } else { "in.gltf" };
+    let Ok((model, source)) = load_document_from_bytes(data, &Path::new(NOWHERE).join(name)) else {
+        return;
+    };
+    let poses = poses_of(&model);
+    let mut deformer = Deformer::new();
+    let mut out = Vec::new();
+    for pose in &poses {
+        for method in SkinningMethod::ALL {
+            deformer.deform_all(&model, pose, method, &mut out);
+        }
+    }
+    let variant = data.len();
+    let weights_format =
+        [None, Some(WeightsFormat::Float), Some(WeightsFormat::U16), Some(WeightsFormat::U8)][variant % 4];
+    for container in [Container::Glb, Container::GltfEmbedded] {
+        let options =
+            ExportOptions { container, weights_format, max_influences: 1 + variant % 8, ..ExportOptions::default() };
+        export_must_reload(&model, &source, &options);
+    }
+    for (k, method) in SkinningMethod::ALL.into_iter().enumerate() {
+        let pose = poses[(variant + k) % poses.len()].clone();
+        let options = ExportOptions { bake: Some(Bake { pose, method }), ..ExportOptions::default() };
+        export_must_reload(&model, &source, &options);
+    }
+}
+
+/// Pose-file text against the demo arm: parse, deform with every method, bake-export with every
+/// method (each export must load back).
+pub fn pose(data: &[u8]) {
+    let (model, source) = demo();
+    let text = String::from_utf8_lossy(data);
+    let Ok(pose) = pose_file::parse_pose(&text, &model.nodes) else {
+        return;
+    };
+    let mut deformer = Deformer::new();
+    let mut out = Vec::new();
+    for method in SkinningMethod::ALL {
+        deformer.deform_all(model, &pose, method, &mut out);
+        let options = ExportOptions { bake: Some(Bake { pose: pose.clone(), method }), ..ExportOptions::default() };
+        export_must_reload(model, source, &options);
+    }
+    let _ = pose_file::pose_to_json(&pose, &model.nodes);
+}
+
+/// Weights-file text against the demo arm: apply (an error must leave the model unchanged), check
+/// every vertex, deform, write the weights back out and apply that to a fresh copy, export (it
+/// must load back).
+pub fn weights(data: &[u8]) {
+    let (original, source) = demo();
+    let mut model = original.clone();
+    let text = String::from_utf8_lossy(data);
+    if weights_file::apply_weights(&text, &mut model).is_err() {
+        assert!(same_weights(&model, original), "a failed weights file changed the model");
+        return;
+    }
+    check_all_valid(&model, 16);
+    let mut out = Vec::new();
+    let mut deformer = Deformer::new();
+    for method in SkinningMethod::ALL {
+        deformer.deform_all(&model, &Pose::rest(), method, &mut out);
+    }
+    let (json, _) = weights_file::weights_to_json(&model, Some(original));
+    let mut again = original.clone();
+    if let Err(e) = weights_file::apply_weights(&json, &mut again) {
+        panic!("skinlab's own weights file does not apply: {e}\n{json}");
+    }
+    export_must_reload(&model, source, &ExportOptions::default());
+}
+
+/// A byte stream of paint operations on the demo arm, posed: dabs (every mode, falloff, joint,
+/// radius, strength, mirror, volume and front-face setting), whole-model tools, rule changes and
+/// undo. After every operation every vertex satisfies the `Influences` invariants and the limit;
+/// at the end the re-skinned buffers equal a full deformation and undoing everything restores the
+/// original weights bit for bit.
+pub fn paint(data: &[u8]) {
+    let k = usize::from(data.first().copied().unwrap_or(0)) % 3;
+    let (method, start) = (SkinningMethod::ALL[k], &painting()[k]);
+    let (original, topology, pose) = (&start.model, &start.topology, &start.pose);
+    let mut model = original.clone();
+    let mut deformer = start.deformer.clone();
+    let mut out = start.out.clone();
+    let mut rules = WeightRules::default();
+    let mut records: Vec<StrokeRecord> = Vec::new();
+    let mut bytes = Bytes(data.get(1..).unwrap_or_default());
+    let target = DabTarget { instance: 0, prim: 0 };
+    let mut touches = Vec::new();
+    while let Some(op) = bytes.next() {
+        let mut record = StrokeRecord::new("fuzz");
+        let mut layout_changed = false;
+        match op % 8 {
+            0..=4 => {
+                let brush = BrushSettings {
+                    mode: BlendMode::ALL[bytes.below(5)],
+                    strength: bytes.unit(),
+                    falloff: Falloff::ALL[bytes.below(4)],
+                    value: bytes.unit(),
+                    whole_volume: bytes.flag(),
+                    front_faces_only: bytes.flag(),
+                    mirror_x: bytes.flag(),
+                    ..BrushSettings::default()
+                };
+                let joint = bytes.next().map_or(0, u16::from) % 8;
+                let radius = bytes.unit() * 2.0;
+                let deformed = &out[0][0];
+                let prim = &model.meshes[model.instances[0].mesh].primitives[0];
+                let tri = bytes.below(prim.triangles.len().max(1));
+                let Some(&[a, b, c]) = prim.triangles.get(tri) else { break };
+                let point =
+                    (deformed.positions[a as usize] + deformed.positions[b as usize] + deformed.positions[c as usize])
+                        / 3.0;
+                touches.clear();
+                touches.extend(deformed.positions.iter().enumerate().filter_map(|(v, p)| {
+                    let distance = p.distance(point);
+                    (distance <= radius).then_some(skinlab::paint::Touch { vertex: v as u32, distance })
+                }));
+                let dab = Dab { joint, brush: &brush, radius, touches: &touches };
+                let Ok(outcome) = apply_dab(&mut model, target, &dab, &rules, topology, &mut record) else {
+                    continue;
+                };
+                for &v in &outcome.touched {
+                    let ws = vertex_weights(&model, v as usize);
+                    assert!(is_valid(&ws) && ws.len() <= rules.limit(), "vertex {v} after a dab: {ws:?}");
+                }
+                skinlab::paint::reskin_after_dab(&mut deformer, &model, pose, &outcome, &mut out);
+            }
+            5 => {
+                let outcome = match bytes.below(4) {
+                    0 => tools::normalize_all(&mut model, topology, &rules, &mut record),
+                    1 => tools::limit_total(&mut model, topology, &rules, &mut record),
+                    2 => tools::clean(&mut model, topology, &rules, bytes.unit() * 0.5, &mut record),
+                    _ => tools::smooth_all(&mut model, topology, &rules, bytes.unit(), bytes.below(3), &mut record),
+                };
+                layout_changed = outcome.is_ok_and(|o| o.layout_changed);
+                check_all_valid(&model, 16);
+            }
+            6 => {
+                if let Some(last) = records.pop() {
+                    last.undo(&mut model);
+                    layout_changed = true;
+                }
+            }
+            _ => {
+                let joint = bytes.next().map_or(0, u16::from) % 8;
+                rules.set_locked(joint, bytes.flag());
+                rules.limit = 1 + bytes.below(8);
+            }
+        }
+        if layout_changed || !record.is_empty() && op % 8 == 5 {
+            deformer.deform_all(&model, pose, method, &mut out);
+        }
+        if !record.is_empty() {
+            records.push(record);
+        }
+    }
+    check_all_valid(&model, 16);
+    let mut fresh = Vec::new();
+    Deformer::new().deform_all(&model, pose, method, &mut fresh);
+    assert!(out == fresh, "re-skinned buffers differ from a full deformation");
+    for record in records.iter().rev() {
+        record.undo(&mut model);
+    }
+    assert!(same_weights(&model, original), "undoing every operation does not restore the weights");
+}
+
+/// The demo arm and its source document, loaded once.
+fn demo() -> &'static (Model, SourceDocument) {
+    static DEMO: OnceLock<(Model, SourceDocument)> = OnceLock::new();
+    DEMO.get_or_init(|| match load_document_from_bytes(&skinlab::demo::demo_glb(), Path::new("demo_arm.glb")) {
+        Ok(loaded) => loaded,
+        Err(e) => panic!("the demo arm does not load: {e}"),
+    })
+}
+
+/// The paint harness's starting point, per method: the demo arm, its brush topology, the pose and
+/// a deformer prepared for it with its output (built once; each input clones what it changes).
+struct PaintStart {
+    model: Model,
+    topology: ModelTopology,
+    pose: Pose,
+    deformer: Deformer,
+    out: Vec<Vec<skinlab::skinning::DeformedPrimitive>>,
+}
+
+fn painting() -> &'static [PaintStart] {
+    static START: OnceLock<Vec<PaintStart>> = OnceLock::new();
+    START.get_or_init(|| {
+        let model = demo().0.clone();
+        let topology = ModelTopology::new(&model);
+        let mut pose = Pose::rest();
+        for node in 0..model.nodes.len() {
+            pose.set_rotation(node, DQuat::from_axis_angle(DVec3::new(0.3, 0.5, 0.8).normalize(), 0.4));
+        }
+        SkinningMethod::ALL
+            .into_iter()
+            .map(|method| {
+                let mut deformer = Deformer::new();
+                let mut out = Vec::new();
+                deformer.deform_all(&model, &pose, method, &mut out);
+                PaintStart { model: model.clone(), topology: topology.clone(), pose: pose.clone(), deformer, out }
+            })
+            .collect()
+    })
+}
+
+/// Rest, a few clip samples and one pose rotating every node.
+fn poses_of(model: &Model) -> Vec<Pose> {
+    let mut poses = vec![Pose::rest()];
+    for clip in model.clips.iter().take(MOST_CLIPS) {
+        let (a, b) = clip.range();
+        for t in [a, 0.5 * (a + b), b + 1.0] {
+            let mut pose = Pose::rest();
+            sample::sample_clip(clip, t, &mut pose);
+            poses.push(pose);
+        }
+    }
+    let mut bent = Pose::rest();
+    for node in 0..model.nodes.len() {
+        let angle = 0.3 + 0.1 * (node % 7) as f64;
+        bent.set_rotation(node, DQuat::from_axis_angle(DVec3::new(0.2, 0.9, 0.4).normalize(), angle));
+    }
+    poses.push(bent);
+    poses
+}
+
+/// Exports to bytes; when that succeeds, the result must load back.
+fn export_must_reload(model: &Model, source: &SourceDocument, options: &ExportOptions) {
+    let name = if options.container == Container::Glb { "out.glb" } else { "out.gltf" };
+    let out = Path::new(NOWHERE).join(name);
+    let Ok((files, _)) = export_bytes(model, source, options, &out) else {
+        return;
+    };
+    if let Err(e) = load_model_from_bytes(&files.main, &out) {
+        let bake = options.bake.as_ref().map(|b| b.method);
+        panic!("skinlab wrote a file it cannot load ({:?}, bake {bake:?}): {e}", options.container);
+    }
+}
+
+/// One vertex's influences of the first instance's first primitive.
+fn vertex_weights(model: &Model, v: usize) -> Vec<(u16, f32)> {
+    let inst = &model.instances[0];
+    let table = &model.skins[inst.skin].sets;
+    model.meshes[inst.mesh].primitives[0]
+        .influences
+        .as_ref()
+        .map_or_else(Vec::new, |inf| inf.vertex(v, table).collect())
+}
+
+/// Every vertex of every skinned primitive is valid and within `limit` influences.
+fn check_all_valid(model: &Model, limit: usize) {
+    for inst in &model.instances {
+        let table = &model.skins[inst.skin].sets;
+        for (p, prim) in model.meshes[inst.mesh].primitives.iter().enumerate() {
+            let Some(inf) = &prim.influences else { continue };
+            for v in 0..inf.len() {
+                let ws: Vec<(u16, f32)> = inf.vertex(v, table).collect();
+                let unweighted = ws.is_empty();
+                assert!(
+                    unweighted || is_valid(&ws) && ws.len() <= limit,
+                    "mesh {} prim {p} vertex {v}: {ws:?}",
+                    inst.mesh
+                );
+            }
+        }
+    }
+}
+
+/// Whether both models' weights are identical bit for bit, vertex by vertex.
+fn same_weights(a: &Model, b: &Model) -> bool {
+    a.instances.iter().all(|inst| {
+        let (ta, tb) = (&a.skins[inst.skin].sets, &b.skins[inst.skin].sets);
+        a.meshes[inst.mesh].primitives.iter().zip(&b.meshes[inst.mesh].primitives).all(|(p, q)| {
+            match (&p.influences, &q.influences) {
+                (Some(x), Some(y)) => {
+                    x.len() == y.len()
+                        && (0..x.len()).all(|v| {
+                            x.vertex(v, ta)
+                                .map(|(j, w)| (j, w.to_bits()))
+                                .eq(y.vertex(v, tb).map(|(j, w)| (j, w.to_bits())))
+                        })
+                }
+                (None, None) => true,
+                _ => false,
+            }
+        })
+    })
+}
+
+/// The fuzzer's bytes as a stream of small choices (zeros once exhausted).
+struct Bytes<'a>(&'a [u8]);
+
+impl Bytes<'_> {
+    fn next(&mut self) -> Option<u8> {
+        let (&first, rest) = self.0.split_first()?;
+        self.0 = rest;
+        Some(first)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        usize::from(self.next().unwrap_or(0)) % n.max(1)
+    }
+    fn unit(&mut self) -> f32 {
+        f32::from(self.next().unwrap_or(0)) / 255.0
+    }
+    fn flag(&mut self) -> bool {
+        self.next().unwrap_or(0) & 1 == 1
+    }
+}
