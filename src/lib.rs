@@ -6,6 +6,7 @@ pub mod analysis;
 #[cfg(feature = "gui")]
 pub mod app;
 pub mod bandwidth;
+pub mod bind;
 pub mod cli;
 pub mod demo;
 pub mod io;

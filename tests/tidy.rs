@@ -1,8 +1,8 @@
 //! Architecture invariants (ARCHITECTURE.md), checked on the source text:
-//! 1. the core (`model`, `rig`, `skinning`, `paint`, `io`, `maths`, `analysis`, `cli` but its GUI entry
-//!    points) never uses egui, eframe, three-d, glow or rfd;
+//! 1. the core (`model`, `rig`, `skinning`, `paint`, `io`, `maths`, `analysis`, `bind`, `cli` but its
+//!    GUI entry points) never uses egui, eframe, three-d, glow or rfd;
 //! 2. the `gltf` crate appears only in `io/`;
-//! 3. `nalgebra` appears only in `maths/`;
+//! 3. `nalgebra` appears only in `maths/`, `faer` only in `bind/`;
 //! 4. `render` never uses egui, eframe or rfd (so `skinlab render` runs without a window).
 #![allow(clippy::unwrap_used, missing_docs)]
 
@@ -51,7 +51,8 @@ fn layering_invariants_hold() {
         let text = std::fs::read_to_string(file).unwrap();
         let module = module_of(file, &src);
         let name = file.strip_prefix(&src).unwrap().display().to_string();
-        let core = matches!(module.as_str(), "model" | "rig" | "skinning" | "paint" | "io" | "maths" | "analysis");
+        let core =
+            matches!(module.as_str(), "model" | "rig" | "skinning" | "paint" | "io" | "maths" | "analysis" | "bind");
         for krate in gui_crates {
             let hits = mentions(&text, krate);
             if core && !hits.is_empty() {
@@ -64,6 +65,11 @@ fn layering_invariants_hold() {
         if module != "io" {
             if let Some(hit) = mentions(&text, "gltf").first() {
                 problems.push(format!("{name}: gltf outside io/: {}", hit.trim()));
+            }
+        }
+        if module != "bind" {
+            if let Some(hit) = mentions(&text, "faer").first() {
+                problems.push(format!("{name}: faer outside bind/: {}", hit.trim()));
             }
         }
         if module != "maths" {

@@ -46,6 +46,10 @@ pub struct BenchArgs {
     /// bound it sets.
     #[arg(long)]
     pub bandwidth: bool,
+    /// Time automatic weights (bone heat, every joint of every skin) instead of deformation
+    /// frames; `--frames` is the number of timed binds.
+    #[arg(long)]
+    pub bind: bool,
 }
 
 /// Timings of one method over the timed frames.
@@ -184,6 +188,9 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         (Some(path), None) => (load(path)?, path.display().to_string()),
         (None, None) => return Err("give a MODEL or --synthetic N".into()),
     };
+    if args.bind {
+        return pool.install(|| super::bench_bind::report(&model, &title, args.frames.min(20)));
+    }
     crate::skinning::set_wide_simd(!args.sse2);
     pool.install(|| report(args, &model, &title));
     Ok(())

@@ -2,6 +2,8 @@
 //! returned as one error whose `Display` is a single line; `main` prints it and exits with 2.
 
 pub mod bench;
+mod bench_bind;
+pub mod bind;
 pub mod deform;
 pub mod demo;
 pub mod export;
@@ -54,6 +56,8 @@ pub enum Command {
     Info(info::InfoArgs),
     /// Time LBS, DQS and SBS frames on a model or a synthetic rig (and the memory-bandwidth bound).
     Bench(bench::BenchArgs),
+    /// Replace a skin's weights with automatic weights (bone heat), for all or only the named joints.
+    Bind(bind::BindArgs),
     /// Weight quality: compare two weightings of the same meshes, or evaluate one alone.
     Weights(weights::WeightsArgs),
 }
@@ -151,6 +155,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Deform(args)) => deform::run(&args),
         Some(Command::Info(args)) => info::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),
+        Some(Command::Bind(args)) => bind::run(&args),
         Some(Command::Weights(args)) => weights::run(&args),
         Some(Command::Export(args)) => export::run(&args),
         Some(Command::Demo(args)) => demo::run(&args),
