@@ -547,3 +547,21 @@ fn opening_a_cracked_model_reports_it_and_weld_weights_fixes_it() {
     h.run();
     assert_eq!(h.state().state.weld_disagreements, 4, "one undo step brings the file's weights back");
 }
+
+/// The paint panel names the joint the mirror paints and offers Mirror Weights in both directions.
+#[test]
+fn the_panel_shows_what_the_mirror_paints_and_runs_mirror_weights() {
+    let mut h = harness(Scripted::default());
+    paint_mode(&mut h, "elbow");
+    assert!(h.query_by_label_contains("mirror paints: elbow (its own mirror)").is_some());
+    let menus = h.query_all_by_label_contains("Mirror +").count() + h.query_all_by_label_contains("Mirror -").count();
+    assert_eq!(menus, 2, "one Mirror menu per direction");
+    let state = &mut h.state_mut().state;
+    let tool = skinlab::app::command::WeightTool::MirrorWeights {
+        direction: skinlab::paint::mirror_weights::MirrorDirection::PositiveToNegative,
+        all_joints: true,
+    };
+    state.apply(skinlab::app::command::Command::Tool(tool));
+    let text = state.message.clone().unwrap().text;
+    assert!(text.starts_with("Mirror Weights (all joints): ") && text.contains("to -"), "{text}");
+}

@@ -23,6 +23,14 @@ pub enum WeightTool {
     SmoothAll,
     /// Give every weld group whose coincident copies disagree one set of weights.
     Weld(crate::paint::WeldSource),
+    /// Copy weights across the mirror plane: every joint, or only the selected joint and its
+    /// mirror.
+    MirrorWeights {
+        /// Which side is copied onto which.
+        direction: crate::paint::mirror_weights::MirrorDirection,
+        /// Every joint (`true`) or the selected one.
+        all_joints: bool,
+    },
 }
 
 impl WeightTool {
@@ -36,6 +44,8 @@ impl WeightTool {
             Self::SmoothAll => "Smooth All",
             Self::Weld(crate::paint::WeldSource::Mean) => "Weld Weights (mean)",
             Self::Weld(crate::paint::WeldSource::LargerSide) => "Weld Weights (larger side)",
+            Self::MirrorWeights { all_joints: true, .. } => "Mirror Weights (all joints)",
+            Self::MirrorWeights { all_joints: false, .. } => "Mirror Weights (selected joint)",
         }
     }
 }

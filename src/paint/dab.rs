@@ -320,7 +320,9 @@ pub fn apply_surface_dab(
         let adj = surface.adjacency();
         let mut mirrored: Vec<(u32, f32)> = amounts
             .iter()
-            .filter_map(|&(g, a)| topology.mirror.get(g).map(|m| (adj.rep(m), a)).filter(|&(m, _)| !(same && m == g)))
+            .filter_map(|&(g, a)| {
+                topology.mirror_vertex(g).map(|m| (adj.rep(m), a)).filter(|&(m, _)| !(same && m == g))
+            })
             .collect();
         mirrored.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
         mirrored.dedup_by_key(|e| e.0);

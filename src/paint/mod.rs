@@ -25,6 +25,8 @@ pub mod edited;
 pub mod footprint;
 pub mod grid;
 pub mod mirror;
+pub mod mirror_match;
+pub mod mirror_weights;
 pub mod model_surface;
 pub mod normalize;
 pub mod pick;

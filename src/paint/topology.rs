@@ -2,9 +2,12 @@
 //! primitive, welded across primitives and seams; see [`ModelSurface`]), the vertex mirror map
 //! over that surface (from rest positions, which painting never changes; the mirror plane is the
 //! model's symmetry plane through the origin, x unless the model is clearly symmetric across y
-//! or z), and the joint mirror map over the surface joints (by joint names).
+//! or z; vertices without an exact mirror use the closest point of the mirrored surface), and
+//! the joint mirror map over the surface joints (by mirrored bind position, names where the
+//! position agrees or is missing; see [`super::mirror_match`]).
 
 use super::mirror::{joint_mirror_map, symmetry_axis, MirrorMap};
+use super::mirror_match::{closest_mirrors, joint_mirror_by_position, ClosestMirror};
 use super::model_surface::ModelSurface;
 use crate::model::Model;
 
@@ -17,6 +20,12 @@ pub struct ModelTopology {
     pub mirror: MirrorMap,
     /// Each surface joint's mirror joint (itself when none).
     pub joint_mirrors: Vec<u16>,
+    /// Joints whose mirror by name is not at the mirrored position: `(joint, by name, by
+    /// position)` (the position was taken).
+    pub joint_mirror_disagreements: Vec<(u16, u16, u16)>,
+    /// Vertices without an exact mirror, with the closest point of the mirrored surface,
+    /// ascending by vertex.
+    pub closest_mirrors: Vec<ClosestMirror>,
     /// The axis vertices are mirrored across (0 = x, 1 = y, 2 = z; see [`symmetry_axis`]).
     pub mirror_axis: usize,
 }
@@ -39,8 +48,31 @@ impl ModelTopology {
             .iter()
             .map(|&n| model.nodes.nodes.get(n).and_then(|node| node.name.as_deref()))
             .collect();
-        let joint_mirrors = joint_mirror_map(&names);
-        Self { surface, mirror, joint_mirrors, mirror_axis: axis.min(2) }
+        let by_position = joint_mirror_by_position(model, &surface, axis, &joint_mirror_map(&names));
+        let unmatched: Vec<u32> = (0..surface.len() as u32).filter(|&g| mirror.get(g).is_none()).collect();
+        let closest_mirrors = closest_mirrors(&surface, axis, &unmatched);
+        Self {
+            surface,
+            mirror,
+            joint_mirrors: by_position.map,
+            joint_mirror_disagreements: by_position.disagreements,
+            closest_mirrors,
+            mirror_axis: axis.min(2),
+        }
+    }
+
+    /// The mirror of surface vertex `g`: its exact mirror, else the nearest corner of the closest
+    /// point of the mirrored surface.
+    #[must_use]
+    pub fn mirror_vertex(&self, g: u32) -> Option<u32> {
+        self.mirror.get(g).or_else(|| self.closest_mirror(g).map(ClosestMirror::nearest_corner))
+    }
+
+    /// The closest-point mirror of a vertex without an exact mirror.
+    #[must_use]
+    pub fn closest_mirror(&self, g: u32) -> Option<&ClosestMirror> {
+        let i = self.closest_mirrors.binary_search_by_key(&g, |c| c.vertex).ok()?;
+        self.closest_mirrors.get(i)
     }
 
     /// The mirror of surface joint `joint` (itself when unknown).

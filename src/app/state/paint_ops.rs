@@ -77,10 +77,23 @@ impl EditorState {
         self.topology.surface.rules(|n| self.paint.locked.contains(&n), self.paint.limit)
     }
 
-    /// The model as one paintable surface.
+    /// The brush caches: the model as one surface, its vertex and joint mirrors.
     #[must_use]
-    pub fn surface(&self) -> &crate::paint::ModelSurface {
-        &self.topology.surface
+    pub fn topology(&self) -> &crate::paint::ModelTopology {
+        &self.topology
+    }
+
+    /// The name of surface joint `joint`.
+    #[must_use]
+    pub fn surface_joint_name(&self, joint: u16) -> String {
+        self.topology.surface.joint_nodes().get(joint as usize).map_or_else(String::new, |&n| self.model.nodes.key(n))
+    }
+
+    /// The selected joint as a surface joint.
+    #[must_use]
+    pub fn selected_surface_joint(&self) -> Option<u16> {
+        let node = self.selected?;
+        self.topology.surface.joint_nodes().iter().position(|&n| n == node).map(|j| j as u16)
     }
 
     /// `"; N weld groups …"` when the model's weld groups disagree (for load, save and export
@@ -308,8 +321,14 @@ impl EditorState {
         let rules = self.surface_rules();
         let (threshold, strength, rounds) =
             (self.paint.clean_threshold, self.paint.smooth_strength, self.paint.smooth_iterations);
+        let selected = self.selected_surface_joint();
+        if let (WeightTool::MirrorWeights { all_joints: false, .. }, None) = (tool, selected) {
+            self.set_error(format!("{}: select a joint first", tool.label()));
+            return;
+        }
         let topology = &self.topology;
         let model = Arc::make_mut(&mut self.model);
+        let mut note = String::new();
         let out = match tool {
             WeightTool::NormalizeAll => tools::normalize_all(model, topology, &rules, &mut record),
             WeightTool::LimitTotal => tools::limit_total(model, topology, &rules, &mut record),
@@ -317,6 +336,19 @@ impl EditorState {
             WeightTool::SmoothAll => tools::smooth_all(model, topology, &rules, strength, rounds, &mut record),
             WeightTool::Weld(source) => weld::weld_groups(model, &topology.surface, source, &rules, &mut record)
                 .map(|groups| tools::ToolOutcome { changed: groups, layout_changed: false }),
+            WeightTool::MirrorWeights { direction, all_joints } => {
+                let joint = if all_joints { None } else { selected };
+                crate::paint::mirror_weights::mirror_weights(model, topology, direction, joint, &rules, &mut record)
+                    .map(|o| {
+                        note = format!(
+                            " ({}; {} without an exact mirror read the closest point, {} without any)",
+                            direction.label(topology.mirror_axis),
+                            o.interpolated,
+                            o.unmatched
+                        );
+                        tools::ToolOutcome { changed: o.changed, layout_changed: false }
+                    })
+            }
         };
         match out {
             Ok(o) => {
@@ -325,7 +357,7 @@ impl EditorState {
                 self.dirty = true;
                 self.recount_welds();
                 let what = if matches!(tool, WeightTool::Weld(_)) { "weld groups" } else { "vertices" };
-                self.set_info(format!("{}: {} {what} changed", tool.label(), o.changed));
+                self.set_info(format!("{}: {} {what} changed{note}", tool.label(), o.changed));
             }
             Err(e) => {
                 // Put back what the tool already changed, then report.

@@ -8,6 +8,7 @@ use eframe::egui;
 
 use crate::app::command::{Command, WeightTool};
 use crate::app::state::{EditorState, WeightDisplay};
+use crate::paint::mirror_weights::MirrorDirection;
 use crate::paint::{BlendMode, Falloff, RadiusUnit, WeldSource};
 
 /// Draws the paint panel; brush settings are edited in place, the rest returns commands.
@@ -75,6 +76,7 @@ pub fn paint_panel_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
     ui.checkbox(&mut b.front_faces_only, "Front faces only");
     ui.checkbox(&mut b.whole_volume, "Whole volume");
     ui.checkbox(&mut b.mirror_x, "X-mirror");
+    mirror_ui(ui, s, &mut cmds);
     ui.separator();
     ui.heading("Rules");
     egui::Grid::new("rules").num_columns(2).show(ui, |ui| {
@@ -123,6 +125,56 @@ fn weld_ui(ui: &mut egui::Ui, s: &EditorState, cmds: &mut Vec<Command>) {
             if ui.button(tool.label()).clicked() {
                 cmds.push(Command::Tool(tool));
             }
+        }
+    });
+}
+
+/// What the mirror paints (the mirrored joint, vertices without an exact mirror, joints whose
+/// names disagree with their positions) and the Mirror Weights operator.
+fn mirror_ui(ui: &mut egui::Ui, s: &EditorState, cmds: &mut Vec<Command>) {
+    let topo = s.topology();
+    if let Some(j) = s.selected_surface_joint() {
+        let m = topo.mirror_joint(j);
+        let text = if m == j {
+            format!("mirror paints: {} (its own mirror)", s.surface_joint_name(j))
+        } else {
+            format!("mirror paints: {}", s.surface_joint_name(m))
+        };
+        ui.label(text);
+    }
+    let inexact = topo.closest_mirrors.len();
+    if inexact > 0 {
+        ui.weak(format!("{inexact} vertices have no exact mirror: the closest point is used"));
+    }
+    let disagree = topo.joint_mirror_disagreements.len();
+    if disagree > 0 {
+        ui.weak(format!("{disagree} joints mirrored by position (their names pair them differently)")).on_hover_text(
+            topo.joint_mirror_disagreements
+                .iter()
+                .map(|&(j, n, p)| {
+                    format!(
+                        "{} mirrors to {} (its name says {})",
+                        s.surface_joint_name(j),
+                        s.surface_joint_name(p),
+                        s.surface_joint_name(n)
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+        );
+    }
+    ui.horizontal_wrapped(|ui| {
+        for direction in [MirrorDirection::PositiveToNegative, MirrorDirection::NegativeToPositive] {
+            let label = format!("Mirror {}", direction.label(topo.mirror_axis));
+            ui.menu_button(label, |ui| {
+                for all_joints in [true, false] {
+                    let tool = WeightTool::MirrorWeights { direction, all_joints };
+                    if ui.button(tool.label()).clicked() {
+                        cmds.push(Command::Tool(tool));
+                        ui.close();
+                    }
+                }
+            });
         }
     });
 }
