@@ -284,7 +284,6 @@ fn wait_for_bind(h: &mut Harness<'_, SkinlabApp>) {
 }
 
 #[test]
-#[ignore = "joint heights placed on the OBJ differ from the clicked ones (under investigation)"]
 fn an_unskinned_obj_is_rigged_bound_exported_and_reimported() {
     let dir = tempfile::tempdir().unwrap();
     let obj = dir.path().join("limb.obj");
@@ -301,8 +300,11 @@ fn an_unskinned_obj_is_rigged_bound_exported_and_reimported() {
     h.state_mut().state.apply(Command::FrameSelected);
     h.run();
 
-    // Root at the bottom, then a chain up the limb, each placed by Ctrl+click.
-    for y in [0.1, 1.0, 1.9] {
+    // Root near the bottom, then a chain up the limb, each placed by Ctrl+click. The joint goes to
+    // the middle of the chord the click ray cuts through the mesh; on the cylinder's wall that is
+    // the axis point under the cursor, but within r·tan(elevation) of a cap the ray passes through
+    // the cap and the chord's middle moves, so the clicks stay clear of the caps.
+    for y in [0.4, 1.0, 1.6] {
         let at = screen_of(&h, Vec3::new(0.0, y, 0.0));
         ctrl_click(&mut h, at);
     }
@@ -310,7 +312,7 @@ fn an_unskinned_obj_is_rigged_bound_exported_and_reimported() {
     assert_eq!(s.model.skins.len(), 1, "the first joint created the skin");
     assert_eq!(s.model.skins[0].joints.len(), 3, "{}", s.message.as_ref().map_or("", |m| m.text.as_str()));
     let ys: Vec<f32> = s.skeleton.joints.iter().map(|&(n, _)| s.node_position(n).unwrap().y).collect();
-    for (got, want) in ys.iter().zip([0.1, 1.0, 1.9]) {
+    for (got, want) in ys.iter().zip([0.4, 1.0, 1.6]) {
         assert!((got - want).abs() < 0.02, "joint heights {ys:?}");
     }
 
