@@ -120,6 +120,7 @@ pub fn run(args: &BindArgs) -> Result<(), CliError> {
         max_influences: args.limit,
         bake: None,
         overwrite_source: args.force,
+        keep_weights: false,
     };
     let report = io::export_model(&model, &source, &export, &args.out)?;
     for line in &lines {

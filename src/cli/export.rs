@@ -45,6 +45,10 @@ pub struct ExportArgs {
     /// Allow writing over the input model (or a file it uses).
     #[arg(long)]
     pub force: bool,
+    /// Write source weights that glTF validators reject (sums not 1, a joint listed twice) as they
+    /// are; by default they are written normalised, as the deformation contract reads them.
+    #[arg(long)]
+    pub keep_weights: bool,
     /// Also save the pose as a pose file.
     #[arg(long, value_name = "FILE")]
     pub save_pose: Option<PathBuf>,
@@ -104,10 +108,18 @@ pub fn run(args: &ExportArgs) -> Result<(), CliError> {
         max_influences: usize::from(args.max_influences),
         bake: args.bake.then_some(Bake { pose, method: args.method }),
         overwrite_source: args.force,
+        keep_weights: args.keep_weights,
     };
     let report = io::export_model(&model, &source, &options, &args.out)?;
     if report.rewritten_primitives > 0 {
         summary.push(format!("new weights in {} primitives", report.rewritten_primitives));
+    }
+    if report.repaired_vertices > 0 {
+        summary.push(format!(
+            "normalised the source weights of {} vertices (not summing to 1 or listing a joint twice; \
+             --keep-weights writes them as they are)",
+            report.repaired_vertices
+        ));
     }
     if report.trimmed_vertices > 0 {
         summary.push(format!(

@@ -29,6 +29,7 @@ use serde_json::{json, Map, Value};
 use super::atomic_write::{remove_stale_temporaries_of, StagedFile};
 use super::glb;
 use super::source_document::{percent_decode, SourceDocument};
+use super::source_weights::failing_vertices;
 use super::weights_file::ordered_influences;
 use crate::model::{Influences, JointSetTable, Model, NodeTransform};
 use crate::rig::Pose;
@@ -171,11 +172,21 @@ pub struct ExportOptions {
     pub bake: Option<Bake>,
     /// Allow writing over the source file or one of its external files.
     pub overwrite_source: bool,
+    /// Write source weights that the validator rejects (sums not 1, a joint listed twice) as
+    /// they are, instead of normalised from the model.
+    pub keep_weights: bool,
 }
 
 impl Default for ExportOptions {
     fn default() -> Self {
-        Self { container: Container::Glb, weights_format: None, max_influences: 4, bake: None, overwrite_source: false }
+        Self {
+            container: Container::Glb,
+            weights_format: None,
+            max_influences: 4,
+            bake: None,
+            overwrite_source: false,
+            keep_weights: false,
+        }
     }
 }
 
@@ -190,6 +201,9 @@ pub struct ExportReport {
     pub trimmed_vertices: usize,
     /// Vertices without any influence (written with all weights 0).
     pub empty_vertices: usize,
+    /// Source vertices whose weights the validator rejects (not normalised, a joint listed twice)
+    /// that were written normalised (0 with `keep_weights`).
+    pub repaired_vertices: usize,
     /// Skinned mesh nodes baked into static meshes.
     pub baked_nodes: usize,
     /// Unused objects were removed and buffers compacted (false when an unknown extension
@@ -763,17 +777,27 @@ impl<'a> Exporter<'a> {
             }
             let (skin, orig_skin) = (&model.skins[inst.skin], &original.skins[inst.skin]);
             let prims = &model.meshes[inst.mesh].primitives;
+            let mesh = self.node_mesh(inst.node)?;
+            let mut repaired = 0;
             let changed: Vec<usize> = (0..prims.len())
                 .filter(|&p| match (&prims[p].influences, &original.meshes[inst.mesh].primitives[p].influences) {
                     (None, _) => false,
                     (Some(_), None) => true,
-                    (Some(a), Some(b)) => force || !same_influences(a, &skin.sets, b, &orig_skin.sets),
+                    (Some(a), Some(b)) => {
+                        let failing = if self.options.keep_weights {
+                            0
+                        } else {
+                            failing_vertices(&self.source.json, &self.source.buffers, mesh, p)
+                        };
+                        repaired += failing;
+                        force || failing > 0 || !same_influences(a, &skin.sets, b, &orig_skin.sets)
+                    }
                 })
                 .collect();
+            self.report.repaired_vertices += repaired;
             if changed.is_empty() {
                 continue;
             }
-            let mesh = self.node_mesh(inst.node)?;
             self.check_primitive_count(mesh, prims.len())?;
             let nodes: Vec<usize> = model.instances.iter().filter(|i| i.mesh == inst.mesh).map(|i| i.node).collect();
             let mesh = self.own_mesh(mesh, &nodes)?;
@@ -1048,9 +1072,11 @@ impl<'a> Exporter<'a> {
         }
     }
 
-    /// Byte ranges that accessors use in view `view`, as (accessor, which offset field, start,
-    /// end); `None` when something else (an image, an unknown extension) uses the whole view.
-    fn view_users(&self, view: usize, stride: Option<usize>) -> Result<Option<Vec<ViewUser>>, String> {
+    /// Byte ranges that accessors use in view `view` (`view_len` bytes), as (accessor, which
+    /// offset field, start, end); `None` when something else (an image, an unknown extension) uses
+    /// the whole view. A strided accessor keeps `count × stride` bytes where the view has them:
+    /// loaders such as three.js read whole strides, not `(count − 1) × stride + element`.
+    fn view_users(&self, view: usize, stride: Option<usize>, view_len: usize) -> Result<Option<Vec<ViewUser>>, String> {
         let images = self.json.get("images").and_then(Value::as_array).into_iter().flatten();
         if images.into_iter().any(|im| index(im.get("bufferView")) == Some(view)) {
             return Ok(None);
@@ -1065,12 +1091,18 @@ impl<'a> Exporter<'a> {
                 let elem =
                     element_size(kind, ctype).ok_or_else(|| format!("{}: unknown type or component type", what()))?;
                 let start = index(acc.get("byteOffset")).unwrap_or(0);
-                let end = stride
+                let needed = stride
                     .unwrap_or(elem)
                     .checked_mul(count - 1)
                     .and_then(|n| n.checked_add(start))
                     .and_then(|n| n.checked_add(elem))
                     .ok_or_else(|| format!("{}: {count} elements from byte {start} overflow 64 bits", what()))?;
+                // An interleaved view keeps count × stride bytes (loaders read that much), within
+                // the view.
+                let end = match stride.and_then(|s| s.checked_mul(count)).and_then(|n| n.checked_add(start)) {
+                    Some(full) if stride.is_some() => full.min(view_len).max(needed),
+                    _ => needed,
+                };
                 users.push((a, 0, start, end));
             }
             if let Some(sparse) = acc.get("sparse") {
@@ -1098,7 +1130,7 @@ impl<'a> Exporter<'a> {
 
     /// Keeps only the bytes of `data` (view `view`) that accessors use, moving their offsets.
     fn compact_view(&mut self, view: usize, data: Vec<u8>, stride: Option<usize>) -> Result<Vec<u8>, String> {
-        let Some(mut users) = self.view_users(view, stride)? else {
+        let Some(mut users) = self.view_users(view, stride, data.len())? else {
             return Ok(data);
         };
         users.sort_by_key(|u| (u.2, u.3));

@@ -465,11 +465,17 @@ impl EditorState {
             max_influences: self.paint.limit.max(crate::paint::DEFAULT_LIMIT),
             bake: choice.bake.then(|| Bake { pose: self.pose.clone(), method: self.method }),
             overwrite_source: overwrite,
+            keep_weights: false,
         };
         match crate::io::export_model(&self.model, source, &options, &path) {
             Ok(r) => {
                 let bytes: usize = r.files.iter().map(|f| f.1).sum();
-                self.set_info(format!("exported {} ({bytes} bytes){}", path.display(), self.weld_warning()));
+                let repaired = if r.repaired_vertices > 0 {
+                    format!("; normalised the source weights of {} vertices", r.repaired_vertices)
+                } else {
+                    String::new()
+                };
+                self.set_info(format!("exported {} ({bytes} bytes){repaired}{}", path.display(), self.weld_warning()));
             }
             Err(e) => self.set_error(e.to_string()),
         }
