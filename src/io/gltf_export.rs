@@ -678,7 +678,9 @@ impl<'a> Exporter<'a> {
         // Every accessor's byte range, with the source's indices in messages (a count near 2^64
         // must be an error here, not an overflow when a view is compacted).
         for view in 0..array_len(&ex.json, "bufferViews") {
-            ex.view_users(view, index(ex.json["bufferViews"][view].get("byteStride")))?;
+            let stride = index(ex.json["bufferViews"][view].get("byteStride"));
+            let view_len = index(ex.json["bufferViews"][view].get("byteLength")).unwrap_or(usize::MAX);
+            ex.view_users(view, stride, view_len)?;
         }
         Ok(ex)
     }
