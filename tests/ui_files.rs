@@ -16,7 +16,7 @@ use eframe::egui::{self, accesskit::Role};
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
 use skinlab::app::dialogs::FileRequest;
-use skinlab::app::state::EditorState;
+use skinlab::app::state::{EditorState, Mode};
 use skinlab::app::SkinlabApp;
 use skinlab::skinning::SkinningMethod;
 use ui_harness::{bend_elbow, harness, harness_with, Scripted};
@@ -147,7 +147,7 @@ fn editor_keys_work_after_clicking_a_menu_and_a_panel_but_not_while_typing() {
     h.run();
     h.key_press(egui::Key::Tab);
     h.run();
-    assert!(h.state().state.paint.active, "Tab after clicking a menu");
+    assert_eq!(h.state().state.mode, Mode::Paint, "Tab after clicking a menu");
     let (r0, s0) = (h.state().state.paint.brush.radius, h.state().state.paint.brush.strength);
     for key in [egui::Key::CloseBracket, egui::Key::Equals] {
         h.key_press(key);
@@ -176,10 +176,10 @@ fn editor_keys_work_after_clicking_a_menu_and_a_panel_but_not_while_typing() {
     assert!(h.state().state.camera.distance < distance * 0.9, "F framed the elbow");
     h.key_press(egui::Key::Tab);
     h.run();
-    assert!(!h.state().state.paint.active, "second Tab");
+    assert_eq!(h.state().state.mode, Mode::Rig, "second Tab");
     h.key_press(egui::Key::Tab);
     h.run();
-    assert!(h.state().state.paint.active, "third Tab");
+    assert_eq!(h.state().state.mode, Mode::Pose, "third Tab (Pose → Paint → Rig → Pose)");
 
     // Typing in a text field: the keys are text, not shortcuts; Escape leaves the field.
     menu(&mut h, "Save pose…");
@@ -192,7 +192,7 @@ fn editor_keys_work_after_clicking_a_menu_and_a_panel_but_not_while_typing() {
     h.key_press(egui::Key::Tab);
     h.run();
     assert_eq!(h.state().state.method, SkinningMethod::Lbs, "3 typed into a field switched the method");
-    assert!(h.state().state.paint.active, "Tab in a text field switched the mode");
+    assert_eq!(h.state().state.mode, Mode::Pose, "Tab in a text field switched the mode");
     h.key_press(egui::Key::Escape);
     h.run();
     h.key_press(egui::Key::Num2);
