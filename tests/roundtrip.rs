@@ -433,8 +433,12 @@ fn reencoded_weights_round_trip_in_every_format() {
 
 /// Sets new influences on a few vertices of every `step`-th skinned primitive (the first included).
 fn edit_some(model: &mut Model, step: usize) -> Vec<(usize, usize, usize)> {
+    // Each edit is written to every coincident copy of the vertex (its weld group, across
+    // primitives and seams), as painting does: export welds copies that a weights file splits
+    // (tests/weld.rs), and here every written weight must come back as written.
     let surface = skinlab::paint::ModelSurface::new(model);
-    let mut edited = Vec::new();
+    let mut record = skinlab::paint::StrokeRecord::new("test edit");
+    let mut edited = BTreeSet::new();
     let mut seen = BTreeSet::new();
     let mut k = 0;
     for inst in model.instances.clone() {
@@ -448,27 +452,34 @@ fn edit_some(model: &mut Model, step: usize) -> Vec<(usize, usize, usize)> {
                 continue;
             }
             let n = model.meshes[inst.mesh].primitives[p].positions.len();
-            // A vertex with coincident copies is welded to them on import (tests/weld.rs): edit
-            // the first vertex at or after each probe that stands alone, so the edit comes back as
-            // written.
             let part = surface.part_of(inst.mesh, p).map(|k| surface.parts()[k]);
-            let alone = |v: usize| part.is_none_or(|part| surface.adjacency().welded(part.first_vertex + v as u32).len() == 1);
-            let probes: BTreeSet<usize> =
-                [0, n / 3, n - 1].into_iter().filter_map(|v| (v..n).chain(0..v).find(|&u| alone(u))).collect();
-            for v in probes {
+            for v in [0, n / 3, n - 1] {
                 let pairs = if joints > 1 && model.skins[inst.skin].sets.slots() > 1 {
                     vec![((v as u16 + 1) % joints, 0.6), (v as u16 % joints, 0.4)]
                 } else {
                     vec![((v as u16 + 1) % joints, 1.0)]
                 };
-                let table = &mut model.skins[inst.skin].sets;
-                let inf = model.meshes[inst.mesh].primitives[p].influences.as_mut().unwrap();
-                inf.set_vertex(v, &VertexInfluences { pairs }, table).unwrap();
-                edited.push((inst.mesh, p, v));
+                let Some(part) = part else {
+                    let table = &mut model.skins[inst.skin].sets;
+                    let inf = model.meshes[inst.mesh].primitives[p].influences.as_mut().unwrap();
+                    inf.set_vertex(v, &VertexInfluences { pairs }, table).unwrap();
+                    edited.insert((inst.mesh, p, v));
+                    continue;
+                };
+                let on_surface: Vec<(u16, f32)> =
+                    pairs.iter().map(|&(j, w)| (surface.surface_joint(inst.skin, j).unwrap(), w)).collect();
+                let mut changed = Vec::new();
+                let g = part.first_vertex + v as u32;
+                skinlab::paint::weld::write_group(model, &surface, g, &on_surface, &mut record, &mut changed).unwrap();
+                edited.insert((inst.mesh, p, v));
+                for (k, u) in changed {
+                    let q = surface.parts()[k];
+                    edited.insert((q.mesh, q.prim, u as usize));
+                }
             }
         }
     }
-    edited
+    edited.into_iter().collect()
 }
 
 #[test]
