@@ -537,9 +537,12 @@ fn opening_a_cracked_model_reports_it_and_weld_weights_fixes_it() {
     h.get_by_label("Paint").click();
     h.run();
     assert!(h.query_by_label_contains("4 weld groups of coincident vertices disagree").is_some());
+    // The paint panel scrolls (mirror, tools, locks): bring the button into view first.
+    h.get_by_label("Weld Weights (mean)").scroll_to_me();
+    h.run();
     h.get_by_label("Weld Weights (mean)").click();
     h.run();
-    assert_eq!(h.state().state.weld_disagreements, 0);
+    assert_eq!(h.state().state.weld_disagreements, 0, "{:?}", h.state().state.message);
     assert!(h.query_by_label_contains("Coincident vertices agree").is_some());
     let text = h.state().state.message.clone().unwrap().text;
     assert!(text.contains("Weld Weights (mean): 4 weld groups changed"), "{text}");
