@@ -319,7 +319,8 @@ fn an_unskinned_obj_is_rigged_bound_exported_and_reimported() {
     // Bind: the progress bar shows while the job runs, the result is one undo step.
     let unbound = fingerprint(&s.model);
     h.get_by_label("Bind").click();
-    h.run();
+    // The progress bar keeps repainting while the job runs: step frames instead of settling.
+    h.step();
     assert!(
         h.state().state.rig.job_progress().is_some() || h.state().state.message.as_ref().is_some_and(|m| !m.is_error),
         "Bind did not start"
