@@ -677,10 +677,21 @@ impl<'a> Exporter<'a> {
         };
         // Every accessor's byte range, with the source's indices in messages (a count near 2^64
         // must be an error here, not an overflow when a view is compacted).
-        for view in 0..array_len(&ex.json, "bufferViews") {
-            let stride = index(ex.json["bufferViews"][view].get("byteStride"));
-            let view_len = index(ex.json["bufferViews"][view].get("byteLength")).unwrap_or(usize::MAX);
-            ex.view_users(view, stride, view_len)?;
+        // One pass over the accessors (a pass per view would cost views × accessors: seconds on a
+        // file with thousands of animation accessors).
+        let view_of = |v: Option<&Value>| index(v.and_then(|v| v.get("bufferView")));
+        for (a, acc) in ex.json.get("accessors").and_then(Value::as_array).into_iter().flatten().enumerate() {
+            let sparse = acc.get("sparse");
+            let views = [
+                view_of(Some(acc)),
+                view_of(sparse.and_then(|s| s.get("indices"))),
+                view_of(sparse.and_then(|s| s.get("values"))),
+            ];
+            for view in views.into_iter().flatten() {
+                let stride = index(ex.json["bufferViews"][view].get("byteStride"));
+                let view_len = index(ex.json["bufferViews"][view].get("byteLength")).unwrap_or(usize::MAX);
+                ex.accessor_users(a, acc, view, stride, view_len, &mut Vec::new())?;
+            }
         }
         Ok(ex)
     }
@@ -1085,49 +1096,64 @@ impl<'a> Exporter<'a> {
         }
         let mut users = Vec::new();
         for (a, acc) in self.json.get("accessors").and_then(Value::as_array).into_iter().flatten().enumerate() {
-            let what = || format!("accessor {a}");
-            let ctype = acc.get("componentType").and_then(Value::as_u64).unwrap_or(0);
-            let count = index(acc.get("count")).unwrap_or(0);
-            let kind = acc.get("type").and_then(Value::as_str).unwrap_or("");
-            if index(acc.get("bufferView")) == Some(view) && count > 0 {
-                let elem =
-                    element_size(kind, ctype).ok_or_else(|| format!("{}: unknown type or component type", what()))?;
-                let start = index(acc.get("byteOffset")).unwrap_or(0);
-                let needed = stride
-                    .unwrap_or(elem)
-                    .checked_mul(count - 1)
-                    .and_then(|n| n.checked_add(start))
-                    .and_then(|n| n.checked_add(elem))
-                    .ok_or_else(|| format!("{}: {count} elements from byte {start} overflow 64 bits", what()))?;
-                // An interleaved view keeps count × stride bytes (loaders read that much), within
-                // the view.
-                let end = match stride.and_then(|s| s.checked_mul(count)).and_then(|n| n.checked_add(start)) {
-                    Some(full) if stride.is_some() => full.min(view_len).max(needed),
-                    _ => needed,
-                };
-                users.push((a, 0, start, end));
-            }
-            if let Some(sparse) = acc.get("sparse") {
-                let n = index(sparse.get("count")).unwrap_or(0);
-                let idx = sparse.get("indices");
-                if index(idx.and_then(|i| i.get("bufferView"))) == Some(view) {
-                    let size = idx
-                        .and_then(|i| i.get("componentType"))
-                        .and_then(Value::as_u64)
-                        .and_then(component_size)
-                        .unwrap_or(4);
-                    let start = index(idx.and_then(|i| i.get("byteOffset"))).unwrap_or(0);
-                    users.push((a, 1, start, span(start, n, size).ok_or_else(|| overflow(what()))?));
-                }
-                let vals = sparse.get("values");
-                if index(vals.and_then(|i| i.get("bufferView"))) == Some(view) {
-                    let elem = element_size(kind, ctype).ok_or_else(|| format!("{}: unknown type", what()))?;
-                    let start = index(vals.and_then(|i| i.get("byteOffset"))).unwrap_or(0);
-                    users.push((a, 2, start, span(start, n, elem).ok_or_else(|| overflow(what()))?));
-                }
-            }
+            self.accessor_users(a, acc, view, stride, view_len, &mut users)?;
         }
         Ok(Some(users))
+    }
+
+    /// The byte ranges accessor `a` (`acc`) uses in view `view`, pushed to `users` (see
+    /// [`Exporter::view_users`]); an error when its count, offset or stride overflow.
+    fn accessor_users(
+        &self,
+        a: usize,
+        acc: &Value,
+        view: usize,
+        stride: Option<usize>,
+        view_len: usize,
+        users: &mut Vec<ViewUser>,
+    ) -> Result<(), String> {
+        let what = || format!("accessor {a}");
+        let ctype = acc.get("componentType").and_then(Value::as_u64).unwrap_or(0);
+        let count = index(acc.get("count")).unwrap_or(0);
+        let kind = acc.get("type").and_then(Value::as_str).unwrap_or("");
+        if index(acc.get("bufferView")) == Some(view) && count > 0 {
+            let elem =
+                element_size(kind, ctype).ok_or_else(|| format!("{}: unknown type or component type", what()))?;
+            let start = index(acc.get("byteOffset")).unwrap_or(0);
+            let needed = stride
+                .unwrap_or(elem)
+                .checked_mul(count - 1)
+                .and_then(|n| n.checked_add(start))
+                .and_then(|n| n.checked_add(elem))
+                .ok_or_else(|| format!("{}: {count} elements from byte {start} overflow 64 bits", what()))?;
+            // An interleaved view keeps count × stride bytes (loaders read that much), within
+            // the view.
+            let end = match stride.and_then(|s| s.checked_mul(count)).and_then(|n| n.checked_add(start)) {
+                Some(full) if stride.is_some() => full.min(view_len).max(needed),
+                _ => needed,
+            };
+            users.push((a, 0, start, end));
+        }
+        if let Some(sparse) = acc.get("sparse") {
+            let n = index(sparse.get("count")).unwrap_or(0);
+            let idx = sparse.get("indices");
+            if index(idx.and_then(|i| i.get("bufferView"))) == Some(view) {
+                let size = idx
+                    .and_then(|i| i.get("componentType"))
+                    .and_then(Value::as_u64)
+                    .and_then(component_size)
+                    .unwrap_or(4);
+                let start = index(idx.and_then(|i| i.get("byteOffset"))).unwrap_or(0);
+                users.push((a, 1, start, span(start, n, size).ok_or_else(|| overflow(what()))?));
+            }
+            let vals = sparse.get("values");
+            if index(vals.and_then(|i| i.get("bufferView"))) == Some(view) {
+                let elem = element_size(kind, ctype).ok_or_else(|| format!("{}: unknown type", what()))?;
+                let start = index(vals.and_then(|i| i.get("byteOffset"))).unwrap_or(0);
+                users.push((a, 2, start, span(start, n, elem).ok_or_else(|| overflow(what()))?));
+            }
+        }
+        Ok(())
     }
 
     /// Keeps only the bytes of `data` (view `view`) that accessors use, moving their offsets.
