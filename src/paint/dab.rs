@@ -359,14 +359,7 @@ pub fn group_touched(surface: &ModelSurface, copies: &[(usize, u32)]) -> Vec<Tou
         copies.iter().filter_map(|&(k, v)| surface.parts().get(k).map(|p| (p.mesh, p.prim, v))).collect();
     keys.sort_unstable();
     keys.dedup();
-    let mut out: Vec<TouchedPrimitive> = Vec::new();
-    for (mesh, prim, v) in keys {
-        match out.last_mut() {
-            Some(t) if t.mesh == mesh && t.prim == prim => t.vertices.push(v),
-            _ => out.push(TouchedPrimitive { mesh, prim, vertices: vec![v] }),
-        }
-    }
-    out
+    TouchedPrimitive::group_sorted(keys)
 }
 
 /// Applies one dab given in one primitive's terms: `dab.joint` is a joint of the instance's skin,

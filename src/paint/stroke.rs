@@ -32,6 +32,21 @@ pub struct TouchedPrimitive {
     pub vertices: Vec<u32>,
 }
 
+impl TouchedPrimitive {
+    /// Groups sorted `(mesh, primitive, vertex)` keys by primitive, keeping their order.
+    #[must_use]
+    pub fn group_sorted(keys: impl IntoIterator<Item = (usize, usize, u32)>) -> Vec<Self> {
+        let mut out: Vec<Self> = Vec::new();
+        for (mesh, prim, v) in keys {
+            match out.last_mut() {
+                Some(t) if t.mesh == mesh && t.prim == prim => t.vertices.push(v),
+                _ => out.push(Self { mesh, prim, vertices: vec![v] }),
+            }
+        }
+        out
+    }
+}
+
 /// The undo record of one stroke or tool run.
 #[derive(Clone, Debug, Default)]
 pub struct StrokeRecord {
@@ -131,14 +146,7 @@ impl StrokeRecord {
     pub fn touched(&self) -> Vec<TouchedPrimitive> {
         let mut keys: Vec<(usize, usize, u32)> = self.entries.iter().map(|e| (e.mesh, e.prim, e.vertex)).collect();
         keys.sort_unstable();
-        let mut out: Vec<TouchedPrimitive> = Vec::new();
-        for (mesh, prim, v) in keys {
-            match out.last_mut() {
-                Some(t) if t.mesh == mesh && t.prim == prim => t.vertices.push(v),
-                _ => out.push(TouchedPrimitive { mesh, prim, vertices: vec![v] }),
-            }
-        }
-        out
+        TouchedPrimitive::group_sorted(keys)
     }
 }
 
