@@ -8,9 +8,12 @@
 #[path = "common/gltf_edit.rs"]
 mod gltf_edit;
 
+#[path = "common/cli_run.rs"]
+mod cli_run;
+use cli_run::{assert_one_error_line, skinlab};
+
 use std::f64::consts::TAU;
 use std::ffi::OsStr;
-use std::process::{Command, Output};
 
 use glam::{DMat4, DVec3, Vec3};
 use skinlab::bind::{bind_skin, restore, BindOptions, BindResult};
@@ -319,23 +322,6 @@ fn every_shared_model_binds_with_every_vertex_influenced() {
             }
         }
     }
-}
-
-fn skinlab(args: &[&OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skinlab")).args(args).output().unwrap()
-}
-
-/// Exit status 2, exactly one stderr line `error: ...` mentioning every needle, nothing on stdout.
-fn assert_one_error_line(out: &Output, needles: &[&str]) {
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "one line: {stderr:?}");
-    assert!(lines[0].starts_with("error: ") && !stderr.contains("panicked"), "{stderr}");
-    for needle in needles {
-        assert!(lines[0].to_lowercase().contains(&needle.to_lowercase()), "{:?} should mention {needle:?}", lines[0]);
-    }
-    assert!(out.stdout.is_empty());
 }
 
 #[test]

@@ -3,32 +3,12 @@
 //! `error:` line with exit status 2 and leave no output file.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+#[path = "common/cli_run.rs"]
+mod cli_run;
+use cli_run::{assert_one_error_line, skinlab};
+
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn skinlab<I, S>(args: I) -> Output
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<OsStr>,
-{
-    Command::new(env!("CARGO_BIN_EXE_skinlab")).args(args).output().unwrap()
-}
-
-/// Status 2, exactly one `error: ` line on stderr containing every needle, nothing on stdout.
-fn assert_one_error_line(out: &Output, needles: &[&str]) -> String {
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(2), "status; stderr: {stderr}");
-    assert!(!stderr.contains("panicked"), "panic: {stderr}");
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "one stderr line: {stderr:?}");
-    assert!(lines[0].starts_with("error: "), "{stderr}");
-    for n in needles {
-        assert!(lines[0].to_lowercase().contains(&n.to_lowercase()), "{:?} should mention {n:?}", lines[0]);
-    }
-    assert!(out.stdout.is_empty());
-    lines[0].to_owned()
-}
 
 const TUBE: &str = "o tube\n\
     v 0 -1 -1\nv 0 1 -1\nv 0 1 1\nv 0 -1 1\n\

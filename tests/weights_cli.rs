@@ -9,10 +9,14 @@ mod common;
 #[path = "common/gltf_edit.rs"]
 mod gltf_edit;
 
+#[path = "common/cli_run.rs"]
+mod cli_run;
+use cli_run::{assert_one_error_line, skinlab};
+
 use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use common::rigs;
 use glam::DVec3;
@@ -22,14 +26,6 @@ use skinlab::analysis::poses::PoseSet;
 use skinlab::analysis::{compare, evaluate};
 use skinlab::rig::Pose;
 use skinlab::skinning::{Deformer, SkinningMethod};
-
-fn skinlab<I, S>(args: I) -> Output
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<OsStr>,
-{
-    Command::new(env!("CARGO_BIN_EXE_skinlab")).args(args).output().unwrap()
-}
 
 fn json_of(out: &Output) -> Value {
     assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
@@ -44,20 +40,6 @@ fn compare_json(a: &Path, b: &Path) -> Value {
         b.as_os_str(),
         OsStr::new("--json"),
     ]))
-}
-
-/// Asserts status 2, one stderr line `error: ...` naming every needle, nothing on stdout.
-fn assert_one_error_line(out: &Output, needles: &[&str]) {
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "one line: {stderr:?}");
-    assert!(lines[0].starts_with("error: "), "{:?}", lines[0]);
-    for needle in needles {
-        assert!(lines[0].to_lowercase().contains(&needle.to_lowercase()), "{:?} should mention {needle:?}", lines[0]);
-    }
-    assert!(out.stdout.is_empty(), "nothing on stdout");
 }
 
 /// SimpleSkin (10 vertices, joints `#1` and `#2`) with every vertex's weights replaced.
