@@ -8,6 +8,7 @@ pub mod deform;
 pub mod demo;
 pub mod export;
 pub mod info;
+mod info_sets;
 #[cfg(feature = "gui")]
 pub mod open;
 pub mod pose;
