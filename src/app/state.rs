@@ -3,6 +3,7 @@
 //! the viewport uploads. [`EditorState::apply`] is the single place where commands change it, so
 //! the UI tests drive exactly what the window does.
 
+mod edit_counts;
 mod paint_ops;
 mod recovery_ops;
 mod rig_ops;
@@ -211,6 +212,7 @@ pub struct EditorState {
     pub model_path: Option<PathBuf>,
     /// The history revision last saved or loaded (`None`: restored work that was never saved).
     clean_revision: Option<u64>,
+    counts: edit_counts::EditCounts,
     /// A command waiting for confirmation (overwrite the input file, discard unsaved edits).
     pub pending_overwrite: Option<PendingOverwrite>,
     discard_confirmed: bool,
@@ -273,6 +275,7 @@ impl EditorState {
             save_path: None,
             model_path: None,
             clean_revision: None,
+            counts: edit_counts::EditCounts::default(),
             pending_overwrite: None,
             discard_confirmed: false,
             weld_disagreements: 0,
@@ -293,12 +296,7 @@ impl EditorState {
     }
 
     fn replace_model(&mut self, model: Model, name: &str) {
-        let (mut distinct, mut nontrivial) = (0, 0);
-        for skin in &model.skins {
-            let (d, n) = skin.sets.counts(|a, b| skin.adjacent(&model.nodes, a, b));
-            distinct += d;
-            nontrivial += n;
-        }
+        let (distinct, nontrivial) = model.joint_set_counts();
         self.stats = Stats {
             vertices: model.skinned_vertex_count(),
             distinct_sets: distinct,
@@ -327,6 +325,7 @@ impl EditorState {
         self.pose = Pose::rest();
         self.history.clear();
         self.clean_revision = Some(self.history.revision());
+        self.counts.saved(&self.history);
         self.model_path = None;
         self.selected = None;
         self.clip = None;
@@ -426,6 +425,7 @@ impl EditorState {
                 let model = Arc::make_mut(&mut self.model);
                 let edited = &mut self.edited;
                 let undo = cmd == Command::Undo;
+                let mut restore_step = false;
                 let apply = |e: Edit<'_>| match (e, undo) {
                     (Edit::Paint(r), true) => {
                         r.undo(model);
@@ -435,8 +435,14 @@ impl EditorState {
                         r.redo(model);
                         edited.note(r);
                     }
-                    (Edit::Model(m), true) => m.undo(model),
-                    (Edit::Model(m), false) => m.redo(model),
+                    (Edit::Model(m), true) => {
+                        restore_step = m.label() == recovery_ops::RESTORE_STEP;
+                        m.undo(model);
+                    }
+                    (Edit::Model(m), false) => {
+                        restore_step = m.label() == recovery_ops::RESTORE_STEP;
+                        m.redo(model);
+                    }
                 };
                 let step =
                     if undo { self.history.undo(&self.pose, apply) } else { self.history.redo(&self.pose, apply) };
@@ -453,7 +459,12 @@ impl EditorState {
                     Some(Undone::Model(p)) => {
                         self.pose = p;
                         self.playing = false;
-                        self.model_edited();
+                        // A restored recovery file changed weights, not the skeleton.
+                        if restore_step {
+                            self.model_changed();
+                        } else {
+                            self.model_edited();
+                        }
                     }
                     None => {}
                 }
@@ -597,6 +608,7 @@ impl EditorState {
 
     /// Recomputes the deformation(s) if anything they depend on changed.
     pub fn refresh(&mut self) {
+        self.refresh_set_counts();
         if !self.dirty {
             return;
         }

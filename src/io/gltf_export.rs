@@ -207,7 +207,8 @@ pub struct ExportReport {
     /// Vertices without any influence (written with all weights 0).
     pub empty_vertices: usize,
     /// Source vertices whose weights the validator rejects (not normalised, a joint listed twice)
-    /// that were written normalised (0 with `keep_weights`).
+    /// or that have more than `max_influences` influences, written from the model: the largest
+    /// kept, normalised (0 with `keep_weights`).
     pub repaired_vertices: usize,
     /// Skinned mesh nodes baked into static meshes.
     pub baked_nodes: usize,

@@ -442,6 +442,7 @@ impl EditorState {
                 self.edited.clear();
                 self.rig.unsaved = 0;
                 self.clean_revision = Some(self.history.revision());
+                self.counts.saved(&self.history);
                 self.save_path = Some(path.to_path_buf());
                 self.set_info(format!("saved {} ({n} edited vertices){}", path.display(), self.weld_warning()));
             }
@@ -471,7 +472,11 @@ impl EditorState {
             Ok(r) => {
                 let bytes: usize = r.files.iter().map(|f| f.1).sum();
                 let repaired = if r.repaired_vertices > 0 {
-                    format!("; normalised the source weights of {} vertices", r.repaired_vertices)
+                    format!(
+                        "; normalised the source weights of {} vertices (not summing to 1, a joint twice or \
+                         beyond {} influences)",
+                        r.repaired_vertices, options.max_influences
+                    )
                 } else {
                     String::new()
                 };
