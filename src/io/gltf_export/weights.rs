@@ -177,7 +177,13 @@ impl Exporter<'_> {
                         let failing = if self.options.keep_weights {
                             0
                         } else {
-                            failing_vertices(&self.source.json, &self.source.buffers, mesh, p, self.options.max_influences)
+                            failing_vertices(
+                                &self.source.json,
+                                &self.source.buffers,
+                                mesh,
+                                p,
+                                self.options.max_influences,
+                            )
                         };
                         repaired += failing;
                         force || failing > 0 || !same_influences(a, &skin.sets, b, &orig_skin.sets)
