@@ -3,7 +3,7 @@
 //! animation object as it is, and each new or changed one is written afresh (name, one sampler per
 //! channel, `input` times with min/max, `output` values as float VEC3/VEC4, the channel's own
 //! interpolation), keeping the source animation's `extras`, `extensions` and morph-weight
-//! channels. A node stored as a matrix that a written channel animates is written as its TRS
+//! channels; a clip without keys is not written (glTF animations need a channel). A node stored as a matrix that a written channel animates is written as its TRS
 //! decomposition (glTF forbids animating matrix nodes). Source animations beyond the model's clips are removed; accessors no longer used are
 //! collected as garbage afterwards. Values are written as f32, which is how clips keyed in the
 //! editor already hold them, so a reopened file samples bit for bit as the editor did.
@@ -25,16 +25,24 @@ impl Exporter<'_> {
         let source: Vec<Value> = self.json.get("animations").and_then(Value::as_array).cloned().unwrap_or_default();
         let mut animations = Vec::with_capacity(model.clips.len());
         for (i, clip) in model.clips.iter().enumerate() {
-            let old = source.get(i).filter(|_| i < original.len());
+            // After a skeleton rewrite the source's animations were renumbered (and those left
+            // without channels dropped): find a clip's source animation by name instead.
+            let old = if renumbered {
+                clip.name.as_deref().and_then(|name| {
+                    let mut hits = source.iter().filter(|a| a.get("name").and_then(Value::as_str) == Some(name));
+                    hits.next().filter(|_| hits.next().is_none())
+                })
+            } else {
+                source.get(i).filter(|_| i < original.len())
+            };
             if !renumbered && old.is_some() && original.get(i) == Some(clip) {
                 animations.push(old.cloned().unwrap_or(Value::Null));
                 continue;
             }
             if clip.channels.is_empty() && !old.is_some_and(has_weight_channels) {
-                return Err(format!(
-                    "clip {} has no keys; glTF animations need at least one channel (delete the clip or key it)",
-                    clip.name.as_deref().map_or_else(|| format!("#{i}"), |n| format!("{n:?}"))
-                ));
+                // glTF animations need a channel: a clip without keys is not written (as Blender
+                // skips actions without curves).
+                continue;
             }
             animations.push(self.animation(clip, old)?);
         }
