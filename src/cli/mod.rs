@@ -14,6 +14,7 @@ pub mod open;
 pub mod render;
 pub mod rig;
 pub mod weights;
+pub mod weights_transfer;
 
 use std::path::{Path, PathBuf};
 
