@@ -2,7 +2,8 @@
 # Installs, or checks for, what the test suite needs beyond Rust:
 #   - Mesa's software OpenGL/EGL, Xvfb and xdotool (headless rendering, the editor smoke test and
 #     the scripted recovery session),
-#   - Node.js with the Khronos glTF-Validator (validating exported files), under target/tools.
+#   - Node.js with the Khronos glTF-Validator (validating exported files) and three.js (loading them
+#     with GLTFLoader, as a web page would), both pinned, under target/tools.
 # As root with apt-get it installs what is missing; otherwise it names what to install and fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +12,7 @@ APT_PACKAGES=(xvfb xauth xdotool libegl1 libegl-mesa0 libgl1 libglx-mesa0 libgl1
               libx11-6 libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon0 libxkbcommon-x11-0
               nodejs npm)
 VALIDATOR_VERSION=2.0.0-dev.3.10
+THREE_VERSION=0.187.0
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -34,13 +36,19 @@ if ((${#missing[@]})); then
   fi
 fi
 
-validator=target/tools/node_modules/gltf-validator/package.json
-if [[ ! -f $validator ]] || ! grep -q "\"version\": \"$VALIDATOR_VERSION\"" "$validator"; then
-  echo "setup: installing gltf-validator $VALIDATOR_VERSION from the npm registry into target/tools"
+# npm_install PACKAGE VERSION: installs the pinned version into target/tools unless it is there.
+npm_install() {
+  local manifest="target/tools/node_modules/$1/package.json"
+  if [[ -f $manifest ]] && grep -q "\"version\": \"$2\"" "$manifest"; then
+    return
+  fi
+  echo "setup: installing $1 $2 from the npm registry into target/tools"
   mkdir -p target/tools
-  npm install --silent --no-audit --no-fund --prefix target/tools "gltf-validator@$VALIDATOR_VERSION" >/dev/null 2>&1 || {
-    echo "setup: could not install gltf-validator (npm install --prefix target/tools gltf-validator@$VALIDATOR_VERSION failed)" >&2
+  npm install --silent --no-audit --no-fund --save-exact --prefix target/tools "$1@$2" >/dev/null 2>&1 || {
+    echo "setup: could not install $1 (npm install --prefix target/tools $1@$2 failed)" >&2
     exit 1
   }
-fi
-echo "setup: system packages and gltf-validator are in place"
+}
+npm_install gltf-validator "$VALIDATOR_VERSION"
+npm_install three "$THREE_VERSION"
+echo "setup: system packages, gltf-validator and three.js are in place"

@@ -2,36 +2,29 @@
 //! written normalised (with a count of the vertices changed, `--keep-weights` to write them as
 //! they are) so that the export passes the Khronos validator although the source did not; and a
 //! view that interleaves positions with skin attributes keeps `count × stride` bytes after the
-//! skin attributes are re-encoded (three.js's GLTFLoader reads whole strides).
+//! skin attributes are re-encoded (three.js's GLTFLoader reads whole strides); and vertices with
+//! more influences than the export's limit are written with their largest ones, normalised.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "common/gltf_edit.rs"]
 mod gltf_edit;
+#[path = "common/js_check.rs"]
+mod js_check;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use gltf_edit::{simple_skin, GltfDoc};
-use serde_json::{json, Value};
+use gltf_edit::{simple_skin, GltfDoc, SIX_WEIGHTS};
+use js_check::error_codes as codes;
+use serde_json::Value;
 use skinlab::io::{export_model, load_document, ExportOptions, WeightsFormat};
 
-/// Validator reports for `files`, by file name.
+/// Validator reports for `files`, in order.
 fn validate(files: &[&Path]) -> Vec<Value> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/validate-gltf.mjs");
-    let out = Command::new("node").arg(&script).args(files).output().expect("node (run scripts/setup.sh)");
-    assert!(out.status.success(), "validator did not run: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn codes(report: &Value) -> Vec<String> {
-    report["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["severity"].as_u64() == Some(0))
-        .map(|m| m["code"].as_str().unwrap().to_owned())
-        .collect()
+    let files: Vec<PathBuf> = files.iter().map(|f| f.to_path_buf()).collect();
+    let mut by = js_check::validate(&files);
+    files.iter().map(|f| by.remove(f).unwrap()).collect()
 }
 
 /// SimpleSkin with the weights of vertices 0..4 scaled so that they do not sum to 1.
@@ -62,7 +55,7 @@ fn non_normalised_source_weights_are_written_normalised_and_the_export_validates
     assert_eq!(export_model(&model, &source, &opts, &kept).unwrap().repaired_vertices, 0);
 
     let reports = validate(&[&src, &out, &kept]);
-    let by = |p: &Path| reports.iter().find(|r| r["file"] == p.display().to_string()).unwrap();
+    let by = |p: &Path| &reports[[&src, &out, &kept].iter().position(|f| f.as_path() == p).unwrap()];
     assert!(codes(by(&src)).contains(&"ACCESSOR_WEIGHTS_NON_NORMALIZED".to_owned()), "the source must fail");
     assert_eq!(by(&out)["errors"], 0, "{}", by(&out)["messages"]);
     assert!(codes(by(&kept)).contains(&"ACCESSOR_WEIGHTS_NON_NORMALIZED".to_owned()), "--keep-weights kept them");
@@ -92,39 +85,10 @@ fn the_cli_notes_how_many_vertices_were_normalised() {
     assert!(!String::from_utf8_lossy(&o.stdout).contains("normalised"));
 }
 
-/// SimpleSkin with POSITION, JOINTS_0 and WEIGHTS_0 interleaved in one view (stride 36).
-fn interleaved(dir: &Path) -> PathBuf {
-    let mut doc = GltfDoc::simple_skin();
-    let view = |doc: &GltfDoc, a: usize| -> (usize, usize) {
-        let acc = &doc.json["accessors"][a];
-        let v = &doc.json["bufferViews"][acc["bufferView"].as_u64().unwrap() as usize];
-        let off = v["byteOffset"].as_u64().unwrap_or(0) + acc["byteOffset"].as_u64().unwrap_or(0);
-        (v["buffer"].as_u64().unwrap() as usize, off as usize)
-    };
-    let ((pb, po), (jb, jo), (wb, wo)) = (view(&doc, 1), view(&doc, 2), view(&doc, 3));
-    let mut data = Vec::new();
-    for v in 0..10 {
-        data.extend_from_slice(&doc.buffers[pb][po + 12 * v..po + 12 * v + 12]);
-        data.extend_from_slice(&doc.buffers[jb][jo + 16 * v..jo + 16 * v + 8]);
-        data.extend_from_slice(&doc.buffers[wb][wo + 16 * v..wo + 16 * v + 16]);
-    }
-    let buffer = doc.buffers.len();
-    doc.json["buffers"].as_array_mut().unwrap().push(json!({"byteLength": data.len()}));
-    doc.buffers.push(data);
-    let views = doc.json["bufferViews"].as_array_mut().unwrap();
-    views.push(json!({"buffer": buffer, "byteLength": 360, "byteStride": 36, "target": 34962}));
-    let view = views.len() - 1;
-    for (a, off) in [(1, 0), (2, 12), (3, 20)] {
-        doc.json["accessors"][a]["bufferView"] = json!(view);
-        doc.json["accessors"][a]["byteOffset"] = json!(off);
-    }
-    doc.write(&dir.join("interleaved.gltf"))
-}
-
 #[test]
 fn an_interleaved_view_keeps_count_times_stride_bytes_after_re_encoding() {
     let dir = tempfile::tempdir().unwrap();
-    let src = interleaved(dir.path());
+    let src = GltfDoc::simple_skin_interleaved().write(&dir.path().join("interleaved.gltf"));
     let (model, source) = load_document(&src).unwrap();
     let out = dir.path().join("u8.gltf");
     let opts = ExportOptions {
@@ -148,4 +112,69 @@ fn an_interleaved_view_keeps_count_times_stride_bytes_after_re_encoding() {
     assert_eq!(reports[0]["errors"], 0, "{}", reports[0]["messages"]);
     let back = skinlab::io::load_model(&out).unwrap();
     assert_eq!(back.meshes[0].primitives[0].positions, model.meshes[0].primitives[0].positions);
+}
+
+#[test]
+fn vertices_beyond_the_influence_limit_keep_their_largest_weights_normalised() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = GltfDoc::simple_skin_six_influences().write(&dir.path().join("six.gltf"));
+    let (model, source) = load_document(&src).unwrap();
+    let inf = model.meshes[0].primitives[0].influences.as_ref().unwrap();
+    assert_eq!(inf.count(0, &model.skins[0].sets), 6, "the model keeps all six source influences");
+
+    // The default limit (4): the four vertices are rewritten and counted.
+    let out = dir.path().join("four.glb");
+    let report = export_model(&model, &source, &ExportOptions::default(), &out).unwrap();
+    assert_eq!((report.repaired_vertices, report.rewritten_primitives), (4, 1));
+    // A limit that the source respects: nothing to repair, the source's two sets are kept.
+    let eight = dir.path().join("eight.glb");
+    let opts = ExportOptions { max_influences: 8, ..ExportOptions::default() };
+    assert_eq!(export_model(&model, &source, &opts, &eight).unwrap().repaired_vertices, 0);
+    // --keep-weights writes the six as they are.
+    let kept = dir.path().join("kept.glb");
+    let opts = ExportOptions { keep_weights: true, ..ExportOptions::default() };
+    let report = export_model(&model, &source, &opts, &kept).unwrap();
+    assert_eq!((report.repaired_vertices, report.rewritten_primitives), (0, 0));
+
+    let back = skinlab::io::load_model(&out).unwrap();
+    let back_inf = back.meshes[0].primitives[0].influences.as_ref().unwrap();
+    let sets = &back.skins[0].sets;
+    let top: f32 = SIX_WEIGHTS[..4].iter().sum();
+    for v in 0..4 {
+        let mut got: Vec<(u16, f32)> = back_inf.vertex(v, sets).collect();
+        got.sort_by_key(|p| p.0);
+        let want: Vec<(u16, f32)> = (0..4).map(|j| (j as u16, SIX_WEIGHTS[j] / top)).collect();
+        assert_eq!(got.len(), 4, "vertex {v}: {got:?}");
+        for (g, w) in got.iter().zip(&want) {
+            assert_eq!(g.0, w.0, "vertex {v}: the largest four are kept: {got:?}");
+            assert!((g.1 - w.1).abs() < 1e-6, "vertex {v}: normalised: {got:?} vs {want:?}");
+        }
+    }
+    for v in 4..10 {
+        assert_eq!(back_inf.count(v, sets), inf.count(v, &model.skins[0].sets), "vertex {v} is as it was");
+    }
+    for file in [&eight, &kept] {
+        let again = skinlab::io::load_model(file).unwrap();
+        assert_eq!(again.meshes[0].primitives[0].influences.as_ref().unwrap().count(0, &again.skins[0].sets), 6);
+    }
+
+    let files = [src.clone(), out.clone(), eight.clone(), kept.clone()];
+    let reports = js_check::validate(&files);
+    let loads = js_check::three_load(&files);
+    for f in &files {
+        assert_eq!(reports[f]["errors"], 0, "{}: {}", f.display(), reports[f]["messages"]);
+        assert_eq!(loads[f]["ok"], true, "{}: {}", f.display(), loads[f]["error"]);
+    }
+
+    // The CLI says so in its one repair line.
+    let o = Command::new(env!("CARGO_BIN_EXE_skinlab"))
+        .args(["export", src.to_str().unwrap(), "--out", dir.path().join("cli.glb").to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let notes: Vec<&str> = text.lines().filter(|l| l.contains("source weights of 4 vertices")).collect();
+    assert_eq!(notes.len(), 1, "{text}");
+    assert!(notes[0].contains("beyond 4 influences"), "{text}");
+    assert!(!text.contains("trimmed"), "one line for the repair: {text}");
 }

@@ -2,9 +2,10 @@
 //! (weight L1, influence precision and recall, deformation distance over poses) and the measures
 //! that need no reference (influence histogram, smoothness energy, volume kept at a 90° bend).
 //! `skinlab weights compare` and `skinlab weights evaluate` print these; the quality table in
-//! BENCHMARKS.md is made from them.
+//! BENCHMARKS.md is made from them. `joint_sets` tabulates what SBS solves per joint set in a pose.
 
 pub mod deformation;
+pub mod joint_sets;
 pub mod matching;
 pub mod metrics;
 pub mod poses;

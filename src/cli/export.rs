@@ -39,14 +39,16 @@ pub struct ExportArgs {
     /// re-encoded; otherwise only primitives with edited weights are rewritten (as float).
     #[arg(long, value_name = "FORMAT")]
     pub weights_format: Option<WeightsFormat>,
-    /// Most influences per vertex in rewritten weights (more than 4 adds JOINTS_1/WEIGHTS_1).
+    /// Most influences per vertex in rewritten weights (more than 4 adds JOINTS_1/WEIGHTS_1); source
+    /// vertices with more are rewritten with their largest ones, normalised.
     #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u8).range(1..=16))]
     pub max_influences: u8,
     /// Allow writing over the input model (or a file it uses).
     #[arg(long)]
     pub force: bool,
-    /// Write source weights that glTF validators reject (sums not 1, a joint listed twice) as they
-    /// are; by default they are written normalised, as the deformation contract reads them.
+    /// Write source weights that glTF validators reject (sums not 1, a joint listed twice) or that
+    /// exceed --max-influences as they are; by default they are written normalised, as the
+    /// deformation contract reads them (the largest --max-influences kept).
     #[arg(long)]
     pub keep_weights: bool,
     /// Also save the pose as a pose file.
@@ -115,13 +117,13 @@ pub fn run(args: &ExportArgs) -> Result<(), CliError> {
         summary.push(format!("new weights in {} primitives", report.rewritten_primitives));
     }
     if report.repaired_vertices > 0 {
+        // One line for every repair; trimmed source vertices are among them.
         summary.push(format!(
-            "normalised the source weights of {} vertices (not summing to 1 or listing a joint twice; \
-             --keep-weights writes them as they are)",
-            report.repaired_vertices
+            "normalised the source weights of {} vertices (not summing to 1, listing a joint twice or beyond \
+             {} influences, of which the largest were kept; --keep-weights writes them as they are)",
+            report.repaired_vertices, args.max_influences
         ));
-    }
-    if report.trimmed_vertices > 0 {
+    } else if report.trimmed_vertices > 0 {
         summary.push(format!(
             "{} vertices trimmed to {} influences (raise --max-influences to keep more)",
             report.trimmed_vertices, args.max_influences

@@ -1,13 +1,14 @@
 //! `skinlab info`: what a model holds, as a rigger wants to see it before posing: meshes,
 //! primitives, vertex counts, skins, the joint tree, the influence histogram and the number of
-//! distinct and non-trivial joint sets (the SBS paper's Table 2 row).
+//! distinct and non-trivial joint sets (the SBS paper's Table 2 row). With `--sets`, the SBS set
+//! table of one pose instead (`info_sets`).
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{load, CliError};
+use super::{load, CliError, PoseArgs};
 use crate::model::{Model, Topology};
 
 /// Arguments of `skinlab info`.
@@ -15,11 +16,28 @@ use crate::model::{Model, Topology};
 pub struct InfoArgs {
     /// The model (.gltf or .glb).
     pub model: PathBuf,
+    /// Print the SBS joint-set table of one pose instead: per set of two or more joints its
+    /// members, vertices, the centre system's condition number, the centre's distance in skin
+    /// extents, the far-centre f64 path and a warning on near-singular sets.
+    #[arg(long)]
+    pub sets: bool,
+    /// The pose of the set table (with --sets; default the rest pose).
+    #[command(flatten)]
+    pub pose: PoseArgs,
+    /// Print the set table as JSON (with --sets).
+    #[arg(long, requires = "sets")]
+    pub json: bool,
 }
 
 /// Runs `skinlab info`.
 pub fn run(args: &InfoArgs) -> Result<(), CliError> {
+    if !args.sets && (args.pose.pose.is_some() || args.pose.animation.is_some()) {
+        return Err("--pose and --animation choose the pose of the set table: add --sets".into());
+    }
     let model = load(&args.model)?;
+    if args.sets {
+        return super::info_sets::run(args, &model);
+    }
     super::print_out(&describe(&model, &args.model.display().to_string()))
 }
 

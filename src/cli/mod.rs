@@ -8,8 +8,10 @@ pub mod deform;
 pub mod demo;
 pub mod export;
 pub mod info;
+mod info_sets;
 #[cfg(feature = "gui")]
 pub mod open;
+pub mod pose;
 #[cfg(feature = "gui")]
 pub mod render;
 pub mod rig;
@@ -65,6 +67,8 @@ pub enum Command {
     /// Edit or build a skeleton (add, delete, move, reparent, rename, symmetrize, orient joints;
     /// create a skin on an unskinned mesh) and export the result.
     Rig(rig::RigArgs),
+    /// Pose a model by inverse kinematics (`--ik JOINT=X,Y,Z`) and write a pose file.
+    Pose(pose::PoseCmdArgs),
 }
 
 /// How the pose is chosen: a pose file, an animation sample, or the rest pose.
@@ -181,6 +185,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Bind(args)) => bind::run(&args),
         Some(Command::Weights(args)) => weights::run(&args),
         Some(Command::Rig(args)) => rig::run(&args),
+        Some(Command::Pose(args)) => pose::run(&args),
         Some(Command::Export(args)) => export::run(&args),
         Some(Command::Demo(args)) => demo::run(&args),
         #[cfg(feature = "gui")]

@@ -202,7 +202,8 @@ pub struct ExportReport {
     /// Vertices without any influence (written with all weights 0).
     pub empty_vertices: usize,
     /// Source vertices whose weights the validator rejects (not normalised, a joint listed twice)
-    /// that were written normalised (0 with `keep_weights`).
+    /// or that have more than `max_influences` influences, written from the model: the largest
+    /// kept, normalised (0 with `keep_weights`).
     pub repaired_vertices: usize,
     /// Skinned mesh nodes baked into static meshes.
     pub baked_nodes: usize,
@@ -800,7 +801,13 @@ impl<'a> Exporter<'a> {
                         let failing = if self.options.keep_weights {
                             0
                         } else {
-                            failing_vertices(&self.source.json, &self.source.buffers, mesh, p)
+                            failing_vertices(
+                                &self.source.json,
+                                &self.source.buffers,
+                                mesh,
+                                p,
+                                self.options.max_influences,
+                            )
                         };
                         repaired += failing;
                         force || failing > 0 || !same_influences(a, &skin.sets, b, &orig_skin.sets)

@@ -1,9 +1,11 @@
-//! Which vertices of a source primitive carry skin weights that the Khronos validator rejects
-//! although the contract's import repairs them (the model holds them normalised): sums that are
-//! not 1, or one joint listed twice with a non-zero weight. The exporter rewrites those
-//! primitives from the model, so that every export validates.
+//! Which vertices of a source primitive carry skin weights that the exporter must not copy as they
+//! are, although the contract's import repairs them (the model holds them normalised and
+//! merged): sums that are not 1 or one joint listed twice with a non-zero weight (the Khronos
+//! validator rejects both), and more non-zero influences than the export's limit (a loader that
+//! reads the first set only, or the limit the user asked for, would see other weights). The
+//! exporter rewrites those primitives from the model: the largest influences kept, normalised.
 //!
-//! The rule is the validator's own (2.0.0-dev.3.10, `ACCESSOR_WEIGHTS_NON_NORMALIZED` and
+//! The validator's rule (2.0.0-dev.3.10, `ACCESSOR_WEIGHTS_NON_NORMALIZED` and
 //! `ACCESSOR_JOINTS_INDEX_DUPLICATE`): per vertex, components are visited set by set within each
 //! of the four components; every non-zero weight of a joint not yet seen is added in f32 and
 //! widens the tolerance by 2e-7; a vertex fails when |sum − 1| exceeds the tolerance.
@@ -60,6 +62,12 @@ fn read_vec4(json: &Value, buffers: &[Vec<u8>], accessor: usize) -> Option<Vec<[
 /// Whether one vertex's slots (`sets` of joints and weights) fail the validator's rule.
 #[must_use]
 pub fn fails_validator(joints: &[[f64; 4]], weights: &[[f64; 4]]) -> bool {
+    check_vertex(joints, weights).0
+}
+
+/// The validator's verdict on one vertex's slots, and its number of distinct joints with a
+/// non-zero weight.
+fn check_vertex(joints: &[[f64; 4]], weights: &[[f64; 4]]) -> (bool, usize) {
     let (mut sum, mut tolerance) = (0f32, 0f64);
     let mut seen: Vec<u64> = Vec::with_capacity(16);
     let mut duplicate = false;
@@ -78,13 +86,14 @@ pub fn fails_validator(joints: &[[f64; 4]], weights: &[[f64; 4]]) -> bool {
             tolerance += 2e-7;
         }
     }
-    duplicate || (f64::from(sum) - 1.0).abs() > tolerance
+    (duplicate || (f64::from(sum) - 1.0).abs() > tolerance, seen.len())
 }
 
 /// The number of vertices of source mesh `mesh` primitive `prim` whose weights fail the
-/// validator (0 when the primitive has none or they cannot be read plainly).
+/// validator or have more than `limit` non-zero influences (0 when the primitive has none or
+/// they cannot be read plainly).
 #[must_use]
-pub fn failing_vertices(json: &Value, buffers: &[Vec<u8>], mesh: usize, prim: usize) -> usize {
+pub fn failing_vertices(json: &Value, buffers: &[Vec<u8>], mesh: usize, prim: usize, limit: usize) -> usize {
     let Some(attrs) = json.pointer(&format!("/meshes/{mesh}/primitives/{prim}/attributes")) else { return 0 };
     let mut sets = Vec::new();
     for s in 0.. {
@@ -110,7 +119,8 @@ pub fn failing_vertices(json: &Value, buffers: &[Vec<u8>], mesh: usize, prim: us
                 js.push(j[v]);
                 ws.push(w[v]);
             }
-            fails_validator(&js, &ws)
+            let (fails, influences) = check_vertex(&js, &ws);
+            fails || influences > limit
         })
         .count()
 }
@@ -129,5 +139,8 @@ mod tests {
         assert!(fails_validator(&[[0.0, 0.0, 2.0, 3.0]], &[[0.5, 0.5, 0.0, 0.0]]), "joint 0 twice");
         let two = [[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0]];
         assert!(!fails_validator(&two, &[[0.5, 0.0, 0.0, 0.0], [0.5, 0.0, 0.0, 0.0]]));
+        let six = [[0.25, 0.25, 0.125, 0.125], [0.125, 0.125, 0.0, 0.0]];
+        assert_eq!(check_vertex(&two, &six), (false, 6), "six influences, normalised");
+        assert_eq!(check_vertex(&[[0.0, 0.0, 2.0, 3.0]], &[[0.5, 0.5, 0.0, 0.0]]), (true, 1));
     }
 }

@@ -96,6 +96,32 @@ pub fn least_squares_centre(rotations: &[DMat3], translations: &[DVec3]) -> DVec
     x
 }
 
+/// The singular values, largest first, of the stacked centre system `(R_a − R_b)` over all pairs
+/// `a < b` of `rotations` (the matrix [`least_squares_centre`] inverts): reduced to its 3x3 triangle
+/// by the same Givens rotations, then a 3x3 SVD. Zero for fewer than two rotations. A two-joint
+/// system always has a zero third value (its relative rotation axis is a null direction).
+#[must_use]
+pub fn centre_system_singular_values(rotations: &[DMat3]) -> [f64; 3] {
+    let mut r = [[0.0f64; 3]; 3];
+    let mut y = [0.0f64; 3];
+    for a in 0..rotations.len() {
+        for b in a + 1..rotations.len() {
+            let diff = rotations[a] - rotations[b];
+            for row in 0..3 {
+                let line = diff.row(row);
+                givens_absorb(&mut r, &mut y, [line.x, line.y, line.z], 0.0);
+            }
+        }
+    }
+    let m = Matrix3::new(r[0][0], r[0][1], r[0][2], r[1][0], r[1][1], r[1][2], r[2][0], r[2][1], r[2][2]);
+    let mut values = [0.0; 3];
+    for (v, s) in values.iter_mut().zip(m.singular_values().iter()) {
+        *v = if s.is_finite() { *s } else { 0.0 };
+    }
+    values.sort_by(|a, b| b.total_cmp(a));
+    values
+}
+
 /// A smallest singular value at least this large lets [`least_squares_centre`] use the normal
 /// equations: their error grows with the squared condition number, here at most (2 n / 0.01)² ε.
 const NORMAL_EQUATIONS_MIN_SINGULAR: f64 = 1e-2;
@@ -378,6 +404,37 @@ mod tests {
         [0.9854208753587417, 0.273988347102021, -0.04957668162984552],
         [2.377628704853442, 1.6874776405390661, -0.7614563358539017],
     ];
+
+    #[test]
+    fn singular_values_match_the_dense_svd() {
+        for n in 2..=6 {
+            let (_, rots, _) = random_parts(7 * n as u64, n);
+            let rows = 3 * n * (n - 1) / 2;
+            let mut d = nalgebra::DMatrix::<f64>::zeros(rows, 3);
+            let mut row = 0;
+            for a in 0..n {
+                for b in a + 1..n {
+                    let diff = rots[a] - rots[b];
+                    for r in 0..3 {
+                        for c in 0..3 {
+                            d[(row + r, c)] = diff.row(r)[c];
+                        }
+                    }
+                    row += 3;
+                }
+            }
+            let mut dense: Vec<f64> = d.singular_values().iter().copied().collect();
+            dense.sort_by(|a, b| b.total_cmp(a));
+            let fast = centre_system_singular_values(&rots);
+            for k in 0..3 {
+                assert!((fast[k] - dense[k]).abs() < 1e-9, "n {n}: {fast:?} vs {dense:?}");
+            }
+            if n == 2 {
+                assert!(fast[2] < 1e-9, "two joints leave their relative axis free: {fast:?}");
+            }
+        }
+        assert_eq!(centre_system_singular_values(&[DMat3::IDENTITY; 3]), [0.0; 3]);
+    }
 
     #[test]
     fn centre_is_zero_without_relative_rotation() {

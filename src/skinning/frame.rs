@@ -27,7 +27,7 @@ pub const SET_FAR_CENTRE: u8 = 8;
 
 /// A centre farther than this many skin extents from the origin is "far": in f32 the terms of
 /// `Q (v_s − r_c) + Σ w_i D_i r_c` would cancel digits of size |r_c|.
-const FAR_CENTRE_EXTENTS: f64 = 32.0;
+pub const FAR_CENTRE_EXTENTS: f64 = 32.0;
 
 /// A stretch closer to the identity than this (max abs entry) is treated as exactly I.
 const RIGID_TOLERANCE: f64 = 1e-6;
@@ -245,6 +245,13 @@ impl SkinFrame {
                 }
             }
         }
+    }
+
+    /// The skin's extent in the prepared pose (SBS only; 0 otherwise): the length the far-centre
+    /// test compares |r_c| with ([`FAR_CENTRE_EXTENTS`] of them).
+    #[must_use]
+    pub fn skin_extent(&self) -> f64 {
+        self.extent
     }
 
     /// Size of the skin's neighbourhood of the origin: the largest joint translation and

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 /// The shared models directory (`../shared/models` beside the crate).
 pub fn models_dir() -> PathBuf {
@@ -63,6 +63,112 @@ impl GltfDoc {
         serde_json::to_vec_pretty(&json).unwrap()
     }
 
+    /// SimpleSkin with POSITION, JOINTS_0 and WEIGHTS_0 interleaved in one new view (stride 36:
+    /// position at byte 0, u16 joints 0 and 1 at 12, four f32 weights at 20).
+    pub fn simple_skin_interleaved() -> Self {
+        let mut doc = Self::simple_skin();
+        let view = |doc: &GltfDoc, a: usize| -> (usize, usize) {
+            let acc = &doc.json["accessors"][a];
+            let v = &doc.json["bufferViews"][acc["bufferView"].as_u64().unwrap() as usize];
+            let off = v["byteOffset"].as_u64().unwrap_or(0) + acc["byteOffset"].as_u64().unwrap_or(0);
+            (v["buffer"].as_u64().unwrap() as usize, off as usize)
+        };
+        let ((pb, po), (jb, jo), (wb, wo)) = (view(&doc, 1), view(&doc, 2), view(&doc, 3));
+        let mut data = Vec::new();
+        for v in 0..10 {
+            data.extend_from_slice(&doc.buffers[pb][po + 12 * v..po + 12 * v + 12]);
+            data.extend_from_slice(&doc.buffers[jb][jo + 16 * v..jo + 16 * v + 8]);
+            data.extend_from_slice(&doc.buffers[wb][wo + 16 * v..wo + 16 * v + 16]);
+        }
+        let buffer = doc.buffers.len();
+        doc.json["buffers"].as_array_mut().unwrap().push(json!({"byteLength": data.len()}));
+        doc.buffers.push(data);
+        let views = doc.json["bufferViews"].as_array_mut().unwrap();
+        views.push(json!({"buffer": buffer, "byteLength": 360, "byteStride": 36, "target": 34962}));
+        let view = views.len() - 1;
+        for (a, off) in [(1, 0), (2, 12), (3, 20)] {
+            doc.json["accessors"][a]["bufferView"] = json!(view);
+            doc.json["accessors"][a]["byteOffset"] = json!(off);
+        }
+        doc
+    }
+
+    /// SimpleSkin with four more joints (children of the second, at its place, so that every
+    /// inverse bind matrix is valid) and two influence sets: vertices 0..4 have the six
+    /// influences [`SIX_WEIGHTS`] on skin joints 0..6 (normalised, so the validator accepts the
+    /// source), the others keep their two.
+    pub fn simple_skin_six_influences() -> Self {
+        let mut doc = Self::simple_skin();
+        let nodes = doc.json["nodes"].as_array_mut().unwrap();
+        let first = nodes.len();
+        for k in 0..4 {
+            nodes.push(json!({"name": format!("extra{k}")}));
+        }
+        doc.json["nodes"][2]["children"] = json!((first..first + 4).collect::<Vec<_>>());
+        doc.json["skins"][0]["joints"] = json!([1, 2, first, first + 1, first + 2, first + 3]);
+        // Inverse bind matrices: the two of the source, then the second one four times.
+        let ibm_view = doc.json["accessors"][4]["bufferView"].as_u64().unwrap() as usize;
+        let ibm_buffer = doc.json["bufferViews"][ibm_view]["buffer"].as_u64().unwrap() as usize;
+        let mut ibms = doc.buffers[ibm_buffer][..128].to_vec();
+        for _ in 0..4 {
+            ibms.extend_from_slice(&doc.buffers[ibm_buffer][64..128]);
+        }
+        // Two joint/weight sets for ten vertices: u16 joints (4 × 2 bytes) then f32 weights.
+        let mut skin = vec![Vec::new(), Vec::new(), Vec::new(), Vec::new()];
+        for v in 0..10 {
+            let (joints, weights): ([u16; 8], [f32; 8]) = if v < 4 {
+                let w = SIX_WEIGHTS;
+                ([0, 1, 2, 3, 4, 5, 0, 0], [w[0], w[1], w[2], w[3], w[4], w[5], 0.0, 0.0])
+            } else {
+                let mut j = [0u16; 8];
+                let mut w = [0f32; 8];
+                for slot in 0..4 {
+                    let at = simple_skin::joint_at(v, slot);
+                    let b = &doc.buffers[simple_skin::SKIN_BUFFER];
+                    j[slot] = u16::from_le_bytes([b[at], b[at + 1]]);
+                    let at = simple_skin::weight_at(v, slot);
+                    w[slot] = f32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
+                }
+                (j, w)
+            };
+            for s in 0..2 {
+                skin[s].extend(joints[4 * s..4 * s + 4].iter().flat_map(|j| j.to_le_bytes()));
+                skin[2 + s].extend(weights[4 * s..4 * s + 4].iter().flat_map(|w| w.to_le_bytes()));
+            }
+        }
+        let buffer = doc.buffers.len();
+        let mut data = ibms;
+        let mut views = Vec::new();
+        for part in skin {
+            views.push((data.len(), part.len()));
+            data.extend_from_slice(&part);
+        }
+        doc.json["buffers"].as_array_mut().unwrap().push(json!({"byteLength": data.len()}));
+        doc.buffers.push(data);
+        let add_view = |doc: &mut GltfDoc, offset: usize, length: usize| -> usize {
+            let views = doc.json["bufferViews"].as_array_mut().unwrap();
+            views.push(json!({"buffer": buffer, "byteOffset": offset, "byteLength": length}));
+            views.len() - 1
+        };
+        let ibm = add_view(&mut doc, 0, 6 * 64);
+        doc.json["accessors"][4]["bufferView"] = json!(ibm);
+        doc.json["accessors"][4]["count"] = json!(6);
+        let mut attributes = Vec::new();
+        for (k, (offset, length)) in views.into_iter().enumerate() {
+            let view = add_view(&mut doc, offset, length);
+            let ctype = if k < 2 { 5123 } else { 5126 };
+            let accessors = doc.json["accessors"].as_array_mut().unwrap();
+            accessors.push(json!({"bufferView": view, "componentType": ctype, "count": 10, "type": "VEC4"}));
+            attributes.push(accessors.len() - 1);
+        }
+        let attrs = &mut doc.json["meshes"][0]["primitives"][0]["attributes"];
+        attrs["JOINTS_0"] = json!(attributes[0]);
+        attrs["JOINTS_1"] = json!(attributes[1]);
+        attrs["WEIGHTS_0"] = json!(attributes[2]);
+        attrs["WEIGHTS_1"] = json!(attributes[3]);
+        doc
+    }
+
     /// Writes the `.gltf` to `path` and returns the path.
     pub fn write(&self, path: &Path) -> PathBuf {
         std::fs::write(path, self.to_bytes()).unwrap();
@@ -79,6 +185,10 @@ impl GltfDoc {
         self.buffers[buffer][at..at + 2].copy_from_slice(&v.to_le_bytes());
     }
 }
+
+/// The six weights of vertices 0..4 of [`GltfDoc::simple_skin_six_influences`], largest first
+/// (they sum to 1 in f32 as the validator adds them).
+pub const SIX_WEIGHTS: [f32; 6] = [0.3, 0.25, 0.15, 0.125, 0.1, 0.075];
 
 /// SimpleSkin layout: buffer 1 holds JOINTS_0 (u16 ×4, stride 16, from byte 0) and WEIGHTS_0
 /// (f32 ×4, stride 16, from byte 160); buffer 0 holds the u16 indices from byte 0.

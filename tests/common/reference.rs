@@ -53,7 +53,8 @@ fn local(model: &Model, pose: &Pose, node: usize) -> DMat4 {
     DMat4::from_translation(trs.translation) * DMat4::from_quat(trs.rotation.normalize()) * DMat4::from_scale(trs.scale)
 }
 
-fn global(model: &Model, pose: &Pose, node: usize) -> DMat4 {
+/// A node's global transform in `pose`, by plain recursion.
+pub fn global(model: &Model, pose: &Pose, node: usize) -> DMat4 {
     let l = local(model, pose, node);
     match model.nodes.nodes[node].parent {
         Some(p) => global(model, pose, p) * l,

@@ -471,7 +471,11 @@ impl EditorState {
             Ok(r) => {
                 let bytes: usize = r.files.iter().map(|f| f.1).sum();
                 let repaired = if r.repaired_vertices > 0 {
-                    format!("; normalised the source weights of {} vertices", r.repaired_vertices)
+                    format!(
+                        "; normalised the source weights of {} vertices (not summing to 1, a joint twice or \
+                         beyond {} influences)",
+                        r.repaired_vertices, options.max_influences
+                    )
                 } else {
                     String::new()
                 };
