@@ -31,6 +31,7 @@ use crate::model::Model;
 use crate::rig::Pose;
 use crate::skinning::SkinningMethod;
 
+mod animations;
 mod bake;
 mod files;
 mod json_refs;
@@ -288,6 +289,7 @@ pub fn export_bytes(
         Some(bake) => ex.bake(model, bake)?,
         None => ex.write_weights(model)?,
     }
+    ex.write_animations(model, rebased.is_some())?;
     ex.embed_external_images(out)?;
     ex.collect_garbage();
     let bin = ex.repack()?;
