@@ -42,3 +42,8 @@ fn weights_regressions() {
 fn paint_regressions() {
     assert!(replay("paint", harness::paint) >= 1);
 }
+
+#[test]
+fn the_warm_up_inputs_pass_every_harness() {
+    harness::warm_up();
+}

@@ -1,6 +1,7 @@
 //! AFL harness: see `skinlab_fuzz::weights` and fuzz/README.md.
 
 fn main() {
+    skinlab_fuzz::warm_up();
     afl::fuzz!(|data: &[u8]| {
         skinlab_fuzz::weights(data);
     });
