@@ -14,6 +14,7 @@ pub mod open;
 #[cfg(feature = "gui")]
 pub mod render;
 pub mod rig;
+pub mod sweep;
 pub mod weights;
 
 use std::path::{Path, PathBuf};
@@ -65,6 +66,9 @@ pub enum Command {
     /// Edit or build a skeleton (add, delete, move, reparent, rename, symmetrize, orient joints;
     /// create a skin on an unskinned mesh) and export the result.
     Rig(rig::RigArgs),
+    /// Turn each joint alone through a twist and a bend and measure, per step and method, collapse,
+    /// volume change, bulge and flips on the vertices it influences (JSON or CSV, optional plot).
+    Sweep(sweep::SweepArgs),
 }
 
 /// How the pose is chosen: a pose file, an animation sample, or the rest pose.
@@ -181,6 +185,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Bind(args)) => bind::run(&args),
         Some(Command::Weights(args)) => weights::run(&args),
         Some(Command::Rig(args)) => rig::run(&args),
+        Some(Command::Sweep(args)) => sweep::run(&args),
         Some(Command::Export(args)) => export::run(&args),
         Some(Command::Demo(args)) => demo::run(&args),
         #[cfg(feature = "gui")]
