@@ -164,7 +164,7 @@ fn a_dab_raises_the_selected_joints_weight_only_under_the_brush_and_reskins() {
     assert_eq!(s.deformed[0][0][0].positions, full_deform(s, SkinningMethod::Lbs));
     assert_eq!(s.deformed[1][0][0].positions, full_deform(s, SkinningMethod::Sbs));
     assert!(s.edited.is_dirty());
-    assert!(h.query_by_label_contains("unsaved weight edits").is_some(), "no unsaved marker in the status line");
+    assert!(h.query_by_label_contains("1 unsaved weight edit").is_some(), "no unsaved marker in the status line");
     // The paint colours follow the weights (the ramp of the elbow's weight).
     let v = hover.hit.vertex as usize;
     let want = skinlab::paint::display::weight_colour(after[v]);

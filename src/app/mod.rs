@@ -17,6 +17,7 @@ pub mod rig_input;
 pub mod state;
 pub mod translate_gizmo;
 pub mod ui;
+pub mod view_keys;
 pub mod viewport;
 
 use std::path::PathBuf;
@@ -162,6 +163,9 @@ impl SkinlabApp {
                 cmds.push(Command::SetMode(self.state.mode.next()));
             }
             ctx.input_mut(|i| {
+                if let Some(view) = view_keys::keypad_view(i) {
+                    view.apply(&mut self.state.camera);
+                }
                 for (key, m) in [
                     (Key::Num1, SkinningMethod::Lbs),
                     (Key::Num2, SkinningMethod::Dqs),
@@ -427,6 +431,8 @@ impl eframe::App for SkinlabApp {
                     cmds.extend(ui::inspector::skinning_ui(ui, &self.state));
                     ui.separator();
                     cmds.extend(ui::paint_panel::paint_panel_ui(ui, &mut self.state));
+                    ui.separator();
+                    cmds.extend(ui::inspector::view_ui(ui, &mut self.state));
                 });
             }
             Mode::Rig => {

@@ -1,6 +1,6 @@
 //! What paint mode draws over the viewport: the brush circle at the cursor, the hovered vertex's
-//! influences, and the legend (the weight ramp of the selected joint, or the dominant joints'
-//! colours).
+//! influences (non-zero ones), and the legend (the weight ramp of the selected joint, or every
+//! joint's dominant colour in a scrolling list, the joints under the cursor first and in bold).
 
 use eframe::egui;
 
@@ -37,9 +37,8 @@ pub fn draw(painter: &egui::Painter, rect: egui::Rect, s: &EditorState, hover: O
         );
         painter.galley(pos, galley, egui::Color32::WHITE);
     }
-    match s.paint.display {
-        WeightDisplay::SelectedJoint => ramp_legend(painter, rect, s, &font),
-        WeightDisplay::Dominant => joint_legend(painter, rect, s, &font),
+    if s.paint.display == WeightDisplay::SelectedJoint {
+        ramp_legend(painter, rect, s, &font);
     }
 }
 
@@ -76,30 +75,49 @@ fn ramp_legend(painter: &egui::Painter, rect: egui::Rect, s: &EditorState, font:
     }
 }
 
-fn joint_legend(painter: &egui::Painter, rect: egui::Rect, s: &EditorState, font: &egui::FontId) {
-    let Some(skin) = s.model.skins.first() else { return };
-    let rows = skin.joints.len().min(12);
-    let h = 10.0 + 16.0 * (rows as f32 + 1.0);
-    let w = 200.0;
-    let r = egui::Rect::from_min_size(rect.right_bottom() - egui::vec2(w + 12.0, h + 10.0), egui::vec2(w, h));
-    painter.rect_filled(r, 4.0, egui::Color32::from_black_alpha(170));
-    painter.text(
-        r.min + egui::vec2(8.0, 6.0),
-        egui::Align2::LEFT_TOP,
-        "dominant joint",
-        font.clone(),
-        egui::Color32::WHITE,
-    );
-    for (j, &node) in skin.joints.iter().enumerate().take(rows) {
-        let y = r.min.y + 24.0 + 16.0 * j as f32;
-        let swatch = egui::Rect::from_min_size(egui::pos2(r.min.x + 8.0, y), egui::vec2(12.0, 12.0));
-        painter.rect_filled(swatch, 2.0, colour(display::joint_colour(j as u16)));
-        painter.text(
-            egui::pos2(r.min.x + 26.0, y),
-            egui::Align2::LEFT_TOP,
-            s.model.nodes.key(node),
-            font.clone(),
-            egui::Color32::WHITE,
-        );
+/// Accessible label of the dominant-joint legend's list (tests find it by this).
+pub const LEGEND_LABEL: &str = "dominant joint";
+
+/// The dominant-joint legend over the viewport's bottom-right corner: every joint of the first
+/// skin with its colour, in a list that scrolls (mouse wheel over it) when it is taller than a
+/// third of the viewport; the joints of the vertex under the brush come first, in bold.
+pub fn legend_ui(ui: &egui::Ui, rect: egui::Rect, s: &EditorState, hover: Option<&(egui::Pos2, HoverInfo)>) {
+    if s.paint.display != WeightDisplay::Dominant {
+        return;
     }
+    let Some(skin) = s.model.skins.first() else { return };
+    let near: Vec<&str> =
+        hover.map(|(_, h)| h.influences.iter().map(|(n, _)| n.as_str()).collect()).unwrap_or_default();
+    let mut rows: Vec<(u16, String)> =
+        skin.joints.iter().enumerate().map(|(j, &node)| (j as u16, s.model.nodes.key(node))).collect();
+    // Joints under the cursor first (in the read-out's order), the rest in skin order.
+    rows.sort_by_key(|(_, name)| near.iter().position(|n| n == name).unwrap_or(usize::MAX));
+    let width = 200.0;
+    let max_height = (rect.height() / 3.0).max(80.0);
+    egui::Area::new(egui::Id::unique("dominant_joint_legend"))
+        .order(egui::Order::Foreground)
+        .pivot(egui::Align2::RIGHT_BOTTOM)
+        .fixed_pos(rect.right_bottom() - egui::vec2(12.0, 10.0))
+        .show(ui.ctx(), |ui| {
+            egui::Frame::NONE.fill(egui::Color32::from_black_alpha(170)).corner_radius(4.0).inner_margin(8.0).show(
+                ui,
+                |ui| {
+                    ui.set_width(width);
+                    ui.label(egui::RichText::new(LEGEND_LABEL).color(egui::Color32::WHITE));
+                    egui::ScrollArea::vertical().max_height(max_height).auto_shrink([false, true]).show(ui, |ui| {
+                        for (j, name) in &rows {
+                            ui.horizontal(|ui| {
+                                let (swatch, _) = ui.allocate_exact_size(egui::vec2(12.0, 12.0), egui::Sense::hover());
+                                ui.painter().rect_filled(swatch, 2.0, colour(display::joint_colour(*j)));
+                                let mut text = egui::RichText::new(name).color(egui::Color32::WHITE);
+                                if near.contains(&name.as_str()) {
+                                    text = text.strong();
+                                }
+                                ui.label(text);
+                            });
+                        }
+                    });
+                },
+            );
+        });
 }

@@ -3,6 +3,7 @@
 //! the viewport uploads. [`EditorState::apply`] is the single place where commands change it, so
 //! the UI tests drive exactly what the window does.
 
+mod edit_counts;
 mod paint_ops;
 mod recovery_ops;
 mod rig_ops;
@@ -211,6 +212,7 @@ pub struct EditorState {
     pub model_path: Option<PathBuf>,
     /// The history revision last saved or loaded (`None`: restored work that was never saved).
     clean_revision: Option<u64>,
+    counts: edit_counts::EditCounts,
     /// A command waiting for confirmation (overwrite the input file, discard unsaved edits).
     pub pending_overwrite: Option<PendingOverwrite>,
     discard_confirmed: bool,
@@ -273,6 +275,7 @@ impl EditorState {
             save_path: None,
             model_path: None,
             clean_revision: None,
+            counts: edit_counts::EditCounts::default(),
             pending_overwrite: None,
             discard_confirmed: false,
             weld_disagreements: 0,
@@ -293,12 +296,7 @@ impl EditorState {
     }
 
     fn replace_model(&mut self, model: Model, name: &str) {
-        let (mut distinct, mut nontrivial) = (0, 0);
-        for skin in &model.skins {
-            let (d, n) = skin.sets.counts(|a, b| skin.adjacent(&model.nodes, a, b));
-            distinct += d;
-            nontrivial += n;
-        }
+        let (distinct, nontrivial) = model.joint_set_counts();
         self.stats = Stats {
             vertices: model.skinned_vertex_count(),
             distinct_sets: distinct,
@@ -327,6 +325,7 @@ impl EditorState {
         self.pose = Pose::rest();
         self.history.clear();
         self.clean_revision = Some(self.history.revision());
+        self.counts.saved(&self.history);
         self.model_path = None;
         self.selected = None;
         self.clip = None;
@@ -597,6 +596,7 @@ impl EditorState {
 
     /// Recomputes the deformation(s) if anything they depend on changed.
     pub fn refresh(&mut self) {
+        self.refresh_set_counts();
         if !self.dirty {
             return;
         }

@@ -227,6 +227,7 @@ impl Viewport {
         }
         if s.mode == Mode::Paint {
             super::paint_overlay::draw(&painter, rect, s, self.hover.as_ref());
+            super::paint_overlay::legend_ui(ui, rect, s, self.hover.as_ref());
         } else if s.difference {
             draw_legend(&painter, rect, s.max_difference, s.method.label(), s.compare.label());
         }
@@ -305,27 +306,11 @@ impl Viewport {
             }
         }
         if response.hovered() {
-            let (scroll, zoom) = ui.input(|i| {
-                let wheel = i.raw.events.iter().fold(egui::Vec2::ZERO, |acc, e| match e {
-                    egui::Event::MouseWheel { delta, .. } => acc + *delta,
-                    _ => acc,
-                });
-                (wheel, i.zoom_delta())
-            });
-            let notch = |v: f32| {
-                if v > 0.0 {
-                    1
-                } else if v < 0.0 {
-                    -1
-                } else {
-                    0
-                }
-            };
+            let steps = ui.input(|i| wheel_notches(&i.raw.events));
             if ctrl {
-                let steps = if zoom != 1.0 { notch(zoom - 1.0) } else { notch(scroll.y + scroll.x) };
                 s.paint.brush.step_radius(steps);
             } else if shift {
-                s.paint.brush.step_strength(notch(scroll.y + scroll.x));
+                s.paint.brush.step_strength(steps);
             } else {
                 let scroll = ui.input(|i| i.smooth_scroll_delta.y);
                 if scroll != 0.0 {
@@ -404,6 +389,29 @@ impl Viewport {
                 s.apply(Command::Select(picked));
             }
         }
+    }
+}
+
+/// Wheel notches in this frame's events (up or away from the user positive), each counted once,
+/// as `[`/`]` count key presses: a mouse wheel reports lines (one per notch); a touchpad's pixel
+/// scrolling counts as one notch per frame in its direction. egui's zoom factor, which it also
+/// derives from Ctrl+wheel, is not used, so one notch is one ×1.1 step of the brush radius.
+#[must_use]
+pub fn wheel_notches(events: &[egui::Event]) -> i32 {
+    let (mut lines, mut points) = (0.0f32, 0.0f32);
+    for e in events {
+        if let egui::Event::MouseWheel { unit, delta, .. } = e {
+            match unit {
+                egui::MouseWheelUnit::Line | egui::MouseWheelUnit::Page => lines += delta.y + delta.x,
+                egui::MouseWheelUnit::Point => points += delta.y + delta.x,
+            }
+        }
+    }
+    let sign = |v: f32| i32::from(v > 0.0) - i32::from(v < 0.0);
+    if lines != 0.0 {
+        sign(lines) * (lines.abs().round() as i32).max(1)
+    } else {
+        sign(points)
     }
 }
 

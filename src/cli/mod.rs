@@ -11,6 +11,7 @@ pub mod info;
 mod info_sets;
 #[cfg(feature = "gui")]
 pub mod open;
+pub mod pose;
 #[cfg(feature = "gui")]
 pub mod render;
 pub mod rig;
@@ -69,6 +70,8 @@ pub enum Command {
     /// Turn each joint alone through a twist and a bend and measure, per step and method, collapse,
     /// volume change, bulge and flips on the vertices it influences (JSON or CSV, optional plot).
     Sweep(sweep::SweepArgs),
+    /// Pose a model by inverse kinematics (`--ik JOINT=X,Y,Z`) and write a pose file.
+    Pose(pose::PoseCmdArgs),
 }
 
 /// How the pose is chosen: a pose file, an animation sample, or the rest pose.
@@ -186,6 +189,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Weights(args)) => weights::run(&args),
         Some(Command::Rig(args)) => rig::run(&args),
         Some(Command::Sweep(args)) => sweep::run(&args),
+        Some(Command::Pose(args)) => pose::run(&args),
         Some(Command::Export(args)) => export::run(&args),
         Some(Command::Demo(args)) => demo::run(&args),
         #[cfg(feature = "gui")]

@@ -34,7 +34,7 @@ pub struct RenderArgs {
     /// Colour each vertex by the distance between the first two methods (with a legend).
     #[arg(long)]
     pub diff: bool,
-    /// Draw the skin as wireframe.
+    /// Draw the mesh's edges over its shading.
     #[arg(long)]
     pub wireframe: bool,
     /// Hide the skeleton.
@@ -70,7 +70,12 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
         height: args.size.1,
         camera: args.camera,
         difference: args.diff,
-        view: ViewOptions { wireframe: args.wireframe, bones: !args.no_bones, grid: !args.no_grid },
+        view: ViewOptions {
+            wireframe: args.wireframe,
+            bones: !args.no_bones,
+            grid: !args.no_grid,
+            ..ViewOptions::default()
+        },
     };
     let picture = render_picture(&gl, &model, &pose, &req);
     let mut png = Vec::new();

@@ -54,6 +54,35 @@ impl Model {
             .sum()
     }
 
+    /// The joint sets the vertices use now, over every skin: (distinct non-empty sets, non-trivial
+    /// ones: more than one joint, and not two joints that are parent and child — SBS paper,
+    /// Table 2). Set tables only grow (undo stays bit-exact), so sets no vertex uses any more
+    /// after painting or a bind are not counted.
+    #[must_use]
+    pub fn joint_set_counts(&self) -> (usize, usize) {
+        let (mut distinct, mut nontrivial) = (0, 0);
+        for (k, skin) in self.skins.iter().enumerate() {
+            let mut used = vec![false; skin.sets.len()];
+            for inst in self.instances.iter().filter(|i| i.skin == k) {
+                for inf in self.meshes[inst.mesh].primitives.iter().filter_map(|p| p.influences.as_ref()) {
+                    for v in 0..inf.len() {
+                        if let Some(u) = used.get_mut(inf.set_of(v) as usize) {
+                            *u = true;
+                        }
+                    }
+                }
+            }
+            for (id, _) in used.iter().enumerate().filter(|(id, u)| **u && *id > 0) {
+                let joints = skin.sets.joints(id as u32);
+                distinct += 1;
+                let trivial =
+                    joints.len() == 1 || (joints.len() == 2 && skin.adjacent(&self.nodes, joints[0], joints[1]));
+                nontrivial += usize::from(!trivial);
+            }
+        }
+        (distinct, nontrivial)
+    }
+
     /// Makes skin `skin`'s joint-set table hold at least `slots` joints per set (rounded up to a
     /// power of two, at most 16), re-padding the influences of every primitive of every mesh drawn
     /// with that skin; set ids are kept. Returns whether anything changed (a prepared

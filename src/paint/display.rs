@@ -64,10 +64,11 @@ pub fn dominant_joint(inf: &Influences, table: &JointSetTable, v: usize) -> Opti
     table.joints(set).get(pivot).copied()
 }
 
-/// The influences of vertex `v` for the hover read-out, largest weight first.
+/// The influences of vertex `v` for the hover read-out, largest weight first; joints of its set
+/// whose weight is 0 (painted away, kept by a lock rule) are not listed.
 #[must_use]
 pub fn hover_influences(inf: &Influences, table: &JointSetTable, v: usize) -> Vec<(u16, f32)> {
-    let mut pairs: Vec<(u16, f32)> = inf.vertex(v, table).collect();
+    let mut pairs: Vec<(u16, f32)> = inf.vertex(v, table).filter(|p| p.1 > 0.0).collect();
     pairs.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     pairs
 }
@@ -104,6 +105,10 @@ mod tests {
         assert_eq!(dominant_joint(&inf, &table, 0), Some(1));
         assert_eq!(dominant_joint(&inf, &table, 1), None);
         assert_eq!(hover_influences(&inf, &table, 0), vec![(1, 0.75), (3, 0.25)]);
+        let zero = [VertexInfluences { pairs: vec![(2, 0.0), (1, 1.0)] }];
+        let inf_zero = Influences::from_vertices(&zero, &mut table).unwrap();
+        assert_eq!(inf_zero.vertex(0, &table).count(), 2, "the set keeps the joint painted to 0");
+        assert_eq!(hover_influences(&inf_zero, &table, 0), vec![(1, 1.0)], "the read-out hides it");
         let hit = Hit { point: glam::Vec3::ZERO, triangle: 0, vertex: 0, barycentric: [0.5, 0.5, 0.0], t: 1.0 };
         assert_eq!(sample_weight(&inf, &table, &[[0, 1, 0]], &hit, 1), 0.375);
     }

@@ -4,8 +4,8 @@
 
 use glam::{DMat4, Vec3};
 use three_d::{
-    AmbientLight, ClearState, ColorMaterial, Context, DirectionalLight, Gm, HasContext as _, Mesh, Object,
-    RenderTarget, ScissorBox, Srgba,
+    AmbientLight, ClearState, ColorMaterial, Context, CpuMaterial, DepthTest, DirectionalLight, Gm, HasContext as _,
+    Mesh, Object, RenderTarget, ScissorBox, Srgba,
 };
 
 use super::camera::OrbitCamera;
@@ -19,19 +19,24 @@ pub const BACKGROUND: [u8; 3] = [46, 49, 56];
 /// What to draw besides the skin.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ViewOptions {
-    /// Draw the skin as wireframe.
+    /// Draw the mesh's edges over its shading.
     pub wireframe: bool,
-    /// Draw the skeleton over the skin.
+    /// Draw the skeleton.
     pub bones: bool,
+    /// Draw the skeleton through the mesh (otherwise the mesh hides the bones behind it).
+    pub xray_bones: bool,
     /// Draw the ground grid.
     pub grid: bool,
 }
 
 impl Default for ViewOptions {
     fn default() -> Self {
-        Self { wireframe: false, bones: true, grid: true }
+        Self { wireframe: false, bones: true, xray_bones: true, grid: true }
     }
 }
+
+/// The wireframe's colour (sRGB), multiplied with the surface colour under it.
+const WIRE_COLOUR: Srgba = Srgba { r: 40, g: 40, b: 48, a: 255 };
 
 /// GPU state for drawing one model in one or more panels.
 pub struct Scene {
@@ -105,17 +110,36 @@ impl Scene {
             target.render_partially(scissor, &cam, [&self.grid], &[]);
         }
         if opts.wireframe {
+            // The shading is pushed back a little so that the edges drawn at the same depth win.
             // SAFETY: plain GL state calls on the current context; reset right after drawing.
-            unsafe { self.ctx.polygon_mode(three_d::context::FRONT_AND_BACK, three_d::context::LINE) };
+            unsafe {
+                self.ctx.enable(three_d::context::POLYGON_OFFSET_FILL);
+                self.ctx.polygon_offset(1.0, 1.0);
+            }
         }
         target.render_partially(scissor, &cam, meshes.objects(), &lights);
         if opts.wireframe {
+            let mut wire = ColorMaterial::new_opaque(&self.ctx, &CpuMaterial::default());
+            wire.color = WIRE_COLOUR;
+            wire.render_states.depth_test = DepthTest::LessOrEqual;
+            // SAFETY: as above.
+            unsafe {
+                self.ctx.disable(three_d::context::POLYGON_OFFSET_FILL);
+                self.ctx.polygon_mode(three_d::context::FRONT_AND_BACK, three_d::context::LINE);
+            }
+            target.render_partially_with_material(scissor, &wire, &cam, meshes.objects().map(|o| &o.geometry), &[]);
             // SAFETY: as above.
             unsafe { self.ctx.polygon_mode(three_d::context::FRONT_AND_BACK, three_d::context::FILL) };
         }
         if opts.bones {
             if let Some(bones) = self.bones.object() {
-                target.render_partially(scissor, &cam, [bones as &dyn Object], &[]);
+                if opts.xray_bones {
+                    target.render_partially(scissor, &cam, [bones as &dyn Object], &[]);
+                } else {
+                    let mut material = bones.material.clone();
+                    material.render_states.depth_test = DepthTest::LessOrEqual;
+                    target.render_partially_with_material(scissor, &material, &cam, [&bones.geometry], &[]);
+                }
             }
         }
     }

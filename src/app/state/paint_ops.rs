@@ -442,6 +442,7 @@ impl EditorState {
                 self.edited.clear();
                 self.rig.unsaved = 0;
                 self.clean_revision = Some(self.history.revision());
+                self.counts.saved(&self.history);
                 self.save_path = Some(path.to_path_buf());
                 self.set_info(format!("saved {} ({n} edited vertices){}", path.display(), self.weld_warning()));
             }

@@ -106,6 +106,7 @@ impl EditorState {
             self.pose = pose;
         }
         self.clean_revision = None;
+        self.counts.restored(file.strokes);
         self.dirty = true;
         self.refresh();
         let mut summary = format!(

@@ -55,13 +55,16 @@ impl RigState {
 }
 
 impl EditorState {
-    /// What is not saved yet ("2 skeleton edits and 310 painted vertices"), if anything.
+    /// What is not saved yet ("2 skeleton edits and 3 weight edits (310 vertices)"), if anything.
     #[must_use]
     pub fn unsaved_summary(&self) -> Option<String> {
         let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         let parts: Vec<String> = [
             (self.rig.unsaved > 0).then(|| plural(self.rig.unsaved, "skeleton edit", "skeleton edits")),
-            self.edited.is_dirty().then(|| plural(self.edited.len(), "painted vertex", "painted vertices")),
+            self.edited.is_dirty().then(|| {
+                let vertices = plural(self.edited.len(), "vertex", "vertices");
+                format!("{} ({vertices})", plural(self.unsaved_strokes(), "weight edit", "weight edits"))
+            }),
         ]
         .into_iter()
         .flatten()

@@ -1,5 +1,5 @@
 //! The inspector: skinning method (LBS / DQS / SBS), split view and comparison method, the
-//! difference overlay, view toggles, and the selected joint's rotation as Euler degrees (with the
+//! difference overlay, view toggles and axis views, and the selected joint's rotation as Euler degrees (with the
 //! quaternion shown), reset buttons.
 
 use eframe::egui;
@@ -7,6 +7,7 @@ use glam::{DQuat, EulerRot};
 
 use crate::app::command::Command;
 use crate::app::state::EditorState;
+use crate::app::view_keys::ViewAxis;
 use crate::skinning::SkinningMethod;
 
 /// Accessible labels of the rotation fields (tests find the fields by these).
@@ -16,13 +17,7 @@ pub const EULER_LABELS: [&str; 3] = ["Rotation X (°)", "Rotation Y (°)", "Rota
 pub fn inspector_ui(ui: &mut egui::Ui, s: &mut EditorState, gesture: &mut u64) -> Vec<Command> {
     let mut cmds = skinning_ui(ui, s);
     ui.separator();
-    ui.heading("View");
-    ui.checkbox(&mut s.view.wireframe, "Wireframe");
-    ui.checkbox(&mut s.view.bones, "Bones");
-    ui.checkbox(&mut s.view.grid, "Grid");
-    if ui.button("Frame selected (F)").clicked() {
-        cmds.push(Command::FrameSelected);
-    }
+    cmds.extend(view_ui(ui, s));
     ui.separator();
     ui.heading("Joint");
     let Some(node) = s.selected else {
@@ -30,6 +25,39 @@ pub fn inspector_ui(ui: &mut egui::Ui, s: &mut EditorState, gesture: &mut u64) -
         return cmds;
     };
     joint_ui(ui, s, node, gesture, &mut cmds);
+    cmds
+}
+
+/// The View section (Pose and Paint mode): wireframe over the shading, bones (and X-ray: drawn
+/// through the mesh), grid, the axis views of the numeric keypad, and framing the selection.
+pub fn view_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
+    let mut cmds = Vec::new();
+    ui.heading("View");
+    ui.checkbox(&mut s.view.wireframe, "Wireframe").on_hover_text("the mesh's edges over its shading");
+    ui.horizontal(|ui| {
+        ui.checkbox(&mut s.view.bones, "Bones");
+        ui.add_enabled(s.view.bones, egui::Checkbox::new(&mut s.view.xray_bones, "X-ray"))
+            .on_hover_text("bones drawn through the mesh (off: hidden where the mesh is in front)");
+    });
+    ui.checkbox(&mut s.view.grid, "Grid");
+    ui.horizontal_wrapped(|ui| {
+        for axis in ViewAxis::ALL {
+            let key = match axis {
+                ViewAxis::Front => "keypad 1",
+                ViewAxis::Back => "Ctrl+keypad 1",
+                ViewAxis::Right => "keypad 3",
+                ViewAxis::Left => "Ctrl+keypad 3",
+                ViewAxis::Top => "keypad 7",
+                ViewAxis::Bottom => "Ctrl+keypad 7",
+            };
+            if ui.small_button(axis.label()).on_hover_text(format!("{key} (NumLock off)")).clicked() {
+                axis.apply(&mut s.camera);
+            }
+        }
+    });
+    if ui.button("Frame selected (F)").clicked() {
+        cmds.push(Command::FrameSelected);
+    }
     cmds
 }
 

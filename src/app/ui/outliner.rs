@@ -1,5 +1,7 @@
-//! The joint tree: every skeleton joint indented under its parent joint; clicking selects. In
-//! paint mode each joint has a lock box. In Rig mode a joint dragged onto another becomes its
+//! The joint tree: every skeleton joint indented under its parent joint; clicking selects. A
+//! joint with children folds them away (its arrow button); the search field lists only joints
+//! whose name contains the text (any case); a joint selected elsewhere (the viewport) unfolds its
+//! parents and scrolls into view. In paint mode each joint has a lock box. In Rig mode a joint dragged onto another becomes its
 //! child (reparent), and double-clicking a joint (or F2) renames it in place (Enter or clicking
 //! away commits, Escape cancels).
 
@@ -11,6 +13,9 @@ use crate::app::state::{EditorState, Mode};
 /// Accessible label of the inline rename field (tests find it by this).
 pub const RENAME_LABEL: &str = "Joint name";
 
+/// Accessible label of the search field.
+pub const SEARCH_LABEL: &str = "Search joints";
+
 /// The payload of a joint dragged in the tree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct JointDrag(usize);
@@ -20,6 +25,12 @@ struct JointDrag(usize);
 pub struct OutlinerState {
     renaming: Option<(usize, String)>,
     focus: bool,
+    /// Joints whose children are folded away.
+    collapsed: std::collections::BTreeSet<usize>,
+    /// The search text.
+    filter: String,
+    /// The selection the tree last showed (a new one unfolds its parents and scrolls to it).
+    shown_selection: Option<usize>,
 }
 
 impl OutlinerState {
@@ -46,20 +57,53 @@ impl OutlinerState {
         if self.renaming.as_ref().is_some_and(|(n, _)| !rig || *n >= s.model.nodes.len()) {
             self.renaming = None;
         }
+        let search = ui
+            .add(egui::TextEdit::singleline(&mut self.filter).hint_text("search joints").desired_width(f32::INFINITY));
+        search.widget_info(|| egui::WidgetInfo::labeled(egui::Role::SearchInput, true, SEARCH_LABEL));
+        let parents: std::collections::HashMap<usize, Option<usize>> = s.skeleton.joints.iter().copied().collect();
+        let scroll_to = (s.selected != self.shown_selection).then_some(s.selected).flatten();
+        self.shown_selection = s.selected;
+        if let Some(node) = scroll_to {
+            let mut up = parents.get(&node).copied().flatten();
+            while let Some(p) = up {
+                self.collapsed.remove(&p);
+                up = parents.get(&p).copied().flatten();
+            }
+        }
+        let has_children: std::collections::HashSet<usize> = parents.values().flatten().copied().collect();
+        let needle = self.filter.trim().to_lowercase();
         egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
             let mut depth = std::collections::HashMap::new();
+            let mut hidden = std::collections::HashSet::new();
             for &(node, parent) in &s.skeleton.joints {
                 let d = parent.and_then(|p| depth.get(&p).copied()).map_or(0, |d: usize| d + 1);
                 depth.insert(node, d);
+                let folded = parent.is_some_and(|p| hidden.contains(&p) || self.collapsed.contains(&p));
+                if folded {
+                    hidden.insert(node);
+                }
+                let shown =
+                    if needle.is_empty() { !folded } else { s.model.nodes.key(node).to_lowercase().contains(&needle) };
+                if !shown {
+                    continue;
+                }
                 ui.horizontal(|ui| {
                     if s.mode == Mode::Paint {
                         lock_box(ui, s, node, &mut cmds);
                     }
                     ui.add_space(12.0 * d as f32);
+                    if has_children.contains(&node) && needle.is_empty() {
+                        self.fold_button(ui, s, node);
+                    } else {
+                        ui.add_space(14.0 + ui.spacing().item_spacing.x);
+                    }
                     if self.renaming.as_ref().is_some_and(|(n, _)| *n == node) {
                         self.rename_field(ui, node, &mut cmds);
                     } else {
-                        self.joint_label(ui, s, node, rig, &mut cmds);
+                        let r = self.joint_label(ui, s, node, rig, &mut cmds);
+                        if scroll_to == Some(node) {
+                            r.scroll_to_me(Some(egui::Align::Center));
+                        }
                     }
                 });
             }
@@ -79,7 +123,26 @@ impl OutlinerState {
         cmds
     }
 
-    fn joint_label(&mut self, ui: &mut egui::Ui, s: &EditorState, node: usize, rig: bool, cmds: &mut Vec<Command>) {
+    /// The arrow that folds or unfolds `node`'s children.
+    fn fold_button(&mut self, ui: &mut egui::Ui, s: &EditorState, node: usize) {
+        let folded = self.collapsed.contains(&node);
+        let (_, r) = ui.allocate_exact_size(egui::vec2(14.0, 14.0), egui::Sense::click());
+        egui::collapsing_header::paint_default_icon(ui, if folded { 0.0 } else { 1.0 }, &r);
+        let text = format!("{} {}", if folded { "Expand" } else { "Collapse" }, s.model.nodes.key(node));
+        r.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, &text));
+        if r.clicked() && !self.collapsed.remove(&node) {
+            self.collapsed.insert(node);
+        }
+    }
+
+    fn joint_label(
+        &mut self,
+        ui: &mut egui::Ui,
+        s: &EditorState,
+        node: usize,
+        rig: bool,
+        cmds: &mut Vec<Command>,
+    ) -> egui::Response {
         let name = s.model.nodes.key(node);
         let posed = !rig && s.pose.overrides.get(&node).is_some_and(|o| !o.is_empty());
         let label = if posed { format!("{name} •") } else { name };
@@ -113,6 +176,7 @@ impl OutlinerState {
         if r.clicked() {
             cmds.push(Command::Select(Some(node)));
         }
+        r
     }
 
     fn rename_field(&mut self, ui: &mut egui::Ui, node: usize, cmds: &mut Vec<Command>) {

@@ -41,9 +41,15 @@ pub fn paint_panel_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
             RadiusUnit::Screen => (0.5, " px"),
             RadiusUnit::Model => (0.001, ""),
         };
-        ui.add(egui::DragValue::new(&mut b.radius).speed(speed).range(1e-4..=1e6).suffix(suffix))
-            .on_hover_text("[ and ], or Ctrl+wheel")
-            .labelled_by(l.id);
+        ui.add(
+            egui::DragValue::new(&mut b.radius)
+                .speed(speed)
+                .range(1e-4..=1e6)
+                .suffix(suffix)
+                .custom_formatter(|v, _| rounded_radius(v)),
+        )
+        .on_hover_text("[ and ], or Ctrl+wheel")
+        .labelled_by(l.id);
         ui.end_row();
         let l = ui.label("Strength");
         ui.add(egui::Slider::new(&mut b.strength, 0.0..=1.0))
@@ -103,6 +109,22 @@ pub fn paint_panel_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
          [ ] radius, - = strength, Ctrl/Shift+wheel likewise; Tab leaves paint mode.",
     );
     cmds
+}
+
+/// The radius as the field shows it: three significant digits (at least whole pixels' tenths),
+/// so that ×1.1 steps read 44, 48.4, 53.2 rather than 53.240005.
+#[must_use]
+pub fn rounded_radius(v: f64) -> String {
+    if !v.is_finite() || v == 0.0 {
+        return format!("{v}");
+    }
+    let digits = (2 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
+    let text = format!("{v:.digits$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_owned()
+    } else {
+        text
+    }
 }
 
 /// The weld report: how many groups of coincident vertices disagree, and the Weld Weights tool.

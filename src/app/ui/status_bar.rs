@@ -9,8 +9,12 @@ use crate::app::state::EditorState;
 #[must_use]
 pub fn status_text(s: &EditorState) -> String {
     let methods: Vec<&str> = s.shown_methods().iter().map(|m| m.label()).collect();
-    let mut edited =
-        if s.edited.is_dirty() { format!(" • {} unsaved weight edits", s.edited.len()) } else { String::new() };
+    let strokes = s.unsaved_strokes();
+    let mut edited = match strokes {
+        0 => String::new(),
+        1 => " • 1 unsaved weight edit".to_owned(),
+        n => format!(" • {n} unsaved weight edits"),
+    };
     if s.rig.unsaved_edits() > 0 {
         edited.push_str(&format!(" • {} unsaved skeleton edits", s.rig.unsaved_edits()));
     }
