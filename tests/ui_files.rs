@@ -233,3 +233,34 @@ fn a_damaged_recovery_file_is_reported_and_set_aside_and_unsaved_work_is_offered
     assert!(s.has_unsaved_work());
     assert!(!rec.join("session-999999992.json").exists(), "the restored file is taken over by this session");
 }
+
+/// Restoring a recovery file is one undo step: Ctrl+Z shows the model's saved weights and pose
+/// again, Ctrl+Shift+Z the restored ones, bit for bit.
+#[test]
+fn restoring_unsaved_work_is_one_undo_step() {
+    use skinlab::app::command::{Command, WeightTool};
+    let dir = tempfile::tempdir().unwrap();
+    // The crashed session: a pose edit and a weight tool run.
+    let (_, mut crashed) = arm_in(dir.path());
+    let rotation = glam::DQuat::from_rotation_z(0.6);
+    crashed.apply(Command::SetRotation { node: 2, rotation, gesture: None });
+    crashed.apply(Command::Tool(WeightTool::SmoothAll));
+    let file = crashed.recovery_file(999_999_993);
+    let weights = |s: &EditorState| s.model.meshes[0].primitives[0].influences.clone().unwrap();
+    let painted = weights(&crashed);
+
+    let (_, mut s) = arm_in(dir.path());
+    let saved = weights(&s);
+    assert_ne!(saved, painted, "the tool changed the weights");
+    s.restore(&file).unwrap();
+    assert_eq!(weights(&s), painted);
+    assert_eq!(s.pose.overrides.get(&2).and_then(|o| o.rotation), Some(rotation));
+    s.apply(Command::Undo);
+    assert_eq!(weights(&s), saved, "undo takes the restored weights back");
+    assert!(s.pose.overrides.is_empty(), "and the restored pose, in the same step");
+    assert!(!s.history.can_undo(), "one step");
+    assert_eq!(s.unsaved_summary().as_deref().map(|t| t.contains("skeleton")), Some(false));
+    s.apply(Command::Redo);
+    assert_eq!(weights(&s), painted);
+    assert_eq!(s.pose.overrides.get(&2).and_then(|o| o.rotation), Some(rotation));
+}

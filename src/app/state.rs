@@ -425,6 +425,7 @@ impl EditorState {
                 let model = Arc::make_mut(&mut self.model);
                 let edited = &mut self.edited;
                 let undo = cmd == Command::Undo;
+                let mut restore_step = false;
                 let apply = |e: Edit<'_>| match (e, undo) {
                     (Edit::Paint(r), true) => {
                         r.undo(model);
@@ -434,8 +435,14 @@ impl EditorState {
                         r.redo(model);
                         edited.note(r);
                     }
-                    (Edit::Model(m), true) => m.undo(model),
-                    (Edit::Model(m), false) => m.redo(model),
+                    (Edit::Model(m), true) => {
+                        restore_step = m.label() == recovery_ops::RESTORE_STEP;
+                        m.undo(model);
+                    }
+                    (Edit::Model(m), false) => {
+                        restore_step = m.label() == recovery_ops::RESTORE_STEP;
+                        m.redo(model);
+                    }
                 };
                 let step =
                     if undo { self.history.undo(&self.pose, apply) } else { self.history.redo(&self.pose, apply) };
@@ -452,7 +459,12 @@ impl EditorState {
                     Some(Undone::Model(p)) => {
                         self.pose = p;
                         self.playing = false;
-                        self.model_edited();
+                        // A restored recovery file changed weights, not the skeleton.
+                        if restore_step {
+                            self.model_changed();
+                        } else {
+                            self.model_edited();
+                        }
                     }
                     None => {}
                 }

@@ -1,6 +1,7 @@
 //! The editor's side of recovery: what the unsaved work is (the history since the last save or
 //! load), the recovery file that describes its effect, and restoring one onto the model it was
-//! made on (its weights marked as unsaved edits, its pose as one undoable step).
+//! made on (its weights marked as unsaved edits; the weights and the pose together one undo
+//! step, [`RESTORE_STEP`], so that Ctrl+Z shows the model as it was before the restore).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -8,8 +9,12 @@ use std::sync::Arc;
 use super::EditorState;
 use crate::io::recovery::{self, RecoveryFile};
 use crate::io::weights_file::{apply_weights, ordered_influences, weights_to_json};
+use crate::model::ModelEdit;
 use crate::paint::StrokeRecord;
 use crate::rig::pose_file;
+
+/// The label of the undo step a restore records.
+pub const RESTORE_STEP: &str = "Restore unsaved work";
 
 impl EditorState {
     /// Whether the history changed since the model was loaded or saved (or the work was restored
@@ -99,10 +104,12 @@ impl EditorState {
             }
         }
         let vertices = marks.len();
+        // One undo step for the weights and the pose: the model and pose shown before.
+        let step = ModelEdit::between(RESTORE_STEP, &self.model, &model);
+        self.history.record_model(step, &self.pose);
         self.model = Arc::new(model);
         self.edited.note(&marks);
         if let Some(pose) = pose {
-            self.history.record(&self.pose, None);
             self.pose = pose;
         }
         self.clean_revision = None;

@@ -291,7 +291,7 @@ impl EditorState {
     }
 
     /// After the model changed within an open drag (counted as one edit when the drag ends).
-    fn model_changed(&mut self) {
+    pub(super) fn model_changed(&mut self) {
         self.model_rev += 1;
         self.skeleton = SkeletonLayout::new(&self.model);
         self.stats.vertices = self.model.skinned_vertex_count();
