@@ -17,6 +17,7 @@ pub mod render;
 pub mod rig;
 pub mod sweep;
 pub mod weights;
+pub mod weights_transfer;
 
 use std::path::{Path, PathBuf};
 

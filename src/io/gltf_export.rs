@@ -35,6 +35,7 @@ use crate::model::{Influences, JointSetTable, Model, NodeTransform};
 use crate::rig::Pose;
 use crate::skinning::{Deformer, SkinningMethod};
 
+mod animations;
 mod skeleton;
 
 const ARRAY_BUFFER: u64 = 34962;
@@ -342,6 +343,7 @@ pub fn export_bytes(
         Some(bake) => ex.bake(model, bake)?,
         None => ex.write_weights(model)?,
     }
+    ex.write_animations(model, rebased.is_some())?;
     ex.embed_external_images(out)?;
     ex.collect_garbage();
     let bin = ex.repack()?;
