@@ -10,7 +10,9 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{f32_bytes, push, Exporter, FLOAT};
+use super::json_refs::push;
+use super::weights::f32_bytes;
+use super::{Exporter, FLOAT};
 use crate::model::{ChannelPath, Clip, Interpolation, Model, NodeTransform};
 
 impl Exporter<'_> {
