@@ -79,7 +79,7 @@ fn set_key_starts_a_clip_and_keys_are_drawn_moved_deleted_and_undone() {
     assert!((elbow_degrees(&h) - 60.0).abs() < 1e-3, "linear keys slerp: {}", elbow_degrees(&h));
     // Drag the key at 1 s to the right: it moves later.
     let at = h.get_by_label("key at 1.00 s").rect().center();
-    drag(&mut h, egui::pos2(at.x as f32, at.y as f32), egui::pos2(at.x as f32 + 60.0, at.y as f32));
+    drag(&mut h, at, at + egui::vec2(60.0, 0.0));
     let moved = keys_of_clip(&h);
     assert_eq!(moved.len(), 2);
     assert!(moved[1] > 1.05, "{moved:?}");
