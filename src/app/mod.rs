@@ -171,6 +171,7 @@ impl SkinlabApp {
                     (Key::Num1, SkinningMethod::Lbs),
                     (Key::Num2, SkinningMethod::Dqs),
                     (Key::Num3, SkinningMethod::Sbs),
+                    (Key::Num4, SkinningMethod::SbsC),
                 ] {
                     if i.consume_key(Modifiers::NONE, key) {
                         cmds.push(Command::SetMethod(m));
