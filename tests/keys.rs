@@ -46,7 +46,7 @@ fn assert_same_playback(a: &Model, b: &Model, what: &str) {
     }
 }
 
-fn export_and_reopen(model: &Model, source: &skinlab::io::SourceDocument, out: &PathBuf) -> Model {
+fn export_and_reopen(model: &Model, source: &skinlab::io::SourceDocument, out: &std::path::Path) -> Model {
     export_model(model, source, &ExportOptions::default(), out).unwrap();
     load_model(out).unwrap()
 }
