@@ -14,8 +14,10 @@ use skinlab::io::{load_document_from_bytes, load_model_from_bytes, Bake, Contain
 use skinlab::io::{weights_file, WeightsFormat};
 use skinlab::model::Model;
 use skinlab::paint::normalize::is_valid;
+use skinlab::paint::weight_table::{apply_table_op, TableOp};
 use skinlab::paint::{
-    apply_dab, tools, BlendMode, BrushSettings, Dab, DabTarget, Falloff, ModelTopology, StrokeRecord, WeightRules,
+    apply_dab, gradient_fill, tools, BlendMode, BrushSettings, Dab, DabTarget, Falloff, Gradient, ModelTopology,
+    SelectOp, Selection, StrokeRecord, SurfacePoint, WeightRules,
 };
 use skinlab::rig::{pose_file, sample, Pose};
 use skinlab::skinning::{Deformer, SkinningMethod};
@@ -113,8 +115,9 @@ pub fn weights(data: &[u8]) {
 }
 
 /// A byte stream of paint operations on the demo arm, posed: dabs (every mode, falloff, joint,
-/// radius, strength, mirror, volume and front-face setting), whole-model tools, rule changes and
-/// undo. After every operation every vertex satisfies the `Influences` invariants and the limit;
+/// radius, strength, mirror, volume and front-face setting), whole-model tools, selection masks
+/// (select, grow, shrink, hide; restricted or not), gradient fills, weight-table operations, rule
+/// changes and undo. A masked vertex never changes. After every operation every vertex satisfies the `Influences` invariants and the limit;
 /// at the end the re-skinned buffers equal a full deformation and undoing everything restores the
 /// original weights bit for bit.
 pub fn paint(data: &[u8]) {
@@ -132,7 +135,8 @@ pub fn paint(data: &[u8]) {
     while let Some(op) = bytes.next() {
         let mut record = StrokeRecord::new("fuzz");
         let mut layout_changed = false;
-        match op % 8 {
+        let before = rules.mask.as_ref().map(|_| all_weights(&model, topology));
+        match op % 11 {
             0..=4 => {
                 let brush = BrushSettings {
                     mode: BlendMode::ALL[bytes.below(5)],
@@ -184,13 +188,80 @@ pub fn paint(data: &[u8]) {
                     layout_changed = true;
                 }
             }
-            _ => {
+            7 => {
                 let joint = bytes.next().map_or(0, u16::from) % 8;
                 rules.set_locked(joint, bytes.flag());
                 rules.limit = 1 + bytes.below(8);
             }
+            8 => {
+                // A selection (every k-th vertex from an offset, grown or shrunk, some hidden) as the
+                // mask, restricted to it or only hiding; or no mask.
+                let adj = topology.surface.adjacency();
+                let mut selection = Selection::new(topology.surface.len());
+                let (step, offset) = (1 + bytes.below(7), bytes.below(7));
+                let picked: Vec<u32> = (offset..topology.surface.len()).step_by(step).map(|v| v as u32).collect();
+                selection.select_vertices(adj, &picked, SelectOp::Replace);
+                match bytes.below(4) {
+                    0 => selection.grow(adj),
+                    1 => selection.shrink(adj),
+                    2 => selection.hide(adj, bytes.flag()),
+                    _ => {}
+                }
+                rules.mask = if bytes.flag() { None } else { selection.editable_mask(bytes.flag()) };
+            }
+            9 => {
+                let triangles = topology.surface.triangles().len().max(1);
+                let mut point = || SurfacePoint {
+                    triangle: bytes.below(triangles) as u32,
+                    barycentric: {
+                        let (a, b) = (bytes.unit(), bytes.unit());
+                        let (a, b) = if a + b > 1.0 { (1.0 - a, 1.0 - b) } else { (a, b) };
+                        [a, b, 1.0 - a - b]
+                    },
+                };
+                let (start, end) = (point(), point());
+                let gradient = Gradient {
+                    joint: bytes.next().map_or(0, u16::from) % 8,
+                    start,
+                    end,
+                    start_value: bytes.unit(),
+                    end_value: bytes.unit(),
+                };
+                let outcome = gradient_fill(&mut model, &topology.surface, &rules, &gradient, &mut record);
+                layout_changed = outcome.is_ok_and(|o| o.tool.layout_changed);
+                check_all_valid(&model, 16);
+            }
+            _ => {
+                let adj = topology.surface.adjacency();
+                let step = 1 + bytes.below(9);
+                let groups: Vec<u32> =
+                    (0..topology.surface.len() as u32).filter(|&g| adj.rep(g) == g).step_by(step).collect();
+                let joint = bytes.next().map_or(0, u16::from) % 8;
+                let table_op = match bytes.below(4) {
+                    0 => TableOp::Set { joint, value: bytes.unit() },
+                    1 => TableOp::Scale { joint, factor: bytes.unit() * 3.0 },
+                    2 => TableOp::Normalize,
+                    _ => TableOp::Paste(
+                        topology.surface.weights(&model, bytes.below(topology.surface.len().max(1)) as u32),
+                    ),
+                };
+                let outcome = apply_table_op(&mut model, &topology.surface, &rules, &groups, &table_op, &mut record);
+                layout_changed = outcome.is_ok_and(|o| o.tool.layout_changed);
+                check_all_valid(&model, 16);
+            }
         }
-        if layout_changed || !record.is_empty() && op % 8 == 5 {
+        if let (Some(before), Some(mask)) = (before, &rules.mask) {
+            if op % 11 != 6 && op % 11 != 8 {
+                let after = all_weights(&model, topology);
+                for (g, (b, a)) in before.iter().zip(&after).enumerate() {
+                    assert!(
+                        mask.get(g).copied().unwrap_or(false) || b == a,
+                        "masked vertex {g} changed: {b:?} -> {a:?}"
+                    );
+                }
+            }
+        }
+        if layout_changed || !record.is_empty() && matches!(op % 11, 5 | 9 | 10) {
             deformer.deform_all(&model, pose, method, &mut out);
         }
         if !record.is_empty() {
@@ -288,6 +359,13 @@ fn vertex_weights(model: &Model, v: usize) -> Vec<(u16, f32)> {
         .influences
         .as_ref()
         .map_or_else(Vec::new, |inf| inf.vertex(v, table).collect())
+}
+
+/// Every surface vertex's weights, bit for bit.
+fn all_weights(model: &Model, topology: &ModelTopology) -> Vec<Vec<(u16, u32)>> {
+    (0..topology.surface.len() as u32)
+        .map(|g| topology.surface.weights(model, g).into_iter().map(|(j, w)| (j, w.to_bits())).collect())
+        .collect()
 }
 
 /// Every vertex of every skinned primitive is valid and within `limit` influences.
