@@ -1,5 +1,6 @@
 //! A bounding-volume hierarchy over a surface's triangles for the bone-visibility test of bone
-//! heat: is the straight path from a vertex to a point on a bone blocked by the mesh?
+//! heat (is the straight path from a vertex to a point on a bone blocked by the mesh?) and for
+//! closest-point queries (weight transfer: the nearest point of a source surface).
 //!
 //! Built top-down by median split on the longest axis of the centroids, flattened depth-first
 //! (a node's left child follows it). Invariant: every triangle sits in exactly one leaf.
@@ -84,6 +85,111 @@ impl TriangleBvh {
         }
         false
     }
+}
+
+/// The closest point of a surface to a query point (see [`TriangleBvh::closest`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClosestPoint {
+    /// The triangle holding it (index into the triangles the hierarchy was built from).
+    pub triangle: u32,
+    /// Its barycentric weights on that triangle's corners.
+    pub barycentric: [f64; 3],
+    /// The point.
+    pub point: DVec3,
+    /// Its distance from the query point.
+    pub distance: f64,
+}
+
+impl TriangleBvh {
+    /// The closest point of every triangle to `p` within `max_distance` (`None` when no triangle
+    /// comes that close). Nodes farther than the best so far are skipped, nearer child first.
+    #[must_use]
+    pub fn closest(&self, p: DVec3, max_distance: f64) -> Option<ClosestPoint> {
+        if self.nodes.is_empty() || !p.is_finite() {
+            return None;
+        }
+        let mut best: Option<ClosestPoint> = None;
+        let mut bound = max_distance * max_distance;
+        let mut stack = [0u32; 64];
+        let mut top = 1;
+        while top > 0 {
+            top -= 1;
+            let at = stack[top];
+            let node = &self.nodes[at as usize];
+            if box_distance_squared(node.lo, node.hi, p) > bound {
+                continue;
+            }
+            if node.count > 0 {
+                let start = node.start_or_right as usize;
+                for &t in &self.order[start..start + node.count as usize] {
+                    let [a, b, c] = self.corners[t as usize];
+                    let bary = closest_on_triangle(p, a, b, c);
+                    let point = a * bary[0] + b * bary[1] + c * bary[2];
+                    let d2 = point.distance_squared(p);
+                    if d2 <= bound && best.is_none_or(|b| d2 < b.distance * b.distance) {
+                        bound = d2;
+                        best = Some(ClosestPoint { triangle: t, barycentric: bary, point, distance: d2.sqrt() });
+                    }
+                }
+            } else if top + 2 <= stack.len() {
+                let (left, right) = (at + 1, node.start_or_right);
+                let dl = box_distance_squared(self.nodes[left as usize].lo, self.nodes[left as usize].hi, p);
+                let dr = box_distance_squared(self.nodes[right as usize].lo, self.nodes[right as usize].hi, p);
+                // The nearer child is popped first.
+                let (near, far) = if dl <= dr { (left, right) } else { (right, left) };
+                stack[top] = far;
+                stack[top + 1] = near;
+                top += 2;
+            }
+        }
+        best
+    }
+}
+
+fn box_distance_squared(lo: DVec3, hi: DVec3, p: DVec3) -> f64 {
+    (p.clamp(lo, hi) - p).length_squared()
+}
+
+/// Closest point of triangle (a, b, c) to p, as barycentric weights (Ericson, Real-Time Collision
+/// Detection 5.1.5); a corner equal to `p` gives exactly 1 on that corner.
+#[must_use]
+pub fn closest_on_triangle(p: DVec3, a: DVec3, b: DVec3, c: DVec3) -> [f64; 3] {
+    let (ab, ac, ap) = (b - a, c - a, p - a);
+    let (d1, d2) = (ab.dot(ap), ac.dot(ap));
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return [1.0, 0.0, 0.0];
+    }
+    let bp = p - b;
+    let (d3, d4) = (ab.dot(bp), ac.dot(bp));
+    if d3 >= 0.0 && d4 <= d3 {
+        return [0.0, 1.0, 0.0];
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+        let v = d1 / (d1 - d3);
+        return [1.0 - v, v, 0.0];
+    }
+    let cp = p - c;
+    let (d5, d6) = (ab.dot(cp), ac.dot(cp));
+    if d6 >= 0.0 && d5 <= d6 {
+        return [0.0, 0.0, 1.0];
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+        let w = d2 / (d2 - d6);
+        return [1.0 - w, 0.0, w];
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
+        let w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        return [0.0, 1.0 - w, w];
+    }
+    let denom = 1.0 / (va + vb + vc);
+    let (v, w) = (vb * denom, vc * denom);
+    if !(v.is_finite() && w.is_finite()) {
+        return [1.0, 0.0, 0.0];
+    }
+    [1.0 - v - w, v, w]
 }
 
 fn build_node(
@@ -200,5 +306,16 @@ mod tests {
             assert!(bvh.blocked(DVec3::new(x, 0.5, -1.0), DVec3::new(x, 0.5, 1.0), u32::MAX, 1e-6), "x = {x}");
         }
         assert!(!bvh.blocked(DVec3::new(250.0, 0.5, -1.0), DVec3::new(250.0, 0.5, 1.0), u32::MAX, 1e-6));
+        // Closest points on the strip: above its inside, beside its end, out of reach.
+        let hit = bvh.closest(DVec3::new(17.25, 0.5, 2.0), 10.0).unwrap();
+        assert!((hit.point - DVec3::new(17.25, 0.5, 0.0)).length() < 1e-12 && (hit.distance - 2.0).abs() < 1e-12);
+        let end = bvh.closest(DVec3::new(203.0, 0.5, 4.0), 10.0).unwrap();
+        assert!((end.point - DVec3::new(199.0, 0.5, 0.0)).length() < 1e-12, "{end:?}");
+        assert!(bvh.closest(DVec3::new(17.0, 0.5, 2.0), 1.0).is_none());
+        let corner = bvh.closest(pos[7], 1.0).unwrap();
+        assert_eq!(corner.distance, 0.0);
+        let t = tri[corner.triangle as usize];
+        let k = t.iter().position(|&i| i == 7).unwrap();
+        assert_eq!(corner.barycentric[k], 1.0, "a corner is met exactly");
     }
 }

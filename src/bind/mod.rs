@@ -9,13 +9,15 @@
 //! (`rules.rs`). Nothing is written to the model until [`BindResult::apply`], which returns the
 //! previous influences for undo.
 
-mod bvh;
+pub mod bvh;
 mod heat;
+pub mod inpaint;
 mod rules;
 mod segments;
 mod solve;
 mod surface;
 
+pub use bvh::{ClosestPoint, TriangleBvh};
 pub use rules::DROP;
 pub use segments::{joint_segments, Segment};
 pub use solve::SolveError;

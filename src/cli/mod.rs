@@ -16,6 +16,7 @@ pub mod pose;
 pub mod render;
 pub mod rig;
 pub mod weights;
+pub mod weights_transfer;
 
 use std::path::{Path, PathBuf};
 

@@ -1,5 +1,6 @@
 //! `skinlab weights compare` and `skinlab weights evaluate`: weight-quality measures of a model's
-//! skinning weights, against a reference weighting of the same meshes or alone (see `analysis`).
+//! skinning weights, against a reference weighting of the same meshes or alone (see `analysis`);
+//! `skinlab weights transfer` (in `weights_transfer.rs`).
 
 use std::path::{Path, PathBuf};
 
@@ -27,6 +28,9 @@ pub enum WeightsCommand {
     /// Measure one weighting alone: influence histogram, vertices without weight, smoothness, and
     /// the volume kept at a 90° bend of each joint.
     Evaluate(EvaluateArgs),
+    /// Carry a model's weights onto another model (or another skin of the same model) by closest
+    /// point, fill vertices without a close match by inpainting, and write a weights file.
+    Transfer(super::weights_transfer::TransferArgs),
 }
 
 /// Arguments of `skinlab weights compare`.
@@ -64,6 +68,7 @@ pub fn run(args: &WeightsArgs) -> Result<(), CliError> {
     match &args.command {
         WeightsCommand::Compare(a) => run_compare(a),
         WeightsCommand::Evaluate(a) => run_evaluate(a),
+        WeightsCommand::Transfer(a) => super::weights_transfer::run(a),
     }
 }
 

@@ -59,6 +59,9 @@ pub enum PaintError {
         /// Primitive index.
         prim: usize,
     },
+    /// The tool writes a locked joint.
+    #[error("joint {0} is locked")]
+    JointLocked(u16),
     /// Writing a vertex failed.
     #[error(transparent)]
     Influence(#[from] InfluenceError),
@@ -251,6 +254,9 @@ fn run_pass(
     let fallback = pass.fallback.filter(|&f| !rules.is_locked(f) && f != pass.joint);
     let mut w = Vec::new();
     for (i, (&(g, a), old)) in amounts.iter().zip(&olds).enumerate() {
+        if !rules.may_change(g) {
+            continue;
+        }
         w.clear();
         w.extend_from_slice(old);
         let held = if pass.mode.paints_joint() {

@@ -76,7 +76,7 @@ pub fn mirror_weights(
     let mut outcome = MirrorOutcome::default();
     // Read every source first, so that writing one side never feeds back into another read.
     let mut plan: Vec<(u32, Vec<(u16, f32)>, Vec<(u16, f32)>)> = Vec::new();
-    for g in (0..surface.len() as u32).filter(|&g| adj.rep(g) == g && destination(g)) {
+    for g in (0..surface.len() as u32).filter(|&g| adj.rep(g) == g && destination(g) && rules.may_change(g)) {
         let source = if let Some(m) = topology.mirror.get(g) {
             surface.weights(model, m)
         } else if let Some(c) = topology.closest_mirror(g) {

@@ -1,7 +1,8 @@
 //! Weight painting below the GUI: brush settings and falloffs, CPU picking on the deformed mesh,
 //! brush footprints over the surface or the volume, blend modes, the weight rules (locks,
 //! normalisation over unlocked joints, influence limit, Clean), x-mirror painting, whole-model
-//! tools and undo records. No GUI crate is used here.
+//! tools, the selection mask, gradient fill, the weight table, weight transfer and undo records.
+//! No GUI crate is used here.
 //!
 //! Invariant: every vertex a dab or tool writes satisfies the `Influences` invariants (finite,
 //! non-negative weights summing to 1 over at least one joint, at most the influence limit), and
@@ -23,6 +24,7 @@ pub mod dab;
 pub mod display;
 pub mod edited;
 pub mod footprint;
+pub mod gradient;
 pub mod grid;
 pub mod mirror;
 pub mod mirror_match;
@@ -30,11 +32,14 @@ pub mod mirror_weights;
 pub mod model_surface;
 pub mod normalize;
 pub mod pick;
+pub mod selection;
 pub mod stroke;
 pub mod surface;
 pub mod tools;
 pub mod topology;
+pub mod transfer;
 pub mod volume_pick;
+pub mod weight_table;
 pub mod weld;
 
 pub use adjacency::Adjacency;
@@ -43,13 +48,17 @@ pub use brush::{BrushSettings, Falloff, RadiusUnit};
 pub use dab::{apply_dab, apply_surface_dab, Dab, DabOutcome, DabTarget, PaintError};
 pub use edited::EditedVertices;
 pub use footprint::{footprint, FootprintOptions, Touch, View};
+pub use gradient::{gradient_fill, Gradient, SurfacePoint};
 pub use mirror::{joint_mirror_map, mirror_name, symmetry_axis, MirrorMap};
 pub use model_surface::ModelSurface;
 pub use normalize::{WeightRules, DEFAULT_LIMIT};
 pub use pick::{pick, pick_model, Hit, Ray};
+pub use selection::{ScreenProjection, SelectOp, Selection};
 pub use stroke::{StrokeRecord, TouchedPrimitive};
 pub use surface::SurfaceScratch;
 pub use topology::ModelTopology;
+pub use transfer::{apply_transfer, plan_transfer, TransferOptions, TransferReport};
+pub use weight_table::{apply_table_op, weight_table, TableOp, WeightTable};
 pub use weld::{disagreeing_groups, weld_groups, WeldSource};
 
 use crate::model::Model;

@@ -183,13 +183,14 @@ impl ModelSurface {
     /// The weight rules in surface joints: `locked(node)` for each joint, the influence limit.
     #[must_use]
     pub fn rules(&self, locked: impl Fn(usize) -> bool, limit: usize) -> WeightRules {
-        WeightRules { locked: self.joint_nodes.iter().map(|&n| locked(n)).collect(), limit }
+        WeightRules { locked: self.joint_nodes.iter().map(|&n| locked(n)).collect(), limit, mask: None }
     }
 
     /// Skin `skin`'s rules (locks by skin joint) in surface joints.
     #[must_use]
     pub fn rules_from_skin(&self, skin: usize, rules: &WeightRules) -> WeightRules {
-        let mut out = WeightRules { locked: vec![false; self.joint_nodes.len()], limit: rules.limit };
+        let mut out =
+            WeightRules { locked: vec![false; self.joint_nodes.len()], limit: rules.limit, mask: rules.mask.clone() };
         for (local, &s) in self.to_surface.get(skin).map(Vec::as_slice).unwrap_or_default().iter().enumerate() {
             out.locked[s as usize] |= rules.is_locked(local as u16);
         }

@@ -19,18 +19,22 @@ use crate::model::influences::MAX_SLOTS;
 /// glTF's JOINTS_0 holds four influences per vertex.
 pub const DEFAULT_LIMIT: usize = 4;
 
-/// Per-skin weight rules: which joints are locked and the influence limit per vertex.
+/// Per-skin weight rules: which joints are locked, the influence limit per vertex and which
+/// vertices may change at all (the selection mask).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WeightRules {
     /// Locked joints, by skin joint index (joints beyond the list are unlocked).
     pub locked: Vec<bool>,
     /// Most influences a vertex may keep (clamped to 1..=16).
     pub limit: usize,
+    /// Surface vertices that dabs and tools may change (`None`: all; vertices beyond the list may
+    /// not). Weld groups are masked as one (see [`super::selection::Selection::editable_mask`]).
+    pub mask: Option<Vec<bool>>,
 }
 
 impl Default for WeightRules {
     fn default() -> Self {
-        Self { locked: Vec::new(), limit: DEFAULT_LIMIT }
+        Self { locked: Vec::new(), limit: DEFAULT_LIMIT, mask: None }
     }
 }
 
@@ -48,6 +52,12 @@ impl WeightRules {
             self.locked.resize(j + 1, false);
         }
         self.locked[j] = locked;
+    }
+
+    /// Whether surface vertex `g` may change (the selection mask).
+    #[must_use]
+    pub fn may_change(&self, g: u32) -> bool {
+        self.mask.as_ref().is_none_or(|m| m.get(g as usize).copied().unwrap_or(false))
     }
 
     /// The influence limit, clamped to 1..=16.

@@ -5,6 +5,7 @@
 
 use super::blend::{accumulate, blend_towards};
 use super::dab::{ensure_surface_slots, PaintError};
+use super::model_surface::ModelSurface;
 use super::normalize::{self, apply_rules, WeightRules};
 use super::stroke::StrokeRecord;
 use super::topology::ModelTopology;
@@ -20,6 +21,33 @@ pub struct ToolOutcome {
     pub layout_changed: bool,
 }
 
+/// Runs `f(group, old weights) -> new weights` once per weld group in `groups` that the rules'
+/// mask lets change (weights in surface joints; an empty result leaves the group alone) and writes
+/// the result to every copy. Every result is computed from the weights before the run.
+pub fn write_groups(
+    model: &mut Model,
+    surface: &ModelSurface,
+    rules: &WeightRules,
+    groups: &[u32],
+    record: &mut StrokeRecord,
+    mut f: impl FnMut(u32, &[(u16, f32)]) -> Vec<(u16, f32)>,
+) -> Result<ToolOutcome, PaintError> {
+    let layout_changed = ensure_surface_slots(model, surface, rules);
+    let adj = surface.adjacency();
+    let mut plan = Vec::new();
+    for &g in groups.iter().filter(|&&g| (g as usize) < surface.len() && rules.may_change(g)) {
+        let w = f(g, &surface.weights(model, g));
+        if !w.is_empty() {
+            plan.push((adj.rep(g), w));
+        }
+    }
+    let mut changed = Vec::new();
+    for (g, w) in plan {
+        write_group(model, surface, g, &w, record, &mut changed)?;
+    }
+    Ok(ToolOutcome { changed: changed.len(), layout_changed })
+}
+
 /// Runs `f(old weights) -> new weights` once per influenced weld group of the surface (weights
 /// in surface joints) and writes the result to every copy.
 fn per_group(
@@ -30,18 +58,9 @@ fn per_group(
     f: impl Fn(&[(u16, f32)]) -> Vec<(u16, f32)>,
 ) -> Result<ToolOutcome, PaintError> {
     let surface = &topology.surface;
-    let layout_changed = ensure_surface_slots(model, &topology.surface, rules);
     let adj = surface.adjacency();
-    let mut changed = Vec::new();
-    for g in (0..surface.len() as u32).filter(|&g| adj.rep(g) == g) {
-        let old = surface.weights(model, g);
-        if old.is_empty() {
-            continue;
-        }
-        let w = f(&old);
-        write_group(model, surface, g, &w, record, &mut changed)?;
-    }
-    Ok(ToolOutcome { changed: changed.len(), layout_changed })
+    let reps: Vec<u32> = (0..surface.len() as u32).filter(|&g| adj.rep(g) == g).collect();
+    write_groups(model, surface, rules, &reps, record, |_, old| if old.is_empty() { Vec::new() } else { f(old) })
 }
 
 /// Normalize All: every influenced vertex normalised over its unlocked joints (locked weights
@@ -108,13 +127,14 @@ pub fn smooth_all(
     let strength = if strength.is_finite() { strength.clamp(0.0, 1.0) } else { 0.0 };
     let adj = surface.adjacency();
     let reps: Vec<u32> = (0..surface.len() as u32).filter(|&g| adj.rep(g) == g).collect();
+    let writable: Vec<u32> = reps.iter().copied().filter(|&g| rules.may_change(g)).collect();
     let mut changed = Vec::new();
     let mut olds: Vec<Vec<(u16, f32)>> = vec![Vec::new(); surface.len()];
     for _ in 0..iterations {
         for &g in &reps {
             olds[g as usize] = surface.weights(model, g);
         }
-        for &g in &reps {
+        for &g in &writable {
             let old = &olds[g as usize];
             if old.is_empty() {
                 continue;

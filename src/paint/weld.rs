@@ -179,7 +179,7 @@ fn weld_these(
 ) -> Result<(), PaintError> {
     super::dab::ensure_surface_slots(model, surface, rules);
     let mut changed = Vec::new();
-    for &g in groups {
+    for &g in groups.iter().filter(|&&g| rules.may_change(g)) {
         let members = surface.adjacency().welded(g);
         let mut w: Vec<(u16, f32)> = match source {
             WeldSource::Mean => {

@@ -68,7 +68,7 @@ impl EditorState {
             .get(skin)
             .map(|s| s.joints.iter().map(|n| self.paint.locked.contains(n)).collect())
             .unwrap_or_default();
-        WeightRules { locked, limit: self.paint.limit }
+        WeightRules { locked, limit: self.paint.limit, mask: None }
     }
 
     /// The weight rules over the whole surface (surface joints; locks by node, the limit).
