@@ -67,13 +67,14 @@ fn base_colours_are_the_materials() {
                 .collect();
             assert_eq!(look.base_colour.to_vec(), want, "mesh {g} primitive {p}");
             assert!(look.uvs.is_none() && look.image.is_none());
+            assert_eq!(look.material, Some(material));
             seen.push(look.base_colour.map(f32::to_bits));
         }
     }
     seen.sort_unstable();
     seen.dedup();
     assert!(seen.len() > 2, "several materials: {}", seen.len());
-    // A model without materials is white.
+    // A model without materials has no looks (drawn in the plain surface colour).
     let (m, source) = skinlab::io::load_document(&model("SimpleSkin.gltf")).unwrap();
     assert!(looks(&m, &source).unwrap().meshes.iter().flatten().all(|l| *l == PrimitiveLook::default()));
 }

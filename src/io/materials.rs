@@ -23,6 +23,9 @@ const MAX_PIXELS: u64 = 8192 * 8192;
 /// One primitive's look.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PrimitiveLook {
+    /// The glTF material (`None`: the primitive has none, and is drawn in the editor's plain
+    /// surface colour rather than glTF's default white).
+    pub material: Option<usize>,
     /// The base colour factor (linear RGBA), white when the material has none.
     pub base_colour: [f32; 4],
     /// TEXCOORD_0, one per vertex, when the base colour has a texture that uses them.
@@ -33,7 +36,7 @@ pub struct PrimitiveLook {
 
 impl Default for PrimitiveLook {
     fn default() -> Self {
-        Self { base_colour: [1.0; 4], uvs: None, image: None }
+        Self { material: None, base_colour: [1.0; 4], uvs: None, image: None }
     }
 }
 
@@ -89,8 +92,13 @@ pub fn looks(model: &Model, source: &SourceDocument) -> Result<Looks, String> {
         };
         let mut prims = Vec::with_capacity(count);
         for (p, prim) in gmesh.primitives().enumerate() {
-            let pbr = prim.material().pbr_metallic_roughness();
-            let mut look = PrimitiveLook { base_colour: pbr.base_color_factor(), ..PrimitiveLook::default() };
+            let material = prim.material();
+            let pbr = material.pbr_metallic_roughness();
+            let mut look = PrimitiveLook {
+                material: material.index(),
+                base_colour: pbr.base_color_factor(),
+                ..PrimitiveLook::default()
+            };
             let vertices = model.meshes[m].primitives[p].positions.len();
             if let Some(info) = pbr.base_color_texture().filter(|t| t.tex_coord() == 0) {
                 let uvs = prim.get(&gltf::Semantic::TexCoords(0)).map(|acc| {

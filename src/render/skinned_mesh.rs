@@ -142,7 +142,9 @@ impl SkinnedMeshes {
             let found = looks.and_then(|l| Some((l.looks.meshes.get(mesh)?.get(prim)?, l.textures)));
             let uvs = found.and_then(|(look, _)| look.uvs.as_deref());
             let gm = Gm::new(Mesh::new(ctx, &cpu_mesh(p, uvs)), material.clone());
-            let look = found.map(|(look, textures)| look_material(&material, look, textures));
+            let look = found
+                .filter(|(look, _)| look.material.is_some())
+                .map(|(look, textures)| look_material(&material, look, textures));
             parts.push(Part { source, gm, look, vertices: p.positions.len(), triangles: p.triangles.clone() });
         };
         for (i, inst) in model.instances.iter().enumerate() {
@@ -212,8 +214,10 @@ impl SkinnedMeshes {
         if fill != Fill::Given && fill == self.fill {
             return;
         }
-        let plain = linear(if fill == Fill::White { [255; 4] } else { BASE_COLOUR });
         for part in &mut self.parts {
+            // White under a material; a part without one keeps the plain surface colour.
+            let white = fill == Fill::White && part.look.is_some();
+            let plain = linear(if white { [255; 4] } else { BASE_COLOUR });
             self.colours.clear();
             let given = match (colours, part.source) {
                 (Some(c), Source::Skinned { instance, primitive }) => c.get(instance).and_then(|v| v.get(primitive)),
