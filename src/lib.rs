@@ -7,6 +7,7 @@ pub mod analysis;
 pub mod app;
 pub mod bandwidth;
 pub mod bind;
+pub mod canvas;
 pub mod cli;
 pub mod demo;
 pub mod io;

@@ -2,7 +2,8 @@
 //! (weight L1, influence precision and recall, deformation distance over poses) and the measures
 //! that need no reference (influence histogram, smoothness energy, volume kept at a 90° bend).
 //! `skinlab weights compare` and `skinlab weights evaluate` print these; the quality table in
-//! BENCHMARKS.md is made from them. `joint_sets` tabulates what SBS solves per joint set in a pose.
+//! BENCHMARKS.md is made from them. `joint_sets` tabulates what SBS solves per joint set in a pose; `sweep` turns
+//! each joint through a twist or bend and measures collapse, volume, bulge and flips per method.
 
 pub mod deformation;
 pub mod joint_sets;
@@ -11,6 +12,7 @@ pub mod metrics;
 pub mod poses;
 pub mod report;
 pub mod smoothness;
+pub mod sweep;
 pub mod volume;
 
 pub use matching::{carry_weights, weights_of, with_weights, MatchError, MeshWeights, VertexWeights};

@@ -43,7 +43,9 @@ pub fn enclosed_volume(positions: &[glam::Vec3], triangles: &[[u32; 3]], origin:
         .sum()
 }
 
-fn model_volume(model: &Model, out: &[Vec<DeformedPrimitive>], origin: DVec3) -> f64 {
+/// The signed volume of every skinned instance's triangles in `out` (each mesh once), about `origin`.
+#[must_use]
+pub fn model_volume(model: &Model, out: &[Vec<DeformedPrimitive>], origin: DVec3) -> f64 {
     let mut total = 0.0;
     for (i, (inst, prims)) in model.instances.iter().zip(out).enumerate() {
         // Each mesh counts once (its first instance), as in the weights.

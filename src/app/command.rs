@@ -68,6 +68,31 @@ impl Default for ExportChoice {
     }
 }
 
+/// A key operation on the timeline's clip (see `app::state::key_ops`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum KeyCommand {
+    /// Key the pose at the current time: the selected joint, or every joint (`whole_pose`, or
+    /// nothing selected), on the chosen clip or a new one.
+    Set {
+        /// Key every joint of the skins.
+        whole_pose: bool,
+    },
+    /// Delete the keys at the current time: the selected joint's, or every joint's.
+    Delete {
+        /// Every joint's keys.
+        whole_pose: bool,
+    },
+    /// Move every key at `from_secs` to `to_secs`.
+    Move {
+        /// Where the keys are.
+        from_secs: f64,
+        /// Where they go.
+        to_secs: f64,
+    },
+    /// Start a new, empty clip ("Action") and choose it.
+    NewClip,
+}
+
 /// One user action.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Command {
@@ -110,6 +135,8 @@ pub enum Command {
     SetTime(f64),
     /// Start or stop playback.
     Play(bool),
+    /// A key operation on the timeline's clip.
+    Key(KeyCommand),
     /// Aim the camera at the selection (or the whole model).
     FrameSelected,
     /// Switch between posing, weight painting and rigging.

@@ -178,6 +178,9 @@ impl SkinlabApp {
                 if i.consume_key(Modifiers::NONE, Key::F) {
                     cmds.push(Command::FrameSelected);
                 }
+                if self.state.mode == Mode::Pose {
+                    cmds.extend(ui::timeline::key_shortcuts(i));
+                }
                 if self.state.mode == Mode::Rig {
                     if let Some(node) = self.state.selected {
                         if i.consume_key(Modifiers::NONE, Key::Delete) || i.consume_key(Modifiers::NONE, Key::X) {

@@ -4,6 +4,7 @@
 //! the UI tests drive exactly what the window does.
 
 mod edit_counts;
+mod key_ops;
 mod paint_ops;
 mod recovery_ops;
 mod rig_ops;
@@ -535,12 +536,15 @@ impl EditorState {
                 self.clip = clip.filter(|&c| c < self.model.clips.len());
                 self.playing = false;
                 if self.clip.is_some() {
+                    // The pose shown now (a hand-made one, say) stays one Undo away.
+                    self.history.record(&self.pose, None);
                     self.apply(Command::SetTime(self.time_secs));
                 }
             }
+            Command::Key(k) => self.apply_key(k),
             Command::SetTime(t) => {
+                let (a, b) = self.timeline_range();
                 let Some(clip) = self.clip.and_then(|c| self.model.clips.get(c)) else { return };
-                let (a, b) = clip.range();
                 self.time_secs = if t.is_finite() { t.clamp(a, b) } else { a };
                 let mut pose = Pose::rest();
                 sample::sample_clip(clip, self.time_secs, &mut pose);

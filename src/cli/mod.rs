@@ -15,6 +15,7 @@ pub mod pose;
 #[cfg(feature = "gui")]
 pub mod render;
 pub mod rig;
+pub mod sweep;
 pub mod weights;
 pub mod weights_transfer;
 
@@ -67,6 +68,9 @@ pub enum Command {
     /// Edit or build a skeleton (add, delete, move, reparent, rename, symmetrize, orient joints;
     /// create a skin on an unskinned mesh) and export the result.
     Rig(rig::RigArgs),
+    /// Turn each joint alone through a twist and a bend and measure, per step and method, collapse,
+    /// volume change, bulge and flips on the vertices it influences (JSON or CSV, optional plot).
+    Sweep(sweep::SweepArgs),
     /// Pose a model by inverse kinematics (`--ik JOINT=X,Y,Z`) and write a pose file.
     Pose(pose::PoseCmdArgs),
 }
@@ -185,6 +189,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Bind(args)) => bind::run(&args),
         Some(Command::Weights(args)) => weights::run(&args),
         Some(Command::Rig(args)) => rig::run(&args),
+        Some(Command::Sweep(args)) => sweep::run(&args),
         Some(Command::Pose(args)) => pose::run(&args),
         Some(Command::Export(args)) => export::run(&args),
         Some(Command::Demo(args)) => demo::run(&args),

@@ -1,183 +1,29 @@
-//! Text and legends stamped into rendered pictures (three-d without its `text` feature draws no
-//! text): a built-in 5×7 bitmap font (upper case, digits, a little punctuation) scaled by an
-//! integer, a filled box, and the difference colour-ramp legend.
+//! Legends stamped into rendered pictures (three-d without its `text` feature draws no text), on
+//! the GUI-free [`crate::canvas::Canvas`]: the difference colour-ramp legend.
 
-/// Glyph rows, 5 columns each ('#' = ink), for the characters the pictures use.
-const GLYPHS: &[(char, [&str; 7])] = &[
-    ('A', [" ### ", "#   #", "#   #", "#####", "#   #", "#   #", "#   #"]),
-    ('B', ["#### ", "#   #", "#   #", "#### ", "#   #", "#   #", "#### "]),
-    ('C', [" ####", "#    ", "#    ", "#    ", "#    ", "#    ", " ####"]),
-    ('D', ["#### ", "#   #", "#   #", "#   #", "#   #", "#   #", "#### "]),
-    ('E', ["#####", "#    ", "#    ", "#### ", "#    ", "#    ", "#####"]),
-    ('F', ["#####", "#    ", "#    ", "#### ", "#    ", "#    ", "#    "]),
-    ('G', [" ####", "#    ", "#    ", "#  ##", "#   #", "#   #", " ####"]),
-    ('H', ["#   #", "#   #", "#   #", "#####", "#   #", "#   #", "#   #"]),
-    ('I', ["#####", "  #  ", "  #  ", "  #  ", "  #  ", "  #  ", "#####"]),
-    ('J', ["  ###", "    #", "    #", "    #", "    #", "#   #", " ### "]),
-    ('K', ["#   #", "#  # ", "# #  ", "##   ", "# #  ", "#  # ", "#   #"]),
-    ('L', ["#    ", "#    ", "#    ", "#    ", "#    ", "#    ", "#####"]),
-    ('M', ["#   #", "## ##", "# # #", "# # #", "#   #", "#   #", "#   #"]),
-    ('N', ["#   #", "##  #", "# # #", "#  ##", "#   #", "#   #", "#   #"]),
-    ('O', [" ### ", "#   #", "#   #", "#   #", "#   #", "#   #", " ### "]),
-    ('P', ["#### ", "#   #", "#   #", "#### ", "#    ", "#    ", "#    "]),
-    ('Q', [" ### ", "#   #", "#   #", "#   #", "# # #", "#  # ", " ## #"]),
-    ('R', ["#### ", "#   #", "#   #", "#### ", "# #  ", "#  # ", "#   #"]),
-    ('S', [" ####", "#    ", "#    ", " ### ", "    #", "    #", "#### "]),
-    ('T', ["#####", "  #  ", "  #  ", "  #  ", "  #  ", "  #  ", "  #  "]),
-    ('U', ["#   #", "#   #", "#   #", "#   #", "#   #", "#   #", " ### "]),
-    ('V', ["#   #", "#   #", "#   #", "#   #", "#   #", " # # ", "  #  "]),
-    ('W', ["#   #", "#   #", "#   #", "# # #", "# # #", "## ##", "#   #"]),
-    ('X', ["#   #", "#   #", " # # ", "  #  ", " # # ", "#   #", "#   #"]),
-    ('Y', ["#   #", "#   #", " # # ", "  #  ", "  #  ", "  #  ", "  #  "]),
-    ('Z', ["#####", "    #", "   # ", "  #  ", " #   ", "#    ", "#####"]),
-    ('0', [" ### ", "#   #", "#  ##", "# # #", "##  #", "#   #", " ### "]),
-    ('1', ["  #  ", " ##  ", "  #  ", "  #  ", "  #  ", "  #  ", " ### "]),
-    ('2', [" ### ", "#   #", "    #", "   # ", "  #  ", " #   ", "#####"]),
-    ('3', ["#### ", "    #", "    #", " ### ", "    #", "    #", "#### "]),
-    ('4', ["   # ", "  ## ", " # # ", "#  # ", "#####", "   # ", "   # "]),
-    ('5', ["#####", "#    ", "#### ", "    #", "    #", "#   #", " ### "]),
-    ('6', [" ### ", "#    ", "#    ", "#### ", "#   #", "#   #", " ### "]),
-    ('7', ["#####", "    #", "   # ", "  #  ", " #   ", " #   ", " #   "]),
-    ('8', [" ### ", "#   #", "#   #", " ### ", "#   #", "#   #", " ### "]),
-    ('9', [" ### ", "#   #", "#   #", " ####", "    #", "    #", " ### "]),
-    ('.', ["     ", "     ", "     ", "     ", "     ", " ##  ", " ##  "]),
-    (',', ["     ", "     ", "     ", "     ", " ##  ", "  #  ", " #   "]),
-    ('-', ["     ", "     ", "     ", "#####", "     ", "     ", "     "]),
-    ('+', ["     ", "  #  ", "  #  ", "#####", "  #  ", "  #  ", "     "]),
-    (':', ["     ", " ##  ", " ##  ", "     ", " ##  ", " ##  ", "     "]),
-    ('=', ["     ", "     ", "#####", "     ", "#####", "     ", "     "]),
-    ('/', ["    #", "    #", "   # ", "  #  ", " #   ", "#    ", "#    "]),
-    ('|', ["  #  ", "  #  ", "  #  ", "  #  ", "  #  ", "  #  ", "  #  "]),
-    ('(', ["   # ", "  #  ", " #   ", " #   ", " #   ", "  #  ", "   # "]),
-    (')', [" #   ", "  #  ", "   # ", "   # ", "   # ", "  #  ", " #   "]),
-    ('_', ["     ", "     ", "     ", "     ", "     ", "     ", "#####"]),
-    ('%', ["##  #", "##  #", "   # ", "  #  ", " #   ", "#  ##", "#  ##"]),
-];
+pub use crate::canvas::{format_units, Canvas};
 
-/// An RGBA picture, rows top-down.
-pub struct Canvas<'a> {
-    /// The pixels, 4 bytes each.
-    pub rgba: &'a mut [u8],
-    /// Width in pixels.
-    pub width: u32,
-    /// Height in pixels.
-    pub height: u32,
-}
-
-impl Canvas<'_> {
-    fn put(&mut self, x: i64, y: i64, c: [u8; 4]) {
-        if x < 0 || y < 0 || x >= i64::from(self.width) || y >= i64::from(self.height) {
-            return;
-        }
-        let i = (y as usize * self.width as usize + x as usize) * 4;
-        if let Some(px) = self.rgba.get_mut(i..i + 4) {
-            let a = u16::from(c[3]);
-            for k in 0..3 {
-                px[k] = ((u16::from(c[k]) * a + u16::from(px[k]) * (255 - a)) / 255) as u8;
-            }
-            px[3] = 255;
-        }
+/// Draws the difference legend (a horizontal ramp from 0 to `full_scale` model units) with its
+/// bottom-left corner at (x, y_bottom).
+pub fn legend(canvas: &mut Canvas, x: i64, y_bottom: i64, width: i64, full_scale: f32, scale: i64) {
+    let bar_h = 5 * scale;
+    let text_h = 7 * scale;
+    let pad = 3 * scale;
+    let title = "DISTANCE (MODEL UNITS)";
+    let total_h = pad + text_h + pad + bar_h + pad + text_h + pad;
+    let top = y_bottom - total_h;
+    canvas.fill(x, top, width, total_h, [0, 0, 0, 150]);
+    canvas.text(x + pad, top + pad, title, scale, [255, 255, 255, 255]);
+    let bar_y = top + pad + text_h + pad;
+    let bar_w = width - 2 * pad;
+    for i in 0..bar_w {
+        let t = i as f32 / (bar_w - 1).max(1) as f32;
+        canvas.fill(x + pad + i, bar_y, 1, bar_h, super::overlays::ramp(t));
     }
-
-    /// Fills a rectangle (blended by the colour's alpha).
-    pub fn fill(&mut self, x: i64, y: i64, w: i64, h: i64, c: [u8; 4]) {
-        for yy in y..y + h {
-            for xx in x..x + w {
-                self.put(xx, yy, c);
-            }
-        }
-    }
-
-    /// Width in pixels of `text` at `scale`.
-    #[must_use]
-    pub fn text_width(text: &str, scale: i64) -> i64 {
-        text.chars().count() as i64 * 6 * scale - scale
-    }
-
-    /// Draws `text` with its top-left corner at (x, y); unknown characters draw as spaces.
-    pub fn text(&mut self, x: i64, y: i64, text: &str, scale: i64, c: [u8; 4]) {
-        for (i, ch) in text.chars().enumerate() {
-            let ch = ch.to_ascii_uppercase();
-            let Some((_, rows)) = GLYPHS.iter().find(|(g, _)| *g == ch) else { continue };
-            let ox = x + i as i64 * 6 * scale;
-            for (ry, row) in rows.iter().enumerate() {
-                for (rx, b) in row.bytes().enumerate() {
-                    if b == b'#' {
-                        self.fill(ox + rx as i64 * scale, y + ry as i64 * scale, scale, scale, c);
-                    }
-                }
-            }
-        }
-    }
-
-    /// Draws `text` on a translucent dark box.
-    pub fn label(&mut self, x: i64, y: i64, text: &str, scale: i64) {
-        let pad = 2 * scale;
-        self.fill(x, y, Self::text_width(text, scale) + 2 * pad, 7 * scale + 2 * pad, [0, 0, 0, 150]);
-        self.text(x + pad, y + pad, text, scale, [255, 255, 255, 255]);
-    }
-
-    /// Draws the difference legend (a horizontal ramp from 0 to `full_scale` model units) with its
-    /// bottom-left corner at (x, y_bottom).
-    pub fn legend(&mut self, x: i64, y_bottom: i64, width: i64, full_scale: f32, scale: i64) {
-        let bar_h = 5 * scale;
-        let text_h = 7 * scale;
-        let pad = 3 * scale;
-        let title = "DISTANCE (MODEL UNITS)";
-        let total_h = pad + text_h + pad + bar_h + pad + text_h + pad;
-        let top = y_bottom - total_h;
-        self.fill(x, top, width, total_h, [0, 0, 0, 150]);
-        self.text(x + pad, top + pad, title, scale, [255, 255, 255, 255]);
-        let bar_y = top + pad + text_h + pad;
-        let bar_w = width - 2 * pad;
-        for i in 0..bar_w {
-            let t = i as f32 / (bar_w - 1).max(1) as f32;
-            self.fill(x + pad + i, bar_y, 1, bar_h, super::overlays::ramp(t));
-        }
-        let ty = bar_y + bar_h + pad;
-        self.text(x + pad, ty, "0", scale, [255, 255, 255, 255]);
-        let hi = format_units(full_scale);
-        self.text(x + width - pad - Self::text_width(&hi, scale), ty, &hi, scale, [255, 255, 255, 255]);
-        let mid = format_units(full_scale * 0.5);
-        self.text(x + width / 2 - Self::text_width(&mid, scale) / 2, ty, &mid, scale, [255, 255, 255, 255]);
-    }
-}
-
-/// A distance with three significant digits.
-#[must_use]
-pub fn format_units(v: f32) -> String {
-    if v == 0.0 || !v.is_finite() {
-        return "0".into();
-    }
-    let digits = (2 - v.abs().log10().floor() as i32).clamp(0, 8) as usize;
-    format!("{v:.digits$}")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_glyph_is_five_by_seven() {
-        for (c, rows) in GLYPHS {
-            for r in rows {
-                assert_eq!(r.len(), 5, "glyph {c:?}");
-            }
-        }
-    }
-
-    #[test]
-    fn text_inks_pixels_inside_the_canvas_only() {
-        let mut px = vec![0u8; 40 * 10 * 4];
-        let mut c = Canvas { rgba: &mut px, width: 40, height: 10 };
-        c.text(-3, 1, "LBS", 1, [255, 255, 255, 255]);
-        assert!(px.chunks(4).any(|p| p[0] == 255));
-    }
-
-    #[test]
-    fn units_have_three_significant_digits() {
-        assert_eq!(format_units(0.12345), "0.123");
-        assert_eq!(format_units(12.345), "12.3");
-        assert_eq!(format_units(0.0), "0");
-    }
+    let ty = bar_y + bar_h + pad;
+    canvas.text(x + pad, ty, "0", scale, [255, 255, 255, 255]);
+    let hi = format_units(full_scale);
+    canvas.text(x + width - pad - Canvas::text_width(&hi, scale), ty, &hi, scale, [255, 255, 255, 255]);
+    let mid = format_units(full_scale * 0.5);
+    canvas.text(x + width / 2 - Canvas::text_width(&mid, scale) / 2, ty, &mid, scale, [255, 255, 255, 255]);
 }

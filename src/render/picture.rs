@@ -7,7 +7,7 @@ use three_d::ScissorBox;
 
 use super::camera::{CameraPreset, OrbitCamera};
 use super::headless::Headless;
-use super::label::Canvas;
+use super::label::{legend, Canvas};
 use super::overlays::{difference_colours, max_distance};
 use super::scene::{deformed_bounds, Scene, ViewOptions, BACKGROUND};
 use crate::model::Model;
@@ -133,7 +133,14 @@ pub fn render_picture(gl: &Headless, model: &Model, pose: &Pose, req: &PictureRe
     }
     if let Some((max, _)) = &diff {
         let lw = (pw - 8 * scale).min(150 * scale / 2);
-        canvas.legend(i64::from(width) - lw - 4 * scale, i64::from(height) - 4 * scale, lw, *max, (scale / 2).max(1));
+        legend(
+            &mut canvas,
+            i64::from(width) - lw - 4 * scale,
+            i64::from(height) - 4 * scale,
+            lw,
+            *max,
+            (scale / 2).max(1),
+        );
     }
     Picture { width, height, rgba, max_difference: diff.map(|(m, _)| m) }
 }

@@ -24,8 +24,9 @@ use std::str::FromStr;
 
 use glam::Vec3;
 
-/// A skinning algorithm.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// A skinning algorithm (serialised by its command-line name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum SkinningMethod {
     /// Linear blend skinning.
     Lbs,

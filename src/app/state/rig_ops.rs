@@ -36,7 +36,7 @@ pub struct RigState {
     job: Option<BindJob>,
     /// Assign Automatic also recomputes the selected joint's descendants.
     pub with_children: bool,
-    /// Model edits (skeleton edits, binds, their undos and redos) since the last save.
+    /// Model edits (skeleton edits, binds, key edits, their undos and redos) since the last save.
     pub(super) unsaved: usize,
 }
 
@@ -47,7 +47,7 @@ impl RigState {
         self.job.as_ref().map(|j| (j.label(), j.progress()))
     }
 
-    /// Model edits (skeleton edits, binds, their undos and redos) since the last save.
+    /// Model edits (skeleton edits, binds, key edits, their undos and redos) since the last save.
     #[must_use]
     pub fn unsaved_edits(&self) -> usize {
         self.unsaved
@@ -55,12 +55,13 @@ impl RigState {
 }
 
 impl EditorState {
-    /// What is not saved yet ("2 skeleton edits and 3 weight edits (310 vertices)"), if anything.
+    /// What is not saved yet ("2 skeleton or animation edits and 3 weight edits (310 vertices)"), if anything.
     #[must_use]
     pub fn unsaved_summary(&self) -> Option<String> {
         let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         let parts: Vec<String> = [
-            (self.rig.unsaved > 0).then(|| plural(self.rig.unsaved, "skeleton edit", "skeleton edits")),
+            (self.rig.unsaved > 0)
+                .then(|| plural(self.rig.unsaved, "skeleton or animation edit", "skeleton or animation edits")),
             self.edited.is_dirty().then(|| {
                 let vertices = plural(self.edited.len(), "vertex", "vertices");
                 format!("{} ({vertices})", plural(self.unsaved_strokes(), "weight edit", "weight edits"))

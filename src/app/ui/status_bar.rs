@@ -16,7 +16,7 @@ pub fn status_text(s: &EditorState) -> String {
         n => format!(" • {n} unsaved weight edits"),
     };
     if s.rig.unsaved_edits() > 0 {
-        edited.push_str(&format!(" • {} unsaved skeleton edits", s.rig.unsaved_edits()));
+        edited.push_str(&format!(" • {} unsaved skeleton or animation edits", s.rig.unsaved_edits()));
     }
     let mode = match s.mode {
         crate::app::state::Mode::Pose => "",

@@ -1,9 +1,18 @@
-//! The timeline: choose one of the model's animations, play / pause, scrub.
+//! The timeline: choose one of the model's animations (or start a new one), play / pause, scrub;
+//! set a key of the selected joint or the whole pose (I, Shift+I), delete the keys at the current
+//! time (Alt+I); the clip's keys are drawn as diamonds under the scrubber (those of the selected
+//! joint filled): click one to go to it, drag it to move every key at that time.
 
 use eframe::egui;
 
-use crate::app::command::Command;
+use crate::app::command::{Command, KeyCommand};
 use crate::app::state::EditorState;
+use crate::rig::keys;
+
+/// Width of the scrubber and of the key strip under it, pixels.
+fn strip_width(ui: &egui::Ui) -> f32 {
+    (ui.available_width() - 120.0).max(100.0)
+}
 
 /// Draws the timeline and returns the commands it issued.
 pub fn timeline_ui(ui: &mut egui::Ui, s: &EditorState) -> Vec<Command> {
@@ -26,25 +35,115 @@ pub fn timeline_ui(ui: &mut egui::Ui, s: &EditorState) -> Vec<Command> {
             })
             .response
             .labelled_by(l.id);
+        if ui.button("New Clip").on_hover_text("start an empty clip to key poses on").clicked() {
+            cmds.push(Command::Key(KeyCommand::NewClip));
+        }
+        let key_tip =
+            if s.selected.is_some() { "key the selected joint here (I)" } else { "key the whole pose here (I)" };
+        if ui.button("Set Key").on_hover_text(key_tip).clicked() {
+            cmds.push(Command::Key(KeyCommand::Set { whole_pose: false }));
+        }
+        if ui.button("Key Whole Pose").on_hover_text("key every joint here (Shift+I)").clicked() {
+            cmds.push(Command::Key(KeyCommand::Set { whole_pose: true }));
+        }
         let Some(clip) = s.clip.and_then(|c| s.model.clips.get(c)) else {
             ui.weak(if s.model.clips.is_empty() {
-                "this model has no animations"
+                "this model has no animations: Set Key starts one"
             } else {
-                "choose an animation to scrub"
+                "choose an animation to scrub, or Set Key to start one"
             });
             return;
         };
+        if ui.button("Delete Key").on_hover_text("delete the keys here (Alt+I)").clicked() {
+            cmds.push(Command::Key(KeyCommand::Delete { whole_pose: s.selected.is_none() }));
+        }
         if ui.button(if s.playing { "Pause" } else { "Play" }).clicked() {
             cmds.push(Command::Play(!s.playing));
         }
-        let (a, b) = clip.range();
-        let mut t = s.time_secs;
-        ui.spacing_mut().slider_width = (ui.available_width() - 120.0).max(100.0);
-        let l = ui.label("Time (s)");
-        let r = ui.add(egui::Slider::new(&mut t, a..=b.max(a + 1e-6)).fixed_decimals(2)).labelled_by(l.id);
-        if r.changed() {
+        let _ = clip;
+    });
+    if s.clip.and_then(|c| s.model.clips.get(c)).is_some() {
+        ui.horizontal(|ui| {
+            let (a, b) = s.timeline_range();
+            let mut t = s.time_secs;
+            ui.spacing_mut().slider_width = strip_width(ui);
+            let l = ui.label("Time (s)");
+            let r = ui.add(egui::Slider::new(&mut t, a..=b.max(a + 1e-6)).fixed_decimals(2)).labelled_by(l.id);
+            if r.changed() {
+                cmds.push(Command::SetTime(t));
+            }
+        });
+        key_strip(ui, s, &mut cmds);
+    }
+    cmds
+}
+
+/// The clip's keys under the scrubber: diamonds to click (go to that time) and drag (move them).
+fn key_strip(ui: &mut egui::Ui, s: &EditorState, cmds: &mut Vec<Command>) {
+    let Some(clip) = s.clip.and_then(|c| s.model.clips.get(c)) else { return };
+    let (a, b) = s.timeline_range();
+    let span = (b - a).max(1e-6);
+    let label_width = ui.fonts_mut(|f| {
+        f.layout_no_wrap("Time (s)".into(), egui::TextStyle::Body.resolve(ui.style()), egui::Color32::WHITE).size().x
+    }) + ui.spacing().item_spacing.x;
+    let width = strip_width(ui);
+    let (strip, _) = ui.allocate_exact_size(egui::vec2(label_width + width, 16.0), egui::Sense::hover());
+    let (x0, x1) = (strip.left() + label_width + 6.0, strip.left() + label_width + width - 6.0);
+    let x_of = |t: f64| x0 + (x1 - x0) * ((t - a) / span) as f32;
+    let t_of = |x: f32| a + span * f64::from((x - x0) / (x1 - x0));
+    let painter = ui.painter_at(strip.expand(2.0));
+    let y = strip.center().y;
+    painter.line_segment([egui::pos2(x0, y), egui::pos2(x1, y)], ui.visuals().widgets.noninteractive.bg_stroke);
+    painter.line_segment(
+        [egui::pos2(x_of(s.time_secs), strip.top()), egui::pos2(x_of(s.time_secs), strip.bottom())],
+        egui::Stroke::new(1.5, egui::Color32::from_rgb(90, 160, 255)),
+    );
+    let selected: Vec<f64> = s.selected.map(|n| keys::key_times(clip, Some(&[n]))).unwrap_or_default();
+    for t in keys::key_times(clip, None) {
+        let id = ui.scope_id().with(("key", t.to_bits()));
+        let rect = egui::Rect::from_center_size(egui::pos2(x_of(t), y), egui::vec2(12.0, 16.0));
+        let response = ui.interact(rect, id, egui::Sense::click_and_drag());
+        let text = format!("key at {t:.2} s");
+        response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, &text));
+        let mut x = x_of(t);
+        if response.dragged() {
+            if let Some(p) = response.interact_pointer_pos() {
+                x = p.x.clamp(x0, x1);
+            }
+        }
+        if response.drag_stopped() {
+            if let Some(p) = response.interact_pointer_pos() {
+                let to = t_of(p.x.clamp(x0, x1)).max(0.0);
+                if (to - t).abs() > keys::KEY_TIME_TOLERANCE {
+                    cmds.push(Command::Key(KeyCommand::Move { from_secs: t, to_secs: to }));
+                }
+            }
+        } else if response.clicked() {
             cmds.push(Command::SetTime(t));
         }
-    });
+        let on_selected = selected.iter().any(|&k| (k - t).abs() <= keys::KEY_TIME_TOLERANCE);
+        let fill = if on_selected { egui::Color32::from_rgb(240, 200, 60) } else { egui::Color32::from_gray(150) };
+        let r = if response.hovered() || response.dragged() { 6.0 } else { 5.0 };
+        let c = egui::pos2(x, y);
+        let diamond =
+            vec![c + egui::vec2(0.0, -r), c + egui::vec2(r, 0.0), c + egui::vec2(0.0, r), c + egui::vec2(-r, 0.0)];
+        painter.add(egui::Shape::convex_polygon(diamond, fill, egui::Stroke::new(1.0, egui::Color32::BLACK)));
+        response.on_hover_text(format!("{text}: click to go there, drag to move"));
+    }
+}
+
+/// The timeline's keys (Pose mode): I keys the selected joint (the whole pose with nothing
+/// selected), Shift+I the whole pose, Alt+I deletes the keys at the current time.
+pub fn key_shortcuts(i: &mut egui::InputState) -> Vec<Command> {
+    let mut cmds = Vec::new();
+    if i.consume_key(egui::Modifiers::NONE, egui::Key::I) {
+        cmds.push(Command::Key(KeyCommand::Set { whole_pose: false }));
+    }
+    if i.consume_key(egui::Modifiers::SHIFT, egui::Key::I) {
+        cmds.push(Command::Key(KeyCommand::Set { whole_pose: true }));
+    }
+    if i.consume_key(egui::Modifiers::ALT, egui::Key::I) {
+        cmds.push(Command::Key(KeyCommand::Delete { whole_pose: false }));
+    }
     cmds
 }

@@ -11,7 +11,9 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{f32_bytes, index, push, Exporter, FLOAT};
+use super::json_refs::{index, push};
+use super::weights::f32_bytes;
+use super::{Exporter, FLOAT};
 use crate::io::bone_extras::write_bone;
 use crate::model::{Model, NodeTransform, NodeTree, Skin, Trs};
 

@@ -1,0 +1,294 @@
+//! Stress sweeps (`skinlab sweep`, the editor's sweep panel): each chosen joint alone is turned from
+//! the bind pose through `steps` angles up to `max_angle`, by a twist about its bone or a bend about
+//! an axis perpendicular to it (the axes of `analysis::poses`), and at every step and for every
+//! method the artifact metrics of [`region`] are measured on the vertices the joint influences:
+//! collapse, volume change, bulge and flip.
+
+mod csv;
+pub mod plot;
+pub mod region;
+
+use std::fmt;
+use std::str::FromStr;
+
+use glam::DVec3;
+use serde::Serialize;
+
+pub use csv::write_csv;
+use region::Region;
+
+use super::deformation::deform_held;
+use super::poses::{bend, bind_globals, bind_placements, bind_pose, bone, perpendicular};
+use super::volume::model_volume;
+use crate::model::Model;
+use crate::rig::Pose;
+use crate::skinning::{DeformedPrimitive, Deformer, SkinningMethod};
+
+/// How a joint is moved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Motion {
+    /// About its own bone axis.
+    Twist,
+    /// About an axis perpendicular to its bone.
+    Bend,
+}
+
+impl Motion {
+    /// Every motion, in report order.
+    pub const ALL: [Self; 2] = [Self::Twist, Self::Bend];
+
+    /// The lower-case name used on the command line.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Twist => "twist",
+            Self::Bend => "bend",
+        }
+    }
+}
+
+impl fmt::Display for Motion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Motion {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "twist" => Ok(Self::Twist),
+            "bend" => Ok(Self::Bend),
+            _ => Err(format!("unknown motion {s:?} (expected twist or bend)")),
+        }
+    }
+}
+
+/// What to sweep.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepRequest {
+    /// Joint nodes, each swept alone.
+    pub joints: Vec<usize>,
+    /// Methods compared.
+    pub methods: Vec<SkinningMethod>,
+    /// Motions, each swept separately.
+    pub motions: Vec<Motion>,
+    /// The last step's angle, radians.
+    pub max_angle_rad: f64,
+    /// Steps from 0 to the largest angle, both included (≥ 2).
+    pub steps: usize,
+}
+
+/// The metrics of one step (see [`region`]).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct StepMetrics {
+    /// The joint's turn, degrees.
+    pub angle_deg: f64,
+    /// Smallest cross-section radius along the bone, share of the bind pose's (1 keeps it).
+    pub collapse: f64,
+    /// Enclosed volume of the whole skinned surface against the bind pose's, minus 1.
+    pub volume_change: f64,
+    /// Largest growth of a vertex's distance from its bone, share of the region's bind radius.
+    pub bulge: f64,
+    /// Largest vertex displacement since the previous step over the expected arc (0 at step 0).
+    pub flip: f64,
+}
+
+/// One method's curve.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MethodCurve {
+    /// The method.
+    pub method: SkinningMethod,
+    /// One entry per step.
+    pub steps: Vec<StepMetrics>,
+}
+
+/// One joint under one motion.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct JointSweep {
+    /// The joint's node key.
+    pub joint: String,
+    /// The joint's node index.
+    pub node: usize,
+    /// The motion.
+    pub motion: Motion,
+    /// The rotation axis in model space (unit), through the joint's bind-pose head.
+    pub axis: [f64; 3],
+    /// Vertices the joint influences (the metrics' region).
+    pub influenced_vertices: usize,
+    /// RMS bind-pose distance of those vertices from their bones (model units).
+    pub rest_radius: f64,
+    /// One curve per method.
+    pub curves: Vec<MethodCurve>,
+}
+
+/// A whole sweep.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SweepReport {
+    /// The model's file, as given.
+    pub model: String,
+    /// The largest angle, degrees.
+    pub max_angle_deg: f64,
+    /// Steps per sweep.
+    pub steps: usize,
+    /// One entry per joint and motion, in request order.
+    pub sweeps: Vec<JointSweep>,
+}
+
+fn sweep_bounds(out: &[Vec<DeformedPrimitive>]) -> DVec3 {
+    let (mut lo, mut hi) = (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY));
+    for p in out.iter().flatten().flat_map(|d| d.positions.iter()) {
+        lo = lo.min(p.as_dvec3());
+        hi = hi.max(p.as_dvec3());
+    }
+    if lo.x <= hi.x {
+        (lo + hi) * 0.5
+    } else {
+        DVec3::ZERO
+    }
+}
+
+/// The angle of step `k` of `steps` up to `max_angle_rad`.
+#[must_use]
+pub fn step_angle(k: usize, steps: usize, max_angle_rad: f64) -> f64 {
+    max_angle_rad * k as f64 / (steps.max(2) - 1) as f64
+}
+
+/// The axis of `motion` for joint `node` in the bind pose (`globals` from `bind_globals`).
+#[must_use]
+pub fn motion_axis(model: &Model, globals: &[glam::DMat4], node: usize, motion: Motion) -> DVec3 {
+    let (_, dir) = bone(model, globals, node);
+    match motion {
+        Motion::Twist => dir,
+        Motion::Bend => perpendicular(dir),
+    }
+}
+
+/// The pose of step `k`: the bind pose with `node` turned about `axis` (model space, through its head).
+#[must_use]
+pub fn step_pose(
+    model: &Model,
+    base: &Pose,
+    globals: &[glam::DMat4],
+    node: usize,
+    axis: DVec3,
+    angle_rad: f64,
+) -> Pose {
+    bend(model, base, globals, node, axis, angle_rad)
+}
+
+/// Runs the sweep. Joints that influence no vertex get no entry.
+#[must_use]
+pub fn sweep(model: &Model, title: &str, request: &SweepRequest) -> SweepReport {
+    let base = bind_pose(model);
+    let globals = bind_globals(model);
+    let placements = bind_placements(model);
+    let steps = request.steps.max(2);
+    let mut deformer = Deformer::new();
+    let mut rest = Vec::new();
+    deform_held(&mut deformer, model, &base, SkinningMethod::Lbs, &placements, &mut rest);
+    let origin = sweep_bounds(&rest);
+    let rest_volume = model_volume(model, &rest, origin);
+    let (mut out, mut previous) = (Vec::new(), Vec::new());
+    let mut sweeps = Vec::new();
+    for &node in &request.joints {
+        for &motion in &request.motions {
+            let axis = motion_axis(model, &globals, node, motion);
+            let Some(region) = Region::new(model, &globals, node, axis, &rest) else { continue };
+            let mut curves = Vec::new();
+            for &method in &request.methods {
+                let mut metrics = Vec::with_capacity(steps);
+                for k in 0..steps {
+                    let angle = step_angle(k, steps, request.max_angle_rad);
+                    let pose = step_pose(model, &base, &globals, node, axis, angle);
+                    deform_held(&mut deformer, model, &pose, method, &placements, &mut out);
+                    let (collapse, bulge) = region.collapse_and_bulge(&out, &globals, deformer.model_from_node());
+                    let volume = model_volume(model, &out, origin);
+                    let volume_change = if rest_volume != 0.0 { volume / rest_volume - 1.0 } else { 0.0 };
+                    let flip = if k == 0 {
+                        0.0
+                    } else {
+                        region.flip(&previous, &out, angle - step_angle(k - 1, steps, request.max_angle_rad))
+                    };
+                    metrics.push(StepMetrics { angle_deg: angle.to_degrees(), collapse, volume_change, bulge, flip });
+                    std::mem::swap(&mut out, &mut previous);
+                }
+                curves.push(MethodCurve { method, steps: metrics });
+            }
+            sweeps.push(JointSweep {
+                joint: model.nodes.key(node),
+                node,
+                motion,
+                axis: axis.to_array(),
+                influenced_vertices: region.len(),
+                rest_radius: region.rest_radius(),
+                curves,
+            });
+        }
+    }
+    SweepReport { model: title.to_owned(), max_angle_deg: request.max_angle_rad.to_degrees(), steps, sweeps }
+}
+
+/// Joint nodes with weight on some vertex, ascending (the default joints of a sweep).
+#[must_use]
+pub fn weighted_joints(model: &Model) -> Vec<usize> {
+    let mut weighted = vec![false; model.nodes.len()];
+    for inst in &model.instances {
+        let skin = &model.skins[inst.skin];
+        for prim in &model.meshes[inst.mesh].primitives {
+            let Some(inf) = &prim.influences else { continue };
+            for v in 0..inf.len() {
+                for (j, w) in inf.vertex(v, &skin.sets) {
+                    if let Some(&n) = skin.joints.get(usize::from(j)) {
+                        if w > 0.0 && n < weighted.len() {
+                            weighted[n] = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    (0..weighted.len()).filter(|&n| weighted[n]).collect()
+}
+
+impl SweepReport {
+    /// A short text summary: per joint, motion and method, the worst value of each metric and
+    /// the angle where it occurs.
+    #[must_use]
+    pub fn summary(&self) -> String {
+        use std::fmt::Write as _;
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "{:<28} {:<6} {:<6} {:>16} {:>16} {:>16} {:>16}",
+            "joint", "motion", "method", "collapse(min@deg)", "volume(worst@deg)", "bulge(max@deg)", "flip(max@deg)"
+        );
+        for sw in &self.sweeps {
+            for c in &sw.curves {
+                let worst = |key: &dyn Fn(&StepMetrics) -> f64, largest: bool| {
+                    c.steps
+                        .iter()
+                        .map(|m| (key(m), m.angle_deg))
+                        .fold(None, |best: Option<(f64, f64)>, x| match best {
+                            Some(b) if (largest && b.0 >= x.0) || (!largest && b.0 <= x.0) => Some(b),
+                            _ => Some(x),
+                        })
+                        .map_or(String::from("-"), |(v, a)| format!("{v:.3}@{a:.0}"))
+                };
+                let _ = writeln!(
+                    s,
+                    "{:<28} {:<6} {:<6} {:>16} {:>16} {:>16} {:>16}",
+                    sw.joint,
+                    sw.motion.name(),
+                    c.method.name(),
+                    worst(&|m| m.collapse, false),
+                    worst(&|m| m.volume_change.abs(), true),
+                    worst(&|m| m.bulge, true),
+                    worst(&|m| m.flip, true)
+                );
+            }
+        }
+        s
+    }
+}

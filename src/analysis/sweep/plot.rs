@@ -1,0 +1,202 @@
+//! The sweep as a picture (`skinlab sweep --plot`): one row per joint and motion, one panel per
+//! metric, one curve per method, both axes labelled with their units. Drawn on the GUI-free
+//! [`crate::canvas::Canvas`] (its 5×7 font needs no system fonts and no extra crate) and encoded
+//! as PNG by `image`.
+
+use super::{StepMetrics, SweepReport};
+use crate::canvas::{format_units, Canvas};
+use crate::skinning::SkinningMethod;
+
+/// At most this many joint × motion rows are drawn in one picture.
+pub const MAX_ROWS: usize = 64;
+
+const PANEL_W: i64 = 330;
+const PANEL_H: i64 = 210;
+const LEFT: i64 = 58;
+const RIGHT: i64 = 12;
+const TOP: i64 = 26;
+const BOTTOM: i64 = 34;
+const ROW_TITLE: i64 = 22;
+const HEADER: i64 = 34;
+
+const BACKGROUND: [u8; 4] = [250, 250, 250, 255];
+const INK: [u8; 4] = [30, 30, 30, 255];
+const GRID: [u8; 4] = [215, 215, 215, 255];
+
+/// The curve colour of a method.
+#[must_use]
+pub fn method_colour(method: SkinningMethod) -> [u8; 4] {
+    match method {
+        SkinningMethod::Lbs => [214, 39, 40, 255],
+        SkinningMethod::Dqs => [31, 119, 180, 255],
+        SkinningMethod::Sbs => [44, 160, 44, 255],
+    }
+}
+
+/// One panel's metric: title with unit, the value, and the range it is drawn over at least.
+struct Metric {
+    title: &'static str,
+    value: fn(&StepMetrics) -> f64,
+    floor: (f64, f64),
+}
+
+const METRICS: [Metric; 4] = [
+    Metric { title: "COLLAPSE (RADIUS / REST)", value: |m| m.collapse, floor: (0.0, 1.2) },
+    Metric { title: "VOLUME CHANGE (%)", value: |m| 100.0 * m.volume_change, floor: (-1.0, 1.0) },
+    Metric { title: "BULGE (/ REST RADIUS)", value: |m| m.bulge, floor: (0.0, 0.1) },
+    Metric { title: "FLIP (/ EXPECTED ARC)", value: |m| m.flip, floor: (0.0, 2.0) },
+];
+
+/// The picture's size in pixels for `rows` rows.
+#[must_use]
+pub fn picture_size(rows: usize) -> (u32, u32) {
+    let w = METRICS.len() as i64 * PANEL_W;
+    let h = HEADER + rows.max(1) as i64 * (ROW_TITLE + PANEL_H);
+    (w as u32, h as u32)
+}
+
+/// Draws `report` into RGBA pixels; returns (pixels, width, height).
+#[must_use]
+pub fn draw(report: &SweepReport) -> (Vec<u8>, u32, u32) {
+    let rows = report.sweeps.len().min(MAX_ROWS);
+    let (width, height) = picture_size(rows);
+    let mut rgba = vec![0u8; width as usize * height as usize * 4];
+    let mut canvas = Canvas { rgba: &mut rgba, width, height };
+    canvas.fill(0, 0, i64::from(width), i64::from(height), BACKGROUND);
+    // Legend: one swatch per method, and the x axis of every panel.
+    let mut x = 10;
+    let methods: Vec<SkinningMethod> =
+        report.sweeps.first().map(|s| s.curves.iter().map(|c| c.method).collect()).unwrap_or_default();
+    for m in &methods {
+        canvas.fill(x, 14, 24, 4, method_colour(*m));
+        canvas.text(x + 30, 10, m.label(), 2, INK);
+        x += 30 + Canvas::text_width(m.label(), 2) + 24;
+    }
+    let note = format!("{} STEPS TO {} DEG", report.steps, format_units(report.max_angle_deg as f32));
+    canvas.text(x + 10, 13, &note, 1, INK);
+    if methods.len() > 1 {
+        canvas.text(
+            x + 10 + Canvas::text_width(&note, 1) + 18,
+            13,
+            "(CURVES DRAWN WIDEST FIRST: A COVERED CURVE SHOWS AS A BORDER)",
+            1,
+            INK,
+        );
+    }
+    for (row, sw) in report.sweeps.iter().take(rows).enumerate() {
+        let top = HEADER + row as i64 * (ROW_TITLE + PANEL_H);
+        let title = format!("{} - {} ({} VERTICES)", sw.joint, sw.motion.name(), sw.influenced_vertices);
+        canvas.fill(0, top, i64::from(width), ROW_TITLE - 2, [232, 232, 240, 255]);
+        canvas.text(8, top + 4, &title, 2, INK);
+        for (col, metric) in METRICS.iter().enumerate() {
+            let px = col as i64 * PANEL_W;
+            let py = top + ROW_TITLE;
+            panel(&mut canvas, (px, py), metric, sw, report.max_angle_deg);
+        }
+    }
+    (rgba, width, height)
+}
+
+fn panel(canvas: &mut Canvas, (px, py): (i64, i64), metric: &Metric, sw: &super::JointSweep, max_angle: f64) {
+    let (x0, x1) = (px + LEFT, px + PANEL_W - RIGHT);
+    let (y0, y1) = (py + TOP, py + PANEL_H - BOTTOM);
+    let (mut lo, mut hi) = metric.floor;
+    for c in &sw.curves {
+        for m in &c.steps {
+            let v = (metric.value)(m);
+            if v.is_finite() {
+                lo = lo.min(v);
+                hi = hi.max(v);
+            }
+        }
+    }
+    let (lo, hi, step) = nice_range(lo, hi);
+    let ticks = ((hi - lo) / step).round().max(1.0) as i64;
+    let span = (hi - lo).max(1e-12);
+    let to_x = |a: f64| x0 + ((a / max_angle.max(1e-12)) * (x1 - x0) as f64).round() as i64;
+    let to_y = |v: f64| y1 - (((v - lo) / span) * (y1 - y0) as f64).round() as i64;
+    canvas.text(px + LEFT, py + 8, metric.title, 1, INK);
+    for k in 0..=ticks {
+        let v = lo + step * k as f64;
+        let gy = to_y(v);
+        canvas.fill(x0, gy, x1 - x0, 1, GRID);
+        let label = tick_label(v, step);
+        canvas.text(x0 - 6 - Canvas::text_width(&label, 1), gy - 3, &label, 1, INK);
+    }
+    for k in 0..=4 {
+        let gx = x0 + (x1 - x0) * k / 4;
+        canvas.fill(gx, y0, 1, y1 - y0, GRID);
+        let a = format_units((max_angle * k as f64 / 4.0) as f32);
+        canvas.text(gx - Canvas::text_width(&a, 1) / 2, y1 + 5, &a, 1, INK);
+    }
+    canvas.fill(x0, y0, 1, y1 - y0 + 1, INK);
+    canvas.fill(x0, y1, x1 - x0 + 1, 1, INK);
+    let axis = "ANGLE (DEG)";
+    canvas.text((x0 + x1) / 2 - Canvas::text_width(axis, 1) / 2, y1 + 18, axis, 1, INK);
+    // Widest first, so that a curve drawn over an equal one (DQS and SBS on two-joint sets) leaves
+    // the one below visible as a border.
+    let n = sw.curves.len() as i64;
+    for (i, c) in sw.curves.iter().enumerate() {
+        let colour = method_colour(c.method);
+        let thickness = 2 + (n - 1 - i as i64).min(3);
+        let points: Vec<(i64, i64)> = c
+            .steps
+            .iter()
+            .filter(|m| (metric.value)(m).is_finite())
+            .map(|m| (to_x(m.angle_deg), to_y((metric.value)(m))))
+            .collect();
+        for pair in points.windows(2) {
+            canvas.line(pair[0], pair[1], thickness, colour);
+        }
+    }
+}
+
+/// `lo`..`hi` widened to multiples of a round step (1, 2 or 5 times a power of ten) giving 3 to 6
+/// intervals; returns (lo, hi, step).
+#[must_use]
+pub fn nice_range(lo: f64, hi: f64) -> (f64, f64, f64) {
+    let span = (hi - lo).max(1e-12);
+    let raw = span / 5.0;
+    let power = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * power).find(|s| span / s <= 6.0).unwrap_or(10.0 * power);
+    ((lo / step).floor() * step, (hi / step).ceil() * step, step)
+}
+
+/// A tick value with as many decimals as its step needs.
+fn tick_label(v: f64, step: f64) -> String {
+    let decimals = (-step.log10().floor()).clamp(0.0, 6.0) as usize;
+    let v = if v.abs() < step * 1e-6 { 0.0 } else { v };
+    format!("{v:.decimals$}")
+}
+
+/// The picture as PNG bytes.
+///
+/// # Errors
+/// The encoder's failure.
+pub fn png(report: &SweepReport) -> Result<Vec<u8>, image::ImageError> {
+    use image::ImageEncoder as _;
+    let (rgba, width, height) = draw(report);
+    let mut bytes = Vec::new();
+    image::codecs::png::PngEncoder::new(&mut bytes).write_image(
+        &rgba,
+        width,
+        height,
+        image::ExtendedColorType::Rgba8,
+    )?;
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_widen_to_round_steps() {
+        let (lo, hi, step) = nice_range(0.0, 1.2);
+        assert!(lo == 0.0 && (hi - 1.2).abs() < 1e-12 && (step - 0.2).abs() < 1e-12, "{lo} {hi} {step}");
+        let (lo, hi, step) = nice_range(-5.78, 0.0);
+        assert_eq!((lo, hi, step), (-6.0, 0.0, 1.0));
+        assert_eq!(tick_label(-0.2, 0.2), "-0.2");
+        assert_eq!(tick_label(1e-17, 0.05), "0.00");
+    }
+}

@@ -1,0 +1,98 @@
+//! Keys on the timeline's clip (`rig::keys`): set a key of the selected joint or the whole pose
+//! at the current time (on a new clip "Action" when none is chosen), delete the keys at the
+//! current time, move the keys at one time to another, start a new clip. Each is one undo step
+//! (a `ModelEdit` of the clips, with the pose shown at the time).
+
+use std::sync::Arc;
+
+use super::EditorState;
+use crate::app::command::KeyCommand;
+use crate::model::{Clip, ModelEdit};
+use crate::rig::keys;
+
+impl EditorState {
+    /// Carries out one key command.
+    pub(super) fn apply_key(&mut self, cmd: KeyCommand) {
+        self.end_gesture();
+        match cmd {
+            KeyCommand::NewClip => {
+                let name = self.unused_clip_name();
+                let at = self.model.clips.len();
+                if self.edit_clips("New Clip", |clips| {
+                    clips.push(Clip { name: Some(name), channels: Vec::new() });
+                    true
+                }) {
+                    self.clip = Some(at);
+                    self.playing = false;
+                    self.time_secs = 0.0;
+                }
+            }
+            KeyCommand::Set { whole_pose } => {
+                let nodes = match (whole_pose, self.selected) {
+                    (false, Some(node)) => vec![node],
+                    _ => keys::posable_nodes(&self.model, &self.pose),
+                };
+                if nodes.is_empty() {
+                    self.set_error("nothing to key: the model has no joints".into());
+                    return;
+                }
+                if self.clip.is_none_or(|c| c >= self.model.clips.len()) {
+                    self.apply_key(KeyCommand::NewClip);
+                }
+                let Some(clip) = self.clip else { return };
+                let (tree, pose, time) = (self.model.nodes.clone(), self.pose.clone(), self.time_secs);
+                let label = if nodes.len() == 1 { "Set Key" } else { "Set Key (whole pose)" };
+                if self.edit_clips(label, |clips| {
+                    keys::set_keys(&mut clips[clip], &tree, &pose, &nodes, time);
+                    true
+                }) {
+                    self.set_info(format!("keyed {} joint(s) at {:.2} s", nodes.len(), self.time_secs));
+                }
+            }
+            KeyCommand::Delete { whole_pose } => {
+                let Some(clip) = self.clip else { return };
+                let nodes = if whole_pose { None } else { self.selected.map(|n| vec![n]) };
+                let time = self.time_secs;
+                if !self.edit_clips("Delete Key", |clips| keys::delete_keys(&mut clips[clip], nodes.as_deref(), time)) {
+                    self.set_info(format!("no key at {time:.2} s"));
+                }
+            }
+            KeyCommand::Move { from_secs, to_secs } => {
+                let Some(clip) = self.clip else { return };
+                if self.edit_clips("Move Keys", |clips| keys::move_keys(&mut clips[clip], None, from_secs, to_secs)) {
+                    self.apply(crate::app::command::Command::SetTime(keys::f32_exact(to_secs.max(0.0))));
+                }
+            }
+        }
+    }
+
+    /// Changes the clips through `f` (which returns whether it changed anything) as one undo step.
+    fn edit_clips(&mut self, label: &'static str, f: impl FnOnce(&mut Vec<Clip>) -> bool) -> bool {
+        let mut m = (*self.model).clone();
+        if !f(&mut m.clips) || m.clips == self.model.clips {
+            return false;
+        }
+        let edit = ModelEdit::between(label, &self.model, &m);
+        self.history.record_model(edit, &self.pose);
+        self.model = Arc::new(m);
+        self.rig.unsaved += 1;
+        true
+    }
+
+    /// "Action", or "Action.001", ... : the first name no clip carries.
+    fn unused_clip_name(&self) -> String {
+        let taken = |n: &str| self.model.clips.iter().any(|c| c.name.as_deref() == Some(n));
+        std::iter::once("Action".to_owned())
+            .chain((1..).map(|i| format!("Action.{i:03}")))
+            .find(|n| !taken(n))
+            .unwrap_or_default()
+    }
+
+    /// The times the timeline shows and can be scrubbed over: the clip's range from 0 (or its
+    /// start, if earlier) to a second past its end, so new keys can be set after the last one.
+    #[must_use]
+    pub fn timeline_range(&self) -> (f64, f64) {
+        let (a, b) = self.clip.and_then(|c| self.model.clips.get(c)).map_or((0.0, 0.0), Clip::range);
+        (a.min(0.0), b.max(a) + 1.0)
+    }
+}

@@ -1,0 +1,139 @@
+//! `skinlab sweep MODEL [--joints NAME,...] [--method lbs,dqs,sbs] [--motion twist,bend]
+//! [--max-angle 180] [--steps 37] --out REPORT.json|.csv [--plot PLOT.png]`: the stress sweep of
+//! `analysis::sweep`. Every option is checked before any work; files are written atomically.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use super::{load, CliError};
+use crate::analysis::sweep::{self, plot, Motion, SweepRequest};
+use crate::io::atomic_write;
+use crate::model::Model;
+use crate::skinning::SkinningMethod;
+
+/// Arguments of `skinlab sweep`.
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// The model (.gltf, .glb or .obj with a skin).
+    pub model: PathBuf,
+    /// Joints to sweep, each alone (node names or #N); default every joint with weight.
+    #[arg(long, value_delimiter = ',', value_name = "NAME,...")]
+    pub joints: Vec<String>,
+    /// Methods to compare.
+    #[arg(long, value_delimiter = ',', default_value = "lbs,dqs,sbs")]
+    pub method: Vec<SkinningMethod>,
+    /// Motions: twist (about the bone) and bend (about an axis perpendicular to it).
+    #[arg(long, value_delimiter = ',', default_value = "twist,bend")]
+    pub motion: Vec<Motion>,
+    /// The largest angle in degrees (0 < angle ≤ 360).
+    #[arg(long, default_value_t = 180.0, allow_negative_numbers = true)]
+    pub max_angle: f64,
+    /// Steps from 0° to the largest angle, both included (2 to 10000).
+    #[arg(long, default_value_t = 37)]
+    pub steps: usize,
+    /// The report: .json or .csv (replaced atomically).
+    #[arg(long, value_name = "REPORT.json|.csv")]
+    pub out: PathBuf,
+    /// Also draw the curves into this PNG: one row per joint and motion, one panel per metric.
+    #[arg(long, value_name = "PLOT.png")]
+    pub plot: Option<PathBuf>,
+}
+
+fn extension(path: &Path) -> String {
+    path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default()
+}
+
+/// Resolves `names` to joint nodes of `model` (every weighted joint when empty).
+fn joints(model: &Model, names: &[String], path: &Path) -> Result<Vec<usize>, CliError> {
+    let weighted = sweep::weighted_joints(model);
+    if names.is_empty() {
+        if weighted.is_empty() {
+            return Err(format!("{}: no joint has weight on a vertex: nothing to sweep", path.display()).into());
+        }
+        return Ok(weighted);
+    }
+    let mut out = Vec::new();
+    for name in names {
+        let node = model.nodes.find(name).map_err(|e| format!("{}: --joints {name:?}: {e}", path.display()))?;
+        if !model.skins.iter().any(|s| s.joints.contains(&node)) {
+            return Err(format!("{}: --joints {name:?}: not a joint of any skin", path.display()).into());
+        }
+        if !weighted.contains(&node) {
+            return Err(format!("{}: --joints {name:?}: influences no vertex", path.display()).into());
+        }
+        if !out.contains(&node) {
+            out.push(node);
+        }
+    }
+    Ok(out)
+}
+
+/// Checks the options that need no model.
+fn check_options(args: &SweepArgs) -> Result<(), CliError> {
+    let out_ext = extension(&args.out);
+    if out_ext != "json" && out_ext != "csv" {
+        return Err(format!("--out {}: the report must end in .json or .csv", args.out.display()).into());
+    }
+    if let Some(plot) = &args.plot {
+        if extension(plot) != "png" {
+            return Err(format!("--plot {}: the plot must end in .png", plot.display()).into());
+        }
+    }
+    if !(args.max_angle.is_finite() && args.max_angle > 0.0 && args.max_angle <= 360.0) {
+        return Err(
+            format!("--max-angle {}: must be a number of degrees above 0 and at most 360", args.max_angle).into()
+        );
+    }
+    if !(2..=10_000).contains(&args.steps) {
+        return Err(format!("--steps {}: must be 2 to 10000", args.steps).into());
+    }
+    if args.method.is_empty() || args.motion.is_empty() {
+        return Err("--method and --motion need at least one value".into());
+    }
+    Ok(())
+}
+
+/// Runs `skinlab sweep`.
+pub fn run(args: &SweepArgs) -> Result<(), CliError> {
+    check_options(args)?;
+    let model = load(&args.model)?;
+    let joints = joints(&model, &args.joints, &args.model)?;
+    if args.plot.is_some() && joints.len() * args.motion.len() > plot::MAX_ROWS {
+        return Err(format!(
+            "--plot draws at most {} joint x motion rows, this sweep has {}: choose joints with --joints",
+            plot::MAX_ROWS,
+            joints.len() * args.motion.len()
+        )
+        .into());
+    }
+    let mut methods = Vec::new();
+    for m in &args.method {
+        if !methods.contains(m) {
+            methods.push(*m);
+        }
+    }
+    let mut motions = Vec::new();
+    for m in &args.motion {
+        if !motions.contains(m) {
+            motions.push(*m);
+        }
+    }
+    let request =
+        SweepRequest { joints, methods, motions, max_angle_rad: args.max_angle.to_radians(), steps: args.steps };
+    let report = sweep::sweep(&model, &args.model.display().to_string(), &request);
+    let written = if extension(&args.out) == "csv" {
+        atomic_write(&args.out, |w| sweep::write_csv(w, &report))
+    } else {
+        atomic_write(&args.out, |w| {
+            serde_json::to_writer_pretty(&mut *w, &report).map_err(std::io::Error::other)?;
+            writeln!(w)
+        })
+    };
+    written.map_err(|e| format!("{}: cannot write: {e}", args.out.display()))?;
+    if let Some(path) = &args.plot {
+        let bytes = plot::png(&report).map_err(|e| format!("{}: cannot encode the plot: {e}", path.display()))?;
+        atomic_write(path, |w| w.write_all(&bytes)).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+    }
+    super::print_out(&report.summary())
+}
