@@ -1,12 +1,14 @@
 //! Posing and rigging a model: per-node overrides of the rest transforms, forward kinematics to
 //! skin matrices, animation sampling, the pose-file format of the contract, bone shapes and
 //! skeleton edits (joints added, deleted, moved, reparented, mirrored; skins created), inverse
-//! kinematics (`ik/`), keyframes on clips (`keys.rs`).
+//! kinematics (`ik/`), keyframes on clips (`keys.rs`), poses pasted across the symmetry plane
+//! (`mirror_pose.rs`).
 
 pub mod bone;
 pub mod fk;
 pub mod ik;
 pub mod keys;
+pub mod mirror_pose;
 pub mod pose;
 pub mod pose_file;
 pub mod sample;

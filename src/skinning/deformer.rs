@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use glam::DMat4;
 
-use super::{dqs, lbs, sbs, DeformedPrimitive, SkinFrame, SkinningMethod};
+use super::{dqs, lbs, sbs, sbs_c, DeformedPrimitive, SkinFrame, SkinningMethod};
 use crate::model::{Model, SkinnedInstance};
 use crate::rig::{fk, Pose};
 
@@ -92,6 +92,7 @@ impl Deformer {
             SkinningMethod::Lbs => lbs::lbs(frame, inf, &p.positions, normals, out),
             SkinningMethod::Dqs => dqs::dqs(frame, inf, &p.positions, normals, out),
             SkinningMethod::Sbs => sbs::sbs(frame, inf, &p.positions, normals, out),
+            SkinningMethod::SbsC => sbs_c::sbs_c(frame, inf, &p.positions, normals, out),
         }
     }
 

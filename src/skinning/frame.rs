@@ -156,6 +156,12 @@ pub struct SkinFrame {
     pub far_quats: Vec<DVec4>,
     /// Per member of a far set: D_i r_c in f64.
     pub far_points: Vec<DVec3>,
+    /// Per set and pair `a < b` of its slots (`slots·(slots−1)/2` per set), for continuous SBS:
+    /// `DᵀD` (upper triangle: xx, xy, xz, yy, yz, zz) and `Dᵀe` of `D = R_a − R_b`,
+    /// `e = t_b − t_a`, in f64.
+    pub pairs: Vec<[f64; 9]>,
+    /// Per member, for continuous SBS: the rigid part `(R_j, t_j)` in f64.
+    pub rigid: Vec<(DMat3, DVec3)>,
     /// Centre solves done by the last [`SkinFrame::prepare`].
     pub centre_solves: usize,
     /// Seconds spent solving centres in the last [`SkinFrame::prepare`].
@@ -202,6 +208,9 @@ impl SkinFrame {
         self.far_centres.resize(if sbs { n_sets } else { 0 }, DVec3::ZERO);
         self.far_quats.resize(if sbs { members } else { 0 }, DVec4::W);
         self.far_points.resize(if sbs { members } else { 0 }, DVec3::ZERO);
+        let continuous = method == SkinningMethod::SbsC;
+        self.pairs.resize(if continuous { n_sets * k * k.saturating_sub(1) / 2 } else { 0 }, [0.0; 9]);
+        self.rigid.resize(if continuous { members } else { 0 }, (DMat3::IDENTITY, DVec3::ZERO));
     }
 
     /// Flags and member tables of one set (everything but its SBS centre).
@@ -243,6 +252,32 @@ impl SkinFrame {
                 if method == SkinningMethod::Dqs {
                     self.duals[row + m] = if negate { -part.dual } else { part.dual };
                 }
+            }
+        }
+        if method == SkinningMethod::SbsC {
+            self.fill_pairs(set, members);
+        }
+    }
+
+    /// Continuous SBS's per-set tables: each member's rigid part and each slot pair's normal
+    /// equations (padding slots carry weight 0, so their pairs never count).
+    fn fill_pairs(&mut self, set: usize, members: &[u16]) {
+        let k = self.slots;
+        for (m, &j) in members.iter().enumerate() {
+            let part = part(&self.joints, j);
+            self.rigid[set * k + m] = (DMat3::from_quat(part.rotation), part.translation);
+        }
+        let mut pair = set * k * k.saturating_sub(1) / 2;
+        for a in 0..k {
+            for b in a + 1..k {
+                let (ra, ta) = self.rigid[set * k + a];
+                let (rb, tb) = self.rigid[set * k + b];
+                let d = ra - rb;
+                let m = d.transpose() * d;
+                let e = d.transpose() * (tb - ta);
+                self.pairs[pair] =
+                    [m.x_axis.x, m.y_axis.x, m.z_axis.x, m.y_axis.y, m.z_axis.y, m.z_axis.z, e.x, e.y, e.z];
+                pair += 1;
             }
         }
     }

@@ -13,6 +13,7 @@ pub mod frame;
 mod lanes;
 pub mod lbs;
 pub mod sbs;
+pub mod sbs_c;
 mod vertex_pass;
 
 pub use deformer::{Deformer, FrameStats};
@@ -34,11 +35,18 @@ pub enum SkinningMethod {
     Dqs,
     /// Spherical blend skinning (Kavan and Žára 2005).
     Sbs,
+    /// Continuous SBS (skinlab's own, `docs/sbs-c.md`): a per-vertex centre continuous in the
+    /// weights, so that painting a weight to zero never makes the vertex jump.
+    #[serde(rename = "sbs-c")]
+    SbsC,
 }
 
 impl SkinningMethod {
-    /// Every method, in menu order.
+    /// The methods of the deformation contract (`shared/spec/deformation.md`).
     pub const ALL: [Self; 3] = [Self::Lbs, Self::Dqs, Self::Sbs];
+
+    /// Every method, in menu order: the contract's, then continuous SBS.
+    pub const MENU: [Self; 4] = [Self::Lbs, Self::Dqs, Self::Sbs, Self::SbsC];
 
     /// The short lower-case name used on the command line.
     #[must_use]
@@ -47,6 +55,7 @@ impl SkinningMethod {
             Self::Lbs => "lbs",
             Self::Dqs => "dqs",
             Self::Sbs => "sbs",
+            Self::SbsC => "sbs-c",
         }
     }
 
@@ -57,6 +66,7 @@ impl SkinningMethod {
             Self::Lbs => "LBS",
             Self::Dqs => "DQS",
             Self::Sbs => "SBS",
+            Self::SbsC => "SBS-C",
         }
     }
 }
@@ -74,7 +84,8 @@ impl FromStr for SkinningMethod {
             "lbs" => Ok(Self::Lbs),
             "dqs" => Ok(Self::Dqs),
             "sbs" => Ok(Self::Sbs),
-            _ => Err(format!("unknown skinning method {s:?} (expected lbs, dqs or sbs)")),
+            "sbs-c" | "sbsc" => Ok(Self::SbsC),
+            _ => Err(format!("unknown skinning method {s:?} (expected lbs, dqs, sbs or sbs-c)")),
         }
     }
 }

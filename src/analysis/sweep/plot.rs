@@ -30,6 +30,7 @@ pub fn method_colour(method: SkinningMethod) -> [u8; 4] {
         SkinningMethod::Lbs => [214, 39, 40, 255],
         SkinningMethod::Dqs => [31, 119, 180, 255],
         SkinningMethod::Sbs => [44, 160, 44, 255],
+        SkinningMethod::SbsC => [255, 127, 14, 255],
     }
 }
 

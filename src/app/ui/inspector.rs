@@ -68,7 +68,7 @@ pub fn skinning_ui(ui: &mut egui::Ui, s: &EditorState) -> Vec<Command> {
     let mut cmds = Vec::new();
     ui.heading("Skinning");
     ui.horizontal(|ui| {
-        for m in SkinningMethod::ALL {
+        for m in SkinningMethod::MENU {
             if ui.selectable_label(s.method == m, m.label()).on_hover_text(format!("key {}", key_of(m))).clicked() {
                 cmds.push(Command::SetMethod(m));
             }
@@ -83,7 +83,7 @@ pub fn skinning_ui(ui: &mut egui::Ui, s: &EditorState) -> Vec<Command> {
         egui::ComboBox::from_id_salt("compare")
             .selected_text(s.compare.label())
             .show_ui(ui, |ui| {
-                for m in SkinningMethod::ALL {
+                for m in SkinningMethod::MENU {
                     if ui.selectable_label(s.compare == m, m.label()).clicked() {
                         cmds.push(Command::SetCompare(m));
                     }
@@ -144,5 +144,6 @@ pub fn key_of(m: SkinningMethod) -> u8 {
         SkinningMethod::Lbs => 1,
         SkinningMethod::Dqs => 2,
         SkinningMethod::Sbs => 3,
+        SkinningMethod::SbsC => 4,
     }
 }

@@ -3,7 +3,7 @@
 
 use super::Deformer;
 use crate::model::{Model, SkinnedInstance};
-use crate::skinning::{dqs, lbs, sbs, DeformedPrimitive, SkinningMethod};
+use crate::skinning::{dqs, lbs, sbs, sbs_c, DeformedPrimitive, SkinningMethod};
 
 impl Deformer {
     /// The method of the last [`Deformer::prepare`], if any.
@@ -73,6 +73,7 @@ impl Deformer {
             SkinningMethod::Lbs => lbs::lbs(frame, &sub, &positions, sub_normals.as_deref(), &mut part),
             SkinningMethod::Dqs => dqs::dqs(frame, &sub, &positions, sub_normals.as_deref(), &mut part),
             SkinningMethod::Sbs => sbs::sbs(frame, &sub, &positions, sub_normals.as_deref(), &mut part),
+            SkinningMethod::SbsC => sbs_c::sbs_c(frame, &sub, &positions, sub_normals.as_deref(), &mut part),
         }
         for (i, &v) in vertices.iter().enumerate() {
             out.positions[v as usize] = part.positions[i];
