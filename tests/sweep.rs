@@ -126,10 +126,13 @@ fn json_and_csv_reports_hold_every_step() {
     }
     let text = std::fs::read_to_string(&csv).unwrap();
     let mut lines = text.lines();
-    assert_eq!(lines.next().unwrap(), "joint,node,motion,method,step,angle_deg,collapse,volume_change,bulge,flip");
+    assert_eq!(
+        lines.next().unwrap(),
+        "joint,node,motion,method,step,angle_deg,collapse,volume_change,bulge,flip,weight,jump"
+    );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), 2 * 2 * 3 * 7);
-    assert!(rows.iter().all(|r| r.len() == 10 && r[9].parse::<f64>().unwrap().is_finite()));
+    assert!(rows.iter().all(|r| r.len() == 12 && r[9].parse::<f64>().unwrap().is_finite() && r[10].is_empty()));
     // Same numbers in both files.
     let first = &sweeps[0]["curves"][0]["steps"][3];
     assert_eq!(rows[3][6].parse::<f64>().unwrap(), first["collapse"].as_f64().unwrap());
@@ -165,4 +168,28 @@ fn bad_joints_and_options_give_one_line() {
     assert_one_error_line(&skinlab(["sweep", fox, "--out", "r.txt"]), &["--out", ".json"]);
     assert!(!std::path::Path::new(&out).exists(), "no report after a failure");
     assert_one_error_line(&skinlab(["sweep", "/nonexistent/m.glb", "--out", &out]), &["m.glb"]);
+}
+
+#[test]
+fn the_weight_motion_shows_sbs_jumping_and_sbs_c_continuous() {
+    let model = skinlab::io::load_model(&shared_models().join("CesiumMan.glb")).unwrap();
+    let node = model.nodes.find("Skeleton_neck_joint_1").unwrap();
+    let methods = vec![SkinningMethod::Lbs, SkinningMethod::Sbs, SkinningMethod::SbsC];
+    let request =
+        SweepRequest { joints: vec![node], methods, motions: vec![Motion::Weight], max_angle_rad: 1.0, steps: 11 };
+    let report = sweep(&model, "CesiumMan", &request);
+    let sw = &report.sweeps[0];
+    assert_eq!(sw.motion, Motion::Weight);
+    let last = |i: usize| sw.curves[i].weight_steps.last().copied().unwrap();
+    for c in &sw.curves {
+        assert_eq!(c.weight_steps.len(), 11);
+        assert!((c.weight_steps[0].weight - 0.1).abs() < 1e-12 && (last(0).weight - 1e-6).abs() < 1e-15);
+        println!("{}: jump {:?}", c.method, c.weight_steps.iter().map(|w| w.jump).collect::<Vec<_>>());
+    }
+    // SBS: the centre of a set of three or more joints jumps (the "up to 2e-3 of the diagonal").
+    assert!(last(1).jump > 1e-3, "SBS jumps: {:?}", last(1));
+    // LBS and SBS-C: the jump goes to zero with the weight.
+    assert!(last(0).jump < 1e-5 && last(2).jump < 1e-5, "LBS {:?}, SBS-C {:?}", last(0), last(2));
+    let c = &sw.curves[2].weight_steps;
+    assert!(c.windows(2).all(|p| p[1].jump <= p[0].jump * 1.01 + 1e-7), "SBS-C's jump shrinks with the weight: {c:?}");
 }

@@ -169,6 +169,8 @@ pub enum Command {
         /// The panel under the cursor.
         panel: usize,
     },
+    /// Selection mask, gradient, weight table and transfer (Paint mode; edits are one undo step).
+    WeightTools(crate::app::state::WeightToolCommand),
     /// Run a weight tool on every skin (one undo step).
     Tool(WeightTool),
     /// Lock or unlock a joint (node index) against painting and tools.

@@ -33,6 +33,8 @@ pub enum FileRequest {
     SaveWeights,
     /// Where to export the model with these choices.
     Export(ExportChoice),
+    /// A model to transfer weights from (Paint ▸ Transfer weights).
+    TransferSource,
 }
 
 impl FileRequest {
@@ -46,6 +48,7 @@ impl FileRequest {
             Self::SaveModel => "Save model as",
             Self::SaveWeights => "Save weights",
             Self::Export(_) => "Export model",
+            Self::TransferSource => "Transfer weights from",
         }
     }
 
@@ -53,7 +56,7 @@ impl FileRequest {
     #[must_use]
     pub fn filter(self) -> (&'static str, &'static [&'static str]) {
         match self {
-            Self::OpenModel => ("glTF model", &["glb", "gltf", "obj"]),
+            Self::OpenModel | Self::TransferSource => ("glTF model", &["glb", "gltf", "obj"]),
             Self::LoadPose | Self::SavePose => ("skinlab pose", &["json"]),
             Self::SaveModel => ("glTF model", &["glb", "gltf"]),
             Self::SaveWeights => ("skinlab weights", &["json"]),
@@ -65,7 +68,7 @@ impl FileRequest {
     /// Whether the dialog picks a file to write (a name can be typed; replacing asks first).
     #[must_use]
     pub fn saves(self) -> bool {
-        !matches!(self, Self::OpenModel | Self::LoadPose)
+        !matches!(self, Self::OpenModel | Self::LoadPose | Self::TransferSource)
     }
 
     /// The command that carries out the request on the chosen file.
@@ -80,6 +83,9 @@ impl FileRequest {
             Self::SaveModel => Command::SaveModel { path, overwrite: false },
             Self::SaveWeights => Command::SaveWeights(path),
             Self::Export(choice) => Command::Export { path, choice, overwrite: false },
+            Self::TransferSource => Command::WeightTools(crate::app::state::WeightToolCommand::Transfer(
+                crate::app::state::TransferSource::File(path),
+            )),
         }
     }
 
@@ -91,7 +97,7 @@ impl FileRequest {
         let stem = Path::new(model_name).file_stem().map_or_else(|| "model".to_owned(), |s| s.to_string_lossy().into());
         let ext = self.filter().1[0];
         let name = match self {
-            Self::OpenModel | Self::LoadPose => None,
+            Self::OpenModel | Self::LoadPose | Self::TransferSource => None,
             Self::SavePose => Some(format!("{stem}_pose.{ext}")),
             Self::SaveModel => Some(format!("{stem}.{ext}")),
             Self::SaveWeights => Some(format!("{stem}_weights.{ext}")),

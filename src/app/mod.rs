@@ -14,6 +14,7 @@ pub mod paint_overlay;
 pub mod recent;
 pub mod recovery;
 pub mod rig_input;
+pub mod select_input;
 pub mod state;
 pub mod translate_gizmo;
 pub mod ui;
@@ -193,6 +194,7 @@ impl SkinlabApp {
                     }
                 }
                 if self.state.mode == Mode::Paint {
+                    cmds.extend(select_input::selection_keys(i));
                     let brush = &mut self.state.paint.brush;
                     for (key, radius, strength) in
                         [(Key::OpenBracket, -1, 0), (Key::CloseBracket, 1, 0), (Key::Minus, 0, -1), (Key::Equals, 0, 1)]
@@ -435,6 +437,7 @@ impl eframe::App for SkinlabApp {
                     cmds.extend(ui::inspector::skinning_ui(ui, &self.state));
                     ui.separator();
                     cmds.extend(ui::paint_panel::paint_panel_ui(ui, &mut self.state));
+                    cmds.extend(ui::weight_tools_panel::weight_tools_ui(ui, &mut self.state, &mut self.files));
                     ui.separator();
                     cmds.extend(ui::inspector::view_ui(ui, &mut self.state));
                 });

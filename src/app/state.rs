@@ -9,6 +9,9 @@ mod paint_ops;
 mod pose_tools;
 mod recovery_ops;
 mod rig_ops;
+mod weight_tools_ops;
+
+pub use weight_tools_ops::{PaintTool, TransferSource, WeightToolCommand, WeightToolsState};
 
 pub use paint_ops::HoverInfo;
 pub use rig_ops::RigState;
@@ -204,6 +207,8 @@ pub struct EditorState {
     pub frame_rev: u64,
     /// Weight-painting settings.
     pub paint: PaintSettings,
+    /// The weight tools: selection mask, gradient, table and transfer settings.
+    pub weight_tools: WeightToolsState,
     /// Paint-mode colours (`[instance][primitive][vertex]`, sRGB).
     pub paint_colours: Vec<Vec<Vec<[u8; 4]>>>,
     /// Vertices painted since the model was opened or last saved.
@@ -274,6 +279,7 @@ impl EditorState {
             model_from_node: Vec::new(),
             frame_rev: 0,
             paint: PaintSettings::default(),
+            weight_tools: WeightToolsState::default(),
             paint_colours: Vec::new(),
             edited: EditedVertices::new(),
             source: None,
@@ -311,6 +317,8 @@ impl EditorState {
         self.skeleton = SkeletonLayout::new(&model);
         self.topology = ModelTopology::new(&model);
         self.topology_stale = false;
+        self.weight_tools.selection = crate::paint::Selection::new(self.topology.surface.len());
+        self.weight_tools.last_transfer = None;
         self.rig = RigState::default();
         // A model without a skeleton opens in Rig mode, ready for its root joint.
         if model.skins.is_empty() && !model.rigid_instances.is_empty() {
@@ -519,6 +527,7 @@ impl EditorState {
             | Command::SaveWeights(_)
             | Command::Export { .. }
             | Command::ConfirmOverwrite(_) => self.apply_paint(cmd),
+            Command::WeightTools(c) => self.apply_weight_tools(c),
             Command::LoadPose(path) => match pose_file::read_pose_file(&path, &self.model.nodes) {
                 Ok(p) => {
                     self.history.record(&self.pose, None);

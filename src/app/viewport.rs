@@ -91,6 +91,7 @@ pub struct Viewport {
     drag: Option<Drag>,
     next_gesture: u64,
     rig: RigInput,
+    select: super::select_input::SelectInput,
     /// Where the viewport was drawn last frame (screen points).
     pub last_rect: Option<egui::Rect>,
 }
@@ -227,6 +228,7 @@ impl Viewport {
         }
         if s.mode == Mode::Paint {
             super::paint_overlay::draw(&painter, rect, s, self.hover.as_ref());
+            self.select.draw(&painter, s, ui.input(|i| i.pointer.hover_pos()));
             super::paint_overlay::legend_ui(ui, rect, s, self.hover.as_ref());
         } else if s.difference {
             draw_legend(&painter, rect, s.max_difference, s.method.label(), s.compare.label());
@@ -271,7 +273,12 @@ impl Viewport {
             crate::paint::Ray { origin, direction }
         };
         let height = panel_size.y;
-        if pressed && response.hovered() {
+        if !self.painting && self.select.input(ui, response, s, local, panel_of, &ray_at, panel_size) {
+            self.hover = None;
+            return;
+        }
+        let brush = s.weight_tools.tool == super::state::PaintTool::Brush;
+        if pressed && response.hovered() && brush {
             if let Some(p) = pointer {
                 if ctrl {
                     s.apply(Command::SampleWeight { ray: ray_at(p), panel: panel_of(p) });

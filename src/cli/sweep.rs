@@ -23,7 +23,8 @@ pub struct SweepArgs {
     /// Methods to compare.
     #[arg(long, value_delimiter = ',', default_value = "lbs,dqs,sbs")]
     pub method: Vec<SkinningMethod>,
-    /// Motions: twist (about the bone) and bend (about an axis perpendicular to it).
+    /// Motions: twist (about the bone), bend (about an axis perpendicular to it), weight (the
+    /// joint's weight on each vertex from 1e-1 to 1e-6, against 0: the jump, in a random pose).
     #[arg(long, value_delimiter = ',', default_value = "twist,bend")]
     pub motion: Vec<Motion>,
     /// The largest angle in degrees (0 < angle ≤ 360).

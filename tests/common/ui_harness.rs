@@ -20,6 +20,7 @@ pub struct Scripted {
     pub pose: Arc<Mutex<Option<PathBuf>>>,
     pub save: Arc<Mutex<Option<PathBuf>>>,
     pub export: Arc<Mutex<Option<PathBuf>>>,
+    pub transfer: Arc<Mutex<Option<PathBuf>>>,
     pub asked: Arc<Mutex<usize>>,
     pub starts: Arc<Mutex<Vec<(FileRequest, DialogStart)>>>,
     pub no_portal: Arc<Mutex<bool>>,
@@ -40,6 +41,7 @@ impl FileDialogs for Scripted {
             }
             FileRequest::SaveWeights => self.save.lock().unwrap().clone(),
             FileRequest::Export(_) => self.export.lock().unwrap().clone(),
+            FileRequest::TransferSource => self.transfer.lock().unwrap().clone(),
         };
         answer.map_or(Answer::Cancelled, Answer::Chosen)
     }

@@ -5,7 +5,8 @@ use std::io::Write;
 use super::SweepReport;
 
 /// The CSV header line (without its newline).
-pub const HEADER: &str = "joint,node,motion,method,step,angle_deg,collapse,volume_change,bulge,flip";
+/// Twist and bend rows leave `weight` and `jump` empty; `weight` rows leave the angle metrics empty.
+pub const HEADER: &str = "joint,node,motion,method,step,angle_deg,collapse,volume_change,bulge,flip,weight,jump";
 
 /// A CSV field: quoted (quotes doubled) when it holds a comma, a quote or a line break.
 fn field(text: &str) -> String {
@@ -27,7 +28,7 @@ pub fn write_csv(w: &mut dyn Write, report: &SweepReport) -> std::io::Result<()>
             for (k, m) in c.steps.iter().enumerate() {
                 writeln!(
                     w,
-                    "{},{},{},{},{k},{},{},{},{},{}",
+                    "{},{},{},{},{k},{},{},{},{},{},,",
                     field(&sw.joint),
                     sw.node,
                     sw.motion.name(),
@@ -37,6 +38,18 @@ pub fn write_csv(w: &mut dyn Write, report: &SweepReport) -> std::io::Result<()>
                     m.volume_change,
                     m.bulge,
                     m.flip
+                )?;
+            }
+            for (k, m) in c.weight_steps.iter().enumerate() {
+                writeln!(
+                    w,
+                    "{},{},{},{},{k},,,,,,{},{}",
+                    field(&sw.joint),
+                    sw.node,
+                    sw.motion.name(),
+                    c.method.name(),
+                    m.weight,
+                    m.jump
                 )?;
             }
         }

@@ -2,11 +2,13 @@
 //! the bind pose through `steps` angles up to `max_angle`, by a twist about its bone or a bend about
 //! an axis perpendicular to it (the axes of `analysis::poses`), and at every step and for every
 //! method the artifact metrics of [`region`] are measured on the vertices the joint influences:
-//! collapse, volume change, bulge and flip.
+//! collapse, volume change, bulge and flip. The `weight` motion instead measures, per method, how
+//! far a vertex jumps when the joint's weight on it goes from ε to 0 (`weight_jump`).
 
 mod csv;
 pub mod plot;
 pub mod region;
+mod weight_jump;
 
 use std::fmt;
 use std::str::FromStr;
@@ -32,11 +34,13 @@ pub enum Motion {
     Twist,
     /// About an axis perpendicular to its bone.
     Bend,
+    /// The joint's weight on each vertex goes from ε to 0 (in a fixed random pose).
+    Weight,
 }
 
 impl Motion {
     /// Every motion, in report order.
-    pub const ALL: [Self; 2] = [Self::Twist, Self::Bend];
+    pub const ALL: [Self; 3] = [Self::Twist, Self::Bend, Self::Weight];
 
     /// The lower-case name used on the command line.
     #[must_use]
@@ -44,6 +48,7 @@ impl Motion {
         match self {
             Self::Twist => "twist",
             Self::Bend => "bend",
+            Self::Weight => "weight",
         }
     }
 }
@@ -60,7 +65,8 @@ impl FromStr for Motion {
         match s.to_ascii_lowercase().as_str() {
             "twist" => Ok(Self::Twist),
             "bend" => Ok(Self::Bend),
-            _ => Err(format!("unknown motion {s:?} (expected twist or bend)")),
+            "weight" => Ok(Self::Weight),
+            _ => Err(format!("unknown motion {s:?} (expected twist, bend or weight)")),
         }
     }
 }
@@ -95,13 +101,27 @@ pub struct StepMetrics {
     pub flip: f64,
 }
 
+/// One step of the `weight` motion.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct WeightStep {
+    /// ε: the joint's weight on each of its vertices (the others keep their proportions).
+    pub weight: f64,
+    /// The largest distance between a vertex at weight ε and at weight 0, share of the bind-pose
+    /// bounding-box diagonal.
+    pub jump: f64,
+}
+
 /// One method's curve.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MethodCurve {
     /// The method.
     pub method: SkinningMethod,
-    /// One entry per step.
+    /// One entry per step (twist and bend).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub steps: Vec<StepMetrics>,
+    /// One entry per step (the `weight` motion).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub weight_steps: Vec<WeightStep>,
 }
 
 /// One joint under one motion.
@@ -155,13 +175,15 @@ pub fn step_angle(k: usize, steps: usize, max_angle_rad: f64) -> f64 {
     max_angle_rad * k as f64 / (steps.max(2) - 1) as f64
 }
 
-/// The axis of `motion` for joint `node` in the bind pose (`globals` from `bind_globals`).
+/// The axis of `motion` for joint `node` in the bind pose (`globals` from `bind_globals`); zero for
+/// the `weight` motion, which turns nothing.
 #[must_use]
 pub fn motion_axis(model: &Model, globals: &[glam::DMat4], node: usize, motion: Motion) -> DVec3 {
     let (_, dir) = bone(model, globals, node);
     match motion {
         Motion::Twist => dir,
         Motion::Bend => perpendicular(dir),
+        Motion::Weight => DVec3::ZERO,
     }
 }
 
@@ -194,6 +216,10 @@ pub fn sweep(model: &Model, title: &str, request: &SweepRequest) -> SweepReport 
     let mut sweeps = Vec::new();
     for &node in &request.joints {
         for &motion in &request.motions {
+            if motion == Motion::Weight {
+                sweeps.extend(weight_jump::sweep_weight(model, node, request.methods.as_slice(), steps));
+                continue;
+            }
             let axis = motion_axis(model, &globals, node, motion);
             let Some(region) = Region::new(model, &globals, node, axis, &rest) else { continue };
             let mut curves = Vec::new();
@@ -214,7 +240,7 @@ pub fn sweep(model: &Model, title: &str, request: &SweepRequest) -> SweepReport 
                     metrics.push(StepMetrics { angle_deg: angle.to_degrees(), collapse, volume_change, bulge, flip });
                     std::mem::swap(&mut out, &mut previous);
                 }
-                curves.push(MethodCurve { method, steps: metrics });
+                curves.push(MethodCurve { method, steps: metrics, weight_steps: Vec::new() });
             }
             sweeps.push(JointSweep {
                 joint: model.nodes.key(node),
@@ -265,7 +291,19 @@ impl SweepReport {
             "joint", "motion", "method", "collapse(min@deg)", "volume(worst@deg)", "bulge(max@deg)", "flip(max@deg)"
         );
         for sw in &self.sweeps {
-            for c in &sw.curves {
+            for c in sw.curves.iter().filter(|c| !c.weight_steps.is_empty()) {
+                let text: Vec<String> =
+                    c.weight_steps.iter().map(|w| format!("{:.0e}:{:.2e}", w.weight, w.jump)).collect();
+                let _ = writeln!(
+                    s,
+                    "{:<28} {:<6} {:<6} jump/diagonal as the weight goes to 0 from {}",
+                    sw.joint,
+                    sw.motion.name(),
+                    c.method.name(),
+                    text.join(" ")
+                );
+            }
+            for c in sw.curves.iter().filter(|c| !c.steps.is_empty()) {
                 let worst = |key: &dyn Fn(&StepMetrics) -> f64, largest: bool| {
                     c.steps
                         .iter()

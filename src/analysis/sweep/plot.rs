@@ -89,22 +89,28 @@ pub fn draw(report: &SweepReport) -> (Vec<u8>, u32, u32) {
         let title = format!("{} - {} ({} VERTICES)", sw.joint, sw.motion.name(), sw.influenced_vertices);
         canvas.fill(0, top, i64::from(width), ROW_TITLE - 2, [232, 232, 240, 255]);
         canvas.text(8, top + 4, &title, 2, INK);
-        for (col, metric) in METRICS.iter().enumerate() {
-            let px = col as i64 * PANEL_W;
-            let py = top + ROW_TITLE;
-            panel(&mut canvas, (px, py), metric, sw, report.max_angle_deg);
+        for (col, spec) in row_panels(sw, report.max_angle_deg).iter().enumerate() {
+            panel(&mut canvas, (col as i64 * PANEL_W, top + ROW_TITLE), spec);
         }
     }
     (rgba, width, height)
 }
 
-fn panel(canvas: &mut Canvas, (px, py): (i64, i64), metric: &Metric, sw: &super::JointSweep, max_angle: f64) {
+/// One panel's content: titles, the x range (from 0), and one polyline per method.
+struct Panel<'a> {
+    title: &'a str,
+    x_title: &'a str,
+    x_max: f64,
+    floor: (f64, f64),
+    curves: Vec<(SkinningMethod, Vec<(f64, f64)>)>,
+}
+
+fn panel(canvas: &mut Canvas, (px, py): (i64, i64), spec: &Panel) {
     let (x0, x1) = (px + LEFT, px + PANEL_W - RIGHT);
     let (y0, y1) = (py + TOP, py + PANEL_H - BOTTOM);
-    let (mut lo, mut hi) = metric.floor;
-    for c in &sw.curves {
-        for m in &c.steps {
-            let v = (metric.value)(m);
+    let (mut lo, mut hi) = spec.floor;
+    for (_, points) in &spec.curves {
+        for &(_, v) in points {
             if v.is_finite() {
                 lo = lo.min(v);
                 hi = hi.max(v);
@@ -114,9 +120,9 @@ fn panel(canvas: &mut Canvas, (px, py): (i64, i64), metric: &Metric, sw: &super:
     let (lo, hi, step) = nice_range(lo, hi);
     let ticks = ((hi - lo) / step).round().max(1.0) as i64;
     let span = (hi - lo).max(1e-12);
-    let to_x = |a: f64| x0 + ((a / max_angle.max(1e-12)) * (x1 - x0) as f64).round() as i64;
+    let to_x = |a: f64| x0 + ((a / spec.x_max.max(1e-12)) * (x1 - x0) as f64).round() as i64;
     let to_y = |v: f64| y1 - (((v - lo) / span) * (y1 - y0) as f64).round() as i64;
-    canvas.text(px + LEFT, py + 8, metric.title, 1, INK);
+    canvas.text(px + LEFT, py + 8, spec.title, 1, INK);
     for k in 0..=ticks {
         let v = lo + step * k as f64;
         let gy = to_y(v);
@@ -127,29 +133,56 @@ fn panel(canvas: &mut Canvas, (px, py): (i64, i64), metric: &Metric, sw: &super:
     for k in 0..=4 {
         let gx = x0 + (x1 - x0) * k / 4;
         canvas.fill(gx, y0, 1, y1 - y0, GRID);
-        let a = format_units((max_angle * k as f64 / 4.0) as f32);
+        let a = format_units((spec.x_max * k as f64 / 4.0) as f32);
         canvas.text(gx - Canvas::text_width(&a, 1) / 2, y1 + 5, &a, 1, INK);
     }
     canvas.fill(x0, y0, 1, y1 - y0 + 1, INK);
     canvas.fill(x0, y1, x1 - x0 + 1, 1, INK);
-    let axis = "ANGLE (DEG)";
-    canvas.text((x0 + x1) / 2 - Canvas::text_width(axis, 1) / 2, y1 + 18, axis, 1, INK);
+    canvas.text((x0 + x1) / 2 - Canvas::text_width(spec.x_title, 1) / 2, y1 + 18, spec.x_title, 1, INK);
     // Widest first, so that a curve drawn over an equal one (DQS and SBS on two-joint sets) leaves
     // the one below visible as a border.
-    let n = sw.curves.len() as i64;
-    for (i, c) in sw.curves.iter().enumerate() {
-        let colour = method_colour(c.method);
+    let n = spec.curves.len() as i64;
+    for (i, (method, points)) in spec.curves.iter().enumerate() {
         let thickness = 2 + (n - 1 - i as i64).min(3);
-        let points: Vec<(i64, i64)> = c
-            .steps
-            .iter()
-            .filter(|m| (metric.value)(m).is_finite())
-            .map(|m| (to_x(m.angle_deg), to_y((metric.value)(m))))
-            .collect();
-        for pair in points.windows(2) {
-            canvas.line(pair[0], pair[1], thickness, colour);
+        let pixels: Vec<(i64, i64)> =
+            points.iter().filter(|p| p.1.is_finite()).map(|&(x, v)| (to_x(x), to_y(v))).collect();
+        for pair in pixels.windows(2) {
+            canvas.line(pair[0], pair[1], thickness, method_colour(*method));
         }
     }
+}
+
+/// The panels of one joint × motion row.
+fn row_panels(sw: &super::JointSweep, max_angle: f64) -> Vec<Panel<'static>> {
+    if sw.motion == super::Motion::Weight {
+        let x_max = sw.curves.iter().flat_map(|c| &c.weight_steps).map(|s| -s.weight.log10()).fold(0.0, f64::max);
+        let curves = sw
+            .curves
+            .iter()
+            .map(|c| (c.method, c.weight_steps.iter().map(|s| (-s.weight.log10(), 1e3 * s.jump)).collect()))
+            .collect();
+        return vec![Panel {
+            title: "JUMP AS THE WEIGHT GOES TO 0 (1/1000 DIAGONAL)",
+            x_title: "-LOG10 WEIGHT",
+            x_max,
+            floor: (0.0, 0.01),
+            curves,
+        }];
+    }
+    METRICS
+        .iter()
+        .map(|metric| Panel {
+            title: metric.title,
+            x_title: "ANGLE (DEG)",
+            x_max: max_angle,
+            floor: metric.floor,
+            curves: sw
+                .curves
+                .iter()
+                .map(|c| (c.method, c.steps.iter().map(|m| (m.angle_deg, (metric.value)(m))).collect()))
+                .collect(),
+        })
+        .collect()
 }
 
 /// `lo`..`hi` widened to multiples of a round step (1, 2 or 5 times a power of ten) giving 3 to 6

@@ -37,6 +37,27 @@ pub struct HoverInfo {
 /// Colour of vertices without any influence in paint mode (sRGB).
 const UNWEIGHTED: [u8; 4] = [90, 90, 100, 255];
 
+/// Colour of hidden vertices in paint mode (sRGB).
+const HIDDEN: [u8; 4] = [28, 28, 32, 255];
+
+/// Shows the selection mask on the weight colours: hidden vertices dark, and while anything is
+/// selected the unselected vertices dimmed (the selection keeps its full colours).
+fn mark_selection(
+    colours: &mut [[u8; 4]],
+    surface_vertex: impl Fn(usize) -> u32,
+    sel: &crate::paint::Selection,
+    any_selected: bool,
+) {
+    for (v, c) in colours.iter_mut().enumerate() {
+        let g = surface_vertex(v);
+        if sel.is_hidden(g) {
+            *c = HIDDEN;
+        } else if any_selected && !sel.is_selected(g) {
+            *c = [c[0] / 3 + 20, c[1] / 3 + 20, c[2] / 3 + 20, 255];
+        }
+    }
+}
+
 fn to_srgb8(c: [f32; 3]) -> [u8; 4] {
     let q = |v: f32| (v.clamp(0.0, 1.0) * 255.0).round() as u8;
     [q(c[0]), q(c[1]), q(c[2]), 255]
@@ -71,10 +92,14 @@ impl EditorState {
         WeightRules { locked, limit: self.paint.limit, mask: None }
     }
 
-    /// The weight rules over the whole surface (surface joints; locks by node, the limit).
+    /// The weight rules over the whole surface (surface joints; locks by node, the limit, the
+    /// selection mask).
     #[must_use]
     pub fn surface_rules(&self) -> WeightRules {
-        self.topology.surface.rules(|n| self.paint.locked.contains(&n), self.paint.limit)
+        WeightRules {
+            mask: self.editable_mask(),
+            ..self.topology.surface.rules(|n| self.paint.locked.contains(&n), self.paint.limit)
+        }
     }
 
     /// The brush caches: the model as one surface, its vertex and joint mirrors.
@@ -374,6 +399,10 @@ impl EditorState {
             return;
         }
         let out = &mut self.paint_colours;
+        let surface = &self.topology.surface;
+        let sel = &self.weight_tools.selection;
+        let sel = (sel.len() == surface.len()).then_some(sel);
+        let any_selected = sel.is_some_and(|s| !s.selected_groups(surface.adjacency()).is_empty());
         out.resize_with(self.model.instances.len(), Vec::new);
         for (i, inst) in self.model.instances.iter().enumerate() {
             let (Some(mesh), Some(skin)) = (self.model.meshes.get(inst.mesh), self.model.skins.get(inst.skin)) else {
@@ -382,6 +411,7 @@ impl EditorState {
             let joint = self.selected.and_then(|n| skin.joints.iter().position(|&j| j == n)).map(|j| j as u16);
             out[i].resize_with(mesh.primitives.len(), Vec::new);
             for (p, prim) in mesh.primitives.iter().enumerate() {
+                let first = surface.part_of(inst.mesh, p).map(|k| surface.parts()[k].first_vertex);
                 let colours = &mut out[i][p];
                 colours.clear();
                 let Some(inf) = prim.influences.as_ref() else {
@@ -397,6 +427,9 @@ impl EditorState {
                             .map_or(UNWEIGHTED, |j| to_srgb8(display::joint_colour(j))),
                     }
                 }));
+                if let (Some(sel), Some(first)) = (sel, first) {
+                    mark_selection(colours, |v| first + v as u32, sel, any_selected);
+                }
             }
         }
     }

@@ -1,5 +1,5 @@
 //! The editor's panels: the joint tree, the inspector (method, comparison, joint rotation), the
-//! paint and rig panels, the timeline and the status line. Each panel reads the state and returns commands.
+//! paint panel and its weight tools (selection, gradient, weight table, transfer), the rig panel, the timeline and the status line. Each panel reads the state and returns commands.
 
 pub mod inspector;
 pub mod outliner;
@@ -7,3 +7,4 @@ pub mod paint_panel;
 pub mod rig_panel;
 pub mod status_bar;
 pub mod timeline;
+pub mod weight_tools_panel;
