@@ -232,7 +232,7 @@ fn the_joint_tree_folds_searches_and_scrolls_to_a_joint_selected_elsewhere() {
 fn paint_mode_has_the_view_options_and_the_keypad_turns_the_view() {
     let mut h = harness(Scripted::default());
     paint_mode(&mut h, "elbow");
-    for label in ["Wireframe", "Bones", "X-ray", "Grid"] {
+    for label in ["Wireframe", "Bones", "X-ray", "Grid", "Materials"] {
         assert!(h.query_by_label(label).is_some(), "no {label} in paint mode");
     }
     // The View section sits below the paint panel: scroll the inspector to it first.

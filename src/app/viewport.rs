@@ -19,6 +19,7 @@ use super::gizmo::{self, Gizmo, Handle};
 use super::rig_input::{self, PanelPointer, RigInput};
 use super::state::{EditorState, Mode};
 use super::translate_gizmo::TranslateGizmo;
+use crate::io::materials::Looks;
 use crate::model::Model;
 use crate::render::{OrbitCamera, Scene, ViewOptions};
 use crate::skinning::DeformedPrimitive;
@@ -33,6 +34,10 @@ struct Upload {
     colours: Option<Vec<Vec<Vec<[u8; 4]>>>>,
     model_from_node: Vec<DMat4>,
     selected: Option<usize>,
+    /// The model's materials, sent with the model.
+    looks: Option<Arc<Looks>>,
+    /// Draw the materials (no overlay colours, View ▸ Materials on).
+    looks_on: bool,
 }
 
 /// What the paint callbacks share with the UI thread.
@@ -59,16 +64,17 @@ impl GpuShared {
         };
         if self.scene.is_none() || self.scene_model_rev != up.model_rev {
             let Some(model) = &up.model else { return };
-            self.scene = Some(Scene::new(&ctx, model, 2, up.bounds));
+            self.scene = Some(Scene::new(&ctx, model, 2, up.bounds, up.looks.as_deref()));
             self.scene_model_rev = up.model_rev;
         }
         let Some(scene) = &mut self.scene else { return };
+        let looks_on = up.looks_on && scene.has_looks();
         for (i, d) in up.deformed.iter().enumerate() {
             if let Some(panel) = scene.panel_mut(i) {
                 if !d.is_empty() {
                     panel.upload(d, &up.model_from_node);
                 }
-                panel.set_colours(up.colours.as_deref());
+                panel.set_colours(up.colours.as_deref(), looks_on);
             }
         }
         scene.update_bones(&up.model_from_node, up.selected);
@@ -79,7 +85,10 @@ impl GpuShared {
 #[derive(Default)]
 pub struct Viewport {
     shared: Arc<Mutex<GpuShared>>,
-    sent: Option<(u64, u64, Option<usize>, bool, bool)>,
+    sent: Option<(u64, u64, Option<usize>, bool, bool, bool)>,
+    /// The looks read from the model's document, with the document they came from and the
+    /// model's mesh count.
+    looks: Option<(std::path::PathBuf, usize, Option<Arc<Looks>>)>,
     sent_model_rev: Option<u64>,
     /// A brush stroke is in progress (primary button held in paint mode).
     painting: bool,
@@ -112,8 +121,8 @@ fn to_vec2(p: egui::Pos2) -> Vec2 {
 
 impl Viewport {
     /// Hands the state's current deformation to the GPU side when it changed.
-    fn send(&mut self, s: &EditorState) {
-        let key = (s.model_rev, s.frame_rev, s.selected, s.difference, s.mode == Mode::Paint);
+    fn send(&mut self, s: &mut EditorState) {
+        let key = (s.model_rev, s.frame_rev, s.selected, s.difference, s.mode == Mode::Paint, s.view.materials);
         if self.sent == Some(key) {
             return;
         }
@@ -132,7 +141,10 @@ impl Viewport {
                 model = g.pending.take().and_then(|p| p.model).filter(|_| g.scene_model_rev != s.model_rev);
             }
         }
+        let looks = if model.is_some() { self.looks_of(s) } else { None };
         let up = Upload {
+            looks,
+            looks_on: s.view.materials && colours.is_none(),
             model,
             model_rev: s.model_rev,
             bounds: s.model_bounds,
@@ -144,6 +156,30 @@ impl Viewport {
         if let Ok(mut g) = self.shared.lock() {
             g.pending = Some(up);
         }
+    }
+
+    /// The looks of the state's model, read once per document (a failure is reported once and
+    /// the surfaces are drawn plain).
+    fn looks_of(&mut self, s: &mut EditorState) -> Option<Arc<Looks>> {
+        let source = s.source.as_ref()?;
+        let key = (source.path().to_path_buf(), s.model.meshes.len());
+        if let Some((path, meshes, looks)) = &self.looks {
+            if (path, *meshes) == (&key.0, key.1) {
+                return looks.clone();
+            }
+        }
+        let looks = match crate::io::materials::looks(&s.model, source) {
+            Ok(l) => Some(Arc::new(l)),
+            Err(e) => {
+                s.message = Some(super::state::Message {
+                    text: format!("{}: materials are drawn plain: {e}", source.path().display()),
+                    is_error: true,
+                });
+                None
+            }
+        };
+        self.looks = Some((key.0, key.1, looks.clone()));
+        looks
     }
 
     /// Draws the viewport into the remaining space of `ui` and handles its input.

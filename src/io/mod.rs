@@ -10,6 +10,7 @@ pub mod glb;
 pub mod gltf_export;
 pub mod gltf_import;
 pub mod input_file;
+pub mod materials;
 pub mod obj;
 pub mod obj_import;
 pub mod recovery;

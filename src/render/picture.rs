@@ -99,7 +99,7 @@ pub fn render_picture(gl: &Headless, model: &Model, pose: &Pose, req: &PictureRe
     (camera.yaw_rad, camera.pitch_rad) = req.camera.angles_rad();
     camera.frame(lo, hi, panel_w as f32 / h as f32);
 
-    let mut scene = Scene::new(gl.context(), model, methods.len(), (lo, hi));
+    let mut scene = Scene::new(gl.context(), model, methods.len(), (lo, hi), None);
     let diff = (req.difference && all.len() >= 2).then(|| {
         let max = max_distance(&all[0], &all[1]);
         let mut colours = Vec::new();
@@ -109,7 +109,7 @@ pub fn render_picture(gl: &Headless, model: &Model, pose: &Pose, req: &PictureRe
     for (i, d) in all.iter().enumerate() {
         if let Some(panel) = scene.panel_mut(i) {
             panel.upload(d, deformer.model_from_node());
-            panel.set_colours(diff.as_ref().map(|(_, c)| c.as_slice()));
+            panel.set_colours(diff.as_ref().map(|(_, c)| c.as_slice()), false);
         }
     }
     scene.update_bones(deformer.model_from_node(), None);

@@ -4,13 +4,14 @@
 
 use glam::{DMat4, Vec3};
 use three_d::{
-    AmbientLight, ClearState, ColorMaterial, Context, CpuMaterial, DepthTest, DirectionalLight, Gm, HasContext as _,
-    Mesh, Object, RenderTarget, ScissorBox, Srgba,
+    AmbientLight, ClearState, ColorMaterial, Context, CpuMaterial, CpuTexture, DepthTest, DirectionalLight, Gm,
+    HasContext as _, Mesh, Object, RenderTarget, ScissorBox, Srgba, Texture2DRef, TextureData,
 };
 
 use super::camera::OrbitCamera;
 use super::overlays::{self, Bones};
-use super::skinned_mesh::SkinnedMeshes;
+use super::skinned_mesh::{LookTextures, SkinnedMeshes};
+use crate::io::materials::Looks;
 use crate::model::Model;
 
 /// The viewport background (sRGB).
@@ -27,11 +28,14 @@ pub struct ViewOptions {
     pub xray_bones: bool,
     /// Draw the ground grid.
     pub grid: bool,
+    /// Draw the materials' base colours and textures (where the scene has them and no overlay
+    /// colours are shown).
+    pub materials: bool,
 }
 
 impl Default for ViewOptions {
     fn default() -> Self {
-        Self { wireframe: false, bones: true, xray_bones: true, grid: true }
+        Self { wireframe: false, bones: true, xray_bones: true, grid: true, materials: true }
     }
 }
 
@@ -45,22 +49,51 @@ pub struct Scene {
     bones: Bones,
     grid: Gm<Mesh, ColorMaterial>,
     joint_scale: f32,
+    has_looks: bool,
 }
 
 impl Scene {
     /// Uploads `model` once per panel (at least one); `bounds` (model space, posed) place the
-    /// ground grid under the model and size the joints.
+    /// ground grid under the model and size the joints; `looks` (from the model's document) give
+    /// the surfaces their materials.
     #[must_use]
-    pub fn new(ctx: &Context, model: &Model, panels: usize, bounds: (Vec3, Vec3)) -> Self {
+    pub fn new(ctx: &Context, model: &Model, panels: usize, bounds: (Vec3, Vec3), looks: Option<&Looks>) -> Self {
         let (lo, hi) = bounds;
         let size = (hi - lo).length().max(1e-3);
+        // Each image is uploaded once, whatever the number of panels and primitives using it.
+        let textures: Vec<Option<Texture2DRef>> = looks
+            .map(|l| {
+                l.images
+                    .iter()
+                    .map(|image| {
+                        image.as_ref().map(|i| {
+                            let cpu = CpuTexture {
+                                data: TextureData::RgbaU8(i.pixels.clone()),
+                                width: i.width,
+                                height: i.height,
+                                ..CpuTexture::default()
+                            };
+                            Texture2DRef::from_cpu_texture(ctx, &cpu)
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let with = looks.map(|looks| LookTextures { looks, textures: &textures });
         Self {
             ctx: ctx.clone(),
-            panels: (0..panels.max(1)).map(|_| SkinnedMeshes::new(ctx, model)).collect(),
+            panels: (0..panels.max(1)).map(|_| SkinnedMeshes::new(ctx, model, with.as_ref())).collect(),
             bones: Bones::new(ctx, model),
             grid: overlays::grid(ctx, lo, hi),
             joint_scale: size * 0.012,
+            has_looks: looks.is_some(),
         }
+    }
+
+    /// Whether the scene was made with the model's looks (materials can be drawn).
+    #[must_use]
+    pub fn has_looks(&self) -> bool {
+        self.has_looks
     }
 
     /// Number of panels.
@@ -117,7 +150,7 @@ impl Scene {
                 self.ctx.polygon_offset(1.0, 1.0);
             }
         }
-        target.render_partially(scissor, &cam, meshes.objects(), &lights);
+        meshes.render(target, scissor, &cam, &lights);
         if opts.wireframe {
             let mut wire = ColorMaterial::new_opaque(&self.ctx, &CpuMaterial::default());
             wire.color = WIRE_COLOUR;

@@ -1,14 +1,20 @@
 //! The GPU side of one copy of a model: one three-d mesh per drawable primitive, created once
 //! from the rest geometry and refilled every frame from the CPU deformation (positions, normals
-//! and, for the difference overlay, vertex colours) without reallocating any buffer.
+//! and, for the difference overlay, vertex colours) without reallocating any buffer. With the
+//! model's looks (`io::materials`), each primitive also gets its material's base colour and
+//! texture, drawn instead of the plain surface while no overlay colours are shown.
 //!
 //! three-d 0.19's `Mesh::set_positions` compares against the index count on indexed meshes, so
 //! uploads go through `set_positions_partially(0, ..)` / `set_normals_partially(0, ..)`.
 
 use glam::{DMat4, Vec3};
-use three_d::{Context, CpuMaterial, CpuMesh, Gm, Indices, Mesh, PhysicalMaterial, Positions, Srgba};
+use three_d::{
+    Context, CpuMaterial, CpuMesh, Gm, Indices, Mesh, PhysicalMaterial, Positions, RenderTarget, ScissorBox, Srgba,
+    Texture2DRef,
+};
 
 use super::gl_convert::{linear, v3_into};
+use crate::io::materials::{Looks, PrimitiveLook};
 use crate::model::{Model, Primitive, Topology};
 use crate::skinning::DeformedPrimitive;
 
@@ -27,8 +33,29 @@ enum Source {
 struct Part {
     source: Source,
     gm: Gm<Mesh, PhysicalMaterial>,
+    /// The material's base colour and texture (white vertex colours under it).
+    look: Option<PhysicalMaterial>,
     vertices: usize,
     triangles: Vec<[u32; 3]>,
+}
+
+/// What the vertex colours hold now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fill {
+    /// The plain surface colour.
+    Base,
+    /// White, under the materials' colours.
+    White,
+    /// Overlay colours (weights, differences).
+    Given,
+}
+
+/// The model's looks and their images uploaded once (shared by the panels).
+pub struct LookTextures<'a> {
+    /// Per mesh and primitive.
+    pub looks: &'a Looks,
+    /// One texture per image of `looks`.
+    pub textures: &'a [Option<Texture2DRef>],
 }
 
 /// GPU meshes for every triangle primitive of a model (skinned and rigid).
@@ -38,7 +65,7 @@ pub struct SkinnedMeshes {
     normals: Vec<three_d::Vec3>,
     computed_normals: Vec<Vec3>,
     colours: Vec<three_d::Vec4>,
-    overlay_shown: bool,
+    fill: Fill,
 }
 
 /// Area-weighted vertex normals of a triangle mesh, into `out`.
@@ -60,7 +87,7 @@ pub fn vertex_normals(positions: &[Vec3], triangles: &[[u32; 3]], out: &mut Vec<
     }
 }
 
-fn cpu_mesh(p: &Primitive) -> CpuMesh {
+fn cpu_mesh(p: &Primitive, uvs: Option<&[[f32; 2]]>) -> CpuMesh {
     let mut normals = Vec::new();
     match &p.normals {
         Some(n) => normals.clone_from(n),
@@ -72,34 +99,62 @@ fn cpu_mesh(p: &Primitive) -> CpuMesh {
         indices: Indices::U32(p.triangles.iter().flatten().copied().collect()),
         normals: Some(conv(&normals)),
         colors: Some(vec![Srgba::new(BASE_COLOUR[0], BASE_COLOUR[1], BASE_COLOUR[2], 255); p.positions.len()]),
+        uvs: uvs
+            .filter(|u| u.len() == p.positions.len())
+            .map(|u| u.iter().map(|c| three_d::vec2(c[0], c[1])).collect()),
         ..Default::default()
     }
 }
 
+/// A primitive's material: the plain one with its base colour (sRGB-encoded for three-d) and
+/// texture.
+fn look_material(
+    plain: &PhysicalMaterial,
+    look: &PrimitiveLook,
+    textures: &[Option<Texture2DRef>],
+) -> PhysicalMaterial {
+    let srgb = |c: f32| {
+        let c = c.clamp(0.0, 1.0);
+        let e = if c <= 0.003_130_8 { c * 12.92 } else { 1.055 * c.powf(1.0 / 2.4) - 0.055 };
+        (e * 255.0).round() as u8
+    };
+    let [r, g, b, _] = look.base_colour;
+    let mut m = plain.clone();
+    m.albedo = Srgba::new(srgb(r), srgb(g), srgb(b), 255);
+    m.albedo_texture = look.uvs.as_ref().and(look.image).and_then(|i| textures.get(i).cloned().flatten());
+    m
+}
+
 impl SkinnedMeshes {
-    /// Uploads the rest geometry of every triangle primitive of `model`.
+    /// Uploads the rest geometry of every triangle primitive of `model` (with `looks`, their
+    /// texture coordinates and materials too).
     #[must_use]
-    pub fn new(ctx: &Context, model: &Model) -> Self {
+    pub fn new(ctx: &Context, model: &Model, looks: Option<&LookTextures<'_>>) -> Self {
         let material = PhysicalMaterial::new_opaque(
             ctx,
             &CpuMaterial { albedo: Srgba::WHITE, roughness: 0.65, metallic: 0.0, ..Default::default() },
         );
         let mut parts = Vec::new();
-        let mut add = |source: Source, p: &Primitive| {
+        let mut add = |source: Source, p: &Primitive, mesh: usize, prim: usize| {
             if p.topology != Topology::Triangles || p.triangles.is_empty() || p.positions.is_empty() {
                 return;
             }
-            let gm = Gm::new(Mesh::new(ctx, &cpu_mesh(p)), material.clone());
-            parts.push(Part { source, gm, vertices: p.positions.len(), triangles: p.triangles.clone() });
+            let found = looks.and_then(|l| Some((l.looks.meshes.get(mesh)?.get(prim)?, l.textures)));
+            let uvs = found.and_then(|(look, _)| look.uvs.as_deref());
+            let gm = Gm::new(Mesh::new(ctx, &cpu_mesh(p, uvs)), material.clone());
+            let look = found
+                .filter(|(look, _)| look.material.is_some())
+                .map(|(look, textures)| look_material(&material, look, textures));
+            parts.push(Part { source, gm, look, vertices: p.positions.len(), triangles: p.triangles.clone() });
         };
         for (i, inst) in model.instances.iter().enumerate() {
             for (j, p) in model.meshes[inst.mesh].primitives.iter().enumerate() {
-                add(Source::Skinned { instance: i, primitive: j }, p);
+                add(Source::Skinned { instance: i, primitive: j }, p, inst.mesh, j);
             }
         }
         for &(node, mesh) in &model.rigid_instances {
-            for p in &model.meshes[mesh].primitives {
-                add(Source::Rigid { node }, p);
+            for (j, p) in model.meshes[mesh].primitives.iter().enumerate() {
+                add(Source::Rigid { node }, p, mesh, j);
             }
         }
         Self {
@@ -108,7 +163,7 @@ impl SkinnedMeshes {
             normals: Vec::new(),
             computed_normals: Vec::new(),
             colours: Vec::new(),
-            overlay_shown: false,
+            fill: Fill::Base,
         }
     }
 
@@ -149,13 +204,20 @@ impl SkinnedMeshes {
     }
 
     /// Shows per-vertex colours (`colours[instance][primitive][vertex]`, sRGB) on the skinned
-    /// parts, or the plain surface colour with `None`.
-    pub fn set_colours(&mut self, colours: Option<&[Vec<Vec<[u8; 4]>>]>) {
-        if colours.is_none() && !self.overlay_shown {
+    /// parts, or with `None` the plain surface colour (white under the materials when `looks`).
+    pub fn set_colours(&mut self, colours: Option<&[Vec<Vec<[u8; 4]>>]>, looks: bool) {
+        let fill = match (colours, looks) {
+            (Some(_), _) => Fill::Given,
+            (None, true) => Fill::White,
+            (None, false) => Fill::Base,
+        };
+        if fill != Fill::Given && fill == self.fill {
             return;
         }
-        let base = linear(BASE_COLOUR);
         for part in &mut self.parts {
+            // White under a material; a part without one keeps the plain surface colour.
+            let white = fill == Fill::White && part.look.is_some();
+            let plain = linear(if white { [255; 4] } else { BASE_COLOUR });
             self.colours.clear();
             let given = match (colours, part.source) {
                 (Some(c), Source::Skinned { instance, primitive }) => c.get(instance).and_then(|v| v.get(primitive)),
@@ -163,11 +225,30 @@ impl SkinnedMeshes {
             };
             match given {
                 Some(c) if c.len() == part.vertices => self.colours.extend(c.iter().map(|&c| linear(c))),
-                _ => self.colours.resize(part.vertices, base),
+                _ => self.colours.resize(part.vertices, plain),
             }
             let _ = part.gm.geometry.set_colors_partially(0, &self.colours);
         }
-        self.overlay_shown = colours.is_some();
+        self.fill = fill;
+    }
+
+    /// Draws every part: with its material's look when the colours are white for it (see
+    /// [`SkinnedMeshes::set_colours`]), else plain.
+    pub fn render(
+        &self,
+        target: &RenderTarget<'_>,
+        scissor: ScissorBox,
+        camera: &three_d::Camera,
+        lights: &[&dyn three_d::Light],
+    ) {
+        if self.fill != Fill::White {
+            target.render_partially(scissor, camera, self.objects(), lights);
+            return;
+        }
+        for part in &self.parts {
+            let material = part.look.as_ref().unwrap_or(&part.gm.material);
+            target.render_partially_with_material(scissor, material, camera, [&part.gm.geometry], lights);
+        }
     }
 
     /// The drawable objects.

@@ -58,6 +58,8 @@ pub fn view_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
             .on_hover_text("bones drawn through the mesh (off: hidden where the mesh is in front)");
     });
     ui.checkbox(&mut s.view.grid, "Grid");
+    ui.checkbox(&mut s.view.materials, "Materials")
+        .on_hover_text("the materials' base colours and textures (paint mode shows weights instead)");
     ui.horizontal_wrapped(|ui| {
         for axis in ViewAxis::ALL {
             let key = match axis {
