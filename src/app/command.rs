@@ -137,6 +137,13 @@ pub enum Command {
     Play(bool),
     /// A key operation on the timeline's clip.
     Key(KeyCommand),
+    /// Copy the pose of the selected joint and those below it (every joint with none selected).
+    CopyPose,
+    /// Paste the copied pose (one undo step); `flipped` pastes it across the symmetry plane.
+    PastePose {
+        /// Onto the mirror partners, reflected.
+        flipped: bool,
+    },
     /// Aim the camera at the selection (or the whole model).
     FrameSelected,
     /// Switch between posing, weight painting and rigging.

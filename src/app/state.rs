@@ -6,6 +6,7 @@
 mod edit_counts;
 mod key_ops;
 mod paint_ops;
+mod pose_tools;
 mod recovery_ops;
 mod rig_ops;
 mod weight_tools_ops;
@@ -152,6 +153,8 @@ pub struct PendingOverwrite {
 pub struct EditorState {
     /// The model being posed (shared with the viewport's GPU scene).
     pub model: Arc<Model>,
+    /// The pose last copied (Copy Pose), for Paste and Paste Flipped.
+    pub pose_clipboard: Option<pose_tools::CopiedPose>,
     /// Its name for the title and status line.
     pub model_name: String,
     /// Bumped whenever `model` is replaced.
@@ -264,6 +267,7 @@ impl EditorState {
             view: ViewOptions::default(),
             camera: OrbitCamera::default(),
             clip: None,
+            pose_clipboard: None,
             time_secs: 0.0,
             playing: false,
             message: None,
@@ -551,6 +555,8 @@ impl EditorState {
                 }
             }
             Command::Key(k) => self.apply_key(k),
+            Command::CopyPose => self.copy_pose(),
+            Command::PastePose { flipped } => self.paste_pose(flipped),
             Command::SetTime(t) => {
                 let (a, b) = self.timeline_range();
                 let Some(clip) = self.clip.and_then(|c| self.model.clips.get(c)) else { return };

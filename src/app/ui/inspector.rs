@@ -1,6 +1,6 @@
 //! The inspector: skinning method (LBS / DQS / SBS), split view and comparison method, the
 //! difference overlay, view toggles and axis views, and the selected joint's rotation as Euler degrees (with the
-//! quaternion shown), reset buttons.
+//! quaternion shown), reset buttons; Copy Pose, Paste and Paste Flipped.
 
 use eframe::egui;
 use glam::{DQuat, EulerRot};
@@ -18,6 +18,24 @@ pub fn inspector_ui(ui: &mut egui::Ui, s: &mut EditorState, gesture: &mut u64) -
     let mut cmds = skinning_ui(ui, s);
     ui.separator();
     cmds.extend(view_ui(ui, s));
+    ui.separator();
+    ui.horizontal(|ui| {
+        let what = if s.selected.is_some() { "the selected joint and those below it" } else { "every joint" };
+        if ui.button("Copy Pose").on_hover_text(format!("copy the pose of {what}")).clicked() {
+            cmds.push(Command::CopyPose);
+        }
+        let has = s.pose_clipboard.is_some();
+        if ui.add_enabled(has, egui::Button::new("Paste")).on_hover_text("paste onto the same joints").clicked() {
+            cmds.push(Command::PastePose { flipped: false });
+        }
+        if ui
+            .add_enabled(has, egui::Button::new("Paste Flipped"))
+            .on_hover_text("paste mirrored onto the other side (Left/Right names, else mirrored positions)")
+            .clicked()
+        {
+            cmds.push(Command::PastePose { flipped: true });
+        }
+    });
     ui.separator();
     ui.heading("Joint");
     let Some(node) = s.selected else {
