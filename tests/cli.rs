@@ -423,7 +423,10 @@ fn bad_arguments() {
         &[rig.as_os_str(), OsStr::new("--animation"), OsStr::new("Idle")],
         &["Character_HumanoidRig.glb: ", "has no animations"],
     );
-    assert_deform_fails(&[fox, OsStr::new("--method"), OsStr::new("lerp")], &["--method", "lerp", "lbs, dqs or sbs"]);
+    assert_deform_fails(
+        &[fox, OsStr::new("--method"), OsStr::new("lerp")],
+        &["--method", "lerp", "lbs, dqs, sbs or sbs-c"],
+    );
     assert_deform_fails(
         &[fox, OsStr::new("--animation"), OsStr::new("Walk"), OsStr::new("--time"), OsStr::new("soon")],
         &["--time", "soon"],

@@ -16,7 +16,7 @@ pub struct DeformArgs {
     /// The pose.
     #[command(flatten)]
     pub pose: PoseArgs,
-    /// Skinning method: lbs, dqs or sbs.
+    /// Skinning method: lbs, dqs, sbs or sbs-c.
     #[arg(long, default_value = "sbs")]
     pub method: SkinningMethod,
     /// The OBJ file to write (replaced atomically).

@@ -29,7 +29,7 @@ pub struct ExportArgs {
     /// The pose (for --bake, --save-pose and --obj; the rest pose by default).
     #[command(flatten)]
     pub pose: PoseArgs,
-    /// Skinning method for --bake and --obj: lbs, dqs or sbs.
+    /// Skinning method for --bake and --obj: lbs, dqs, sbs or sbs-c.
     #[arg(long, default_value = "sbs")]
     pub method: SkinningMethod,
     /// With a .gltf output: write the buffer to a .bin file beside it instead of embedding it.

@@ -55,7 +55,7 @@ pub struct CompareArgs {
 pub struct EvaluateArgs {
     /// The model (.gltf or .glb).
     pub model: PathBuf,
-    /// Skinning method of the 90° bends: lbs, dqs or sbs.
+    /// Skinning method of the 90° bends: lbs, dqs, sbs or sbs-c.
     #[arg(long, default_value = "lbs")]
     pub method: SkinningMethod,
     /// Print JSON instead of text.
