@@ -1,6 +1,8 @@
 //! Dense f64 linear algebra through nalgebra: polar decomposition of joint matrices and the
 //! least-squares centre of rotation of the SBS paper (section 4). The only module that uses nalgebra.
 
+pub mod triangle;
+
 use glam::{DMat3, DVec3};
 use nalgebra::Matrix3;
 

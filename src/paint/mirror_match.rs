@@ -7,6 +7,7 @@ use glam::{DVec3, Vec3};
 
 use super::grid::{relative_tolerance, PointGrid};
 use super::model_surface::ModelSurface;
+use crate::maths::triangle::closest_on_triangle;
 use crate::model::Model;
 
 /// Joint mirror tolerance as a fraction of the rest diagonal (joints are placed less exactly than
@@ -95,48 +96,6 @@ impl ClosestMirror {
     }
 }
 
-/// Closest point of triangle (a, b, c) to p, as barycentric weights (Ericson, Real-Time Collision
-/// Detection 5.1.5).
-#[must_use]
-pub fn closest_on_triangle(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> [f32; 3] {
-    let (ab, ac, ap) = (b - a, c - a, p - a);
-    let (d1, d2) = (ab.dot(ap), ac.dot(ap));
-    if d1 <= 0.0 && d2 <= 0.0 {
-        return [1.0, 0.0, 0.0];
-    }
-    let bp = p - b;
-    let (d3, d4) = (ab.dot(bp), ac.dot(bp));
-    if d3 >= 0.0 && d4 <= d3 {
-        return [0.0, 1.0, 0.0];
-    }
-    let vc = d1 * d4 - d3 * d2;
-    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
-        let v = d1 / (d1 - d3);
-        return [1.0 - v, v, 0.0];
-    }
-    let cp = p - c;
-    let (d5, d6) = (ab.dot(cp), ac.dot(cp));
-    if d6 >= 0.0 && d5 <= d6 {
-        return [0.0, 0.0, 1.0];
-    }
-    let vb = d5 * d2 - d1 * d6;
-    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
-        let w = d2 / (d2 - d6);
-        return [1.0 - w, 0.0, w];
-    }
-    let va = d3 * d6 - d5 * d4;
-    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
-        let w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-        return [0.0, 1.0 - w, w];
-    }
-    let denom = 1.0 / (va + vb + vc);
-    let (v, w) = (vb * denom, vc * denom);
-    if !(v.is_finite() && w.is_finite()) {
-        return [1.0, 0.0, 0.0];
-    }
-    [1.0 - v - w, v, w]
-}
-
 /// For every vertex in `unmatched`, the closest point of the surface to its mirror image across
 /// `axis` (searched on the triangles around the vertices nearest to the image).
 #[must_use]
@@ -189,7 +148,8 @@ pub fn closest_mirrors(surface: &ModelSurface, axis: usize, unmatched: &[u32]) -
                 for &ti in &incident[start[k as usize] as usize..start[k as usize + 1] as usize] {
                     let corners = tris[ti as usize];
                     let [a, b, c] = corners.map(|i| rest[i as usize]);
-                    let bary = closest_on_triangle(q, a, b, c);
+                    let bary =
+                        closest_on_triangle(q.as_dvec3(), a.as_dvec3(), b.as_dvec3(), c.as_dvec3()).map(|x| x as f32);
                     let point = a * bary[0] + b * bary[1] + c * bary[2];
                     let d = point.distance_squared(q);
                     if best.as_ref().is_none_or(|bst| d < bst.0) {
@@ -207,14 +167,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn closest_point_regions() {
-        let (a, b, c) = (Vec3::ZERO, Vec3::X, Vec3::Y);
-        assert_eq!(closest_on_triangle(Vec3::new(-1.0, -1.0, 0.0), a, b, c), [1.0, 0.0, 0.0]);
-        assert_eq!(closest_on_triangle(Vec3::new(2.0, 0.0, 1.0), a, b, c), [0.0, 1.0, 0.0]);
-        let e = closest_on_triangle(Vec3::new(0.5, -1.0, 0.0), a, b, c);
-        assert!((e[0] - 0.5).abs() < 1e-6 && (e[1] - 0.5).abs() < 1e-6 && e[2] == 0.0);
-        let inside = closest_on_triangle(Vec3::new(0.25, 0.25, 3.0), a, b, c);
-        assert!((inside[0] - 0.5).abs() < 1e-6 && (inside[1] - 0.25).abs() < 1e-6 && (inside[2] - 0.25).abs() < 1e-6);
+    fn the_nearest_corner_has_the_largest_weight() {
         let m = ClosestMirror { vertex: 0, corners: [4, 5, 6], barycentric: [0.2, 0.3, 0.5] };
         assert_eq!(m.nearest_corner(), 6);
     }
