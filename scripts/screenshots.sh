@@ -5,6 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked
 bin=target/release/skinlab
+# Fresh data and config folders: no recovery prompt or recent files from earlier sessions.
+XDG_DATA_HOME=$(mktemp -d) XDG_CONFIG_HOME=$(mktemp -d)
+export XDG_DATA_HOME XDG_CONFIG_HOME
+trap 'rm -rf "$XDG_DATA_HOME" "$XDG_CONFIG_HOME"' EXIT
 models=../shared/models
 mkdir -p screenshots
 $bin demo --out assets/demo_arm.glb
