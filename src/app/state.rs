@@ -5,6 +5,7 @@
 
 mod edit_counts;
 mod key_ops;
+mod modes;
 mod paint_ops;
 mod pose_tools;
 mod recovery_ops;
@@ -13,10 +14,10 @@ mod weight_tools_ops;
 
 pub use weight_tools_ops::{PaintTool, TransferSource, WeightToolCommand, WeightToolsState};
 
+pub use modes::{Mode, PaintSettings, WeightDisplay};
 pub use paint_ops::HoverInfo;
 pub use rig_ops::RigState;
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -27,7 +28,7 @@ use super::command::Command;
 use super::history::{Edit, History, Undone};
 use crate::io::SourceDocument;
 use crate::model::Model;
-use crate::paint::{BrushSettings, EditedVertices, ModelTopology, StrokeRecord, SurfaceScratch, Touch};
+use crate::paint::{EditedVertices, ModelTopology, StrokeRecord, SurfaceScratch, Touch};
 use crate::render::overlays::{difference_colours, max_distance, SkeletonLayout};
 use crate::render::scene::deformed_bounds;
 use crate::render::{OrbitCamera, ViewOptions};
@@ -54,87 +55,6 @@ pub struct Stats {
     pub nontrivial_sets: usize,
     /// Milliseconds the last deformation took (all shown methods).
     pub deform_ms: f64,
-}
-
-/// How painted weights are shown on the mesh.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum WeightDisplay {
-    /// The selected joint's weight as a colour ramp.
-    #[default]
-    SelectedJoint,
-    /// Every vertex in the colour of its dominant joint.
-    Dominant,
-}
-
-/// What the editor is doing: posing the skeleton, painting weights, or building the skeleton.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Mode {
-    /// Rotate joints with the gizmo; the mesh deforms in the current pose.
-    #[default]
-    Pose,
-    /// Paint the selected joint's weights with the brush.
-    Paint,
-    /// Edit the skeleton in the bind pose: add, delete, move, reparent, rename, symmetrize and
-    /// orient joints, and bind the mesh with automatic weights.
-    Rig,
-}
-
-impl Mode {
-    /// Every mode, in the order of the menu-bar switch and of Tab.
-    pub const ALL: [Self; 3] = [Self::Pose, Self::Paint, Self::Rig];
-
-    /// The switch's label.
-    #[must_use]
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::Pose => "Pose",
-            Self::Paint => "Paint",
-            Self::Rig => "Rig",
-        }
-    }
-
-    /// The mode Tab switches to.
-    #[must_use]
-    pub fn next(self) -> Self {
-        match self {
-            Self::Pose => Self::Paint,
-            Self::Paint => Self::Rig,
-            Self::Rig => Self::Pose,
-        }
-    }
-}
-
-/// The weight-painting settings (edited directly by the paint panel, like the view options).
-#[derive(Clone, Debug, PartialEq)]
-pub struct PaintSettings {
-    /// What the mesh colours show.
-    pub display: WeightDisplay,
-    /// The brush.
-    pub brush: BrushSettings,
-    /// Locked joints (node indices).
-    pub locked: BTreeSet<usize>,
-    /// Most influences per vertex.
-    pub limit: usize,
-    /// Weights below this are removed by Clean.
-    pub clean_threshold: f32,
-    /// Strength of one Smooth All round.
-    pub smooth_strength: f32,
-    /// Rounds of Smooth All.
-    pub smooth_iterations: usize,
-}
-
-impl Default for PaintSettings {
-    fn default() -> Self {
-        Self {
-            display: WeightDisplay::SelectedJoint,
-            brush: BrushSettings::default(),
-            locked: BTreeSet::new(),
-            limit: crate::paint::DEFAULT_LIMIT,
-            clean_threshold: 0.01,
-            smooth_strength: 0.5,
-            smooth_iterations: 1,
-        }
-    }
 }
 
 /// A command waiting for the user's confirmation: writing over the model's input file, or
