@@ -178,7 +178,16 @@ mod tests {
         cam.frame(Vec3::splat(-1.0), Vec3::splat(1.0), 1.0);
         let g = Gizmo::new(&cam, Vec3::ZERO, Vec2::new(400.0, 400.0)).unwrap();
         // Seen from the front, the Z ring is a circle of RADIUS_PX around the centre.
-        assert_eq!(g.hit(g.centre + Vec2::new(RADIUS_PX * 0.7071, RADIUS_PX * 0.7071)), Some(Handle::Axis(2)));
+        assert_eq!(
+            g.hit(
+                g.centre
+                    + Vec2::new(
+                        RADIUS_PX * std::f32::consts::FRAC_1_SQRT_2,
+                        RADIUS_PX * std::f32::consts::FRAC_1_SQRT_2
+                    )
+            ),
+            Some(Handle::Axis(2))
+        );
         assert_eq!(g.hit(g.centre + Vec2::new(20.0, 30.0)), Some(Handle::Trackball));
         assert_eq!(g.hit(g.centre + Vec2::new(150.0, 150.0)), None);
     }

@@ -62,7 +62,7 @@ mod tests {
         assert_eq!(format_number(0.0), "0");
         let tiny = format_number(1.2345678e-7);
         assert!(tiny.contains('e'), "{tiny}");
-        for v in [1.0e-3f32, 3.14159265, -7.5e8, 6.02e23] {
+        for v in [1.0e-3f32, 1.234_567_9, -7.5e8, 6.02e23] {
             let parsed: f64 = format_number(v).parse().unwrap();
             assert!(((parsed - f64::from(v)) / f64::from(v)).abs() < 1e-8);
         }
