@@ -15,7 +15,7 @@ use egui_kittest::Harness;
 use glam::{DQuat, EulerRot};
 use skinlab::app::SkinlabApp;
 use skinlab::skinning::SkinningMethod;
-use ui_harness::{bend_elbow, harness, Dropped, Scripted};
+use ui_harness::{bend_elbow, drag, harness, press, Dropped, Scripted};
 
 const ELBOW: usize = 2;
 
@@ -171,43 +171,21 @@ fn joint_on_screen(h: &Harness<'_, SkinlabApp>, node: usize) -> egui::Pos2 {
     rect.min + egui::vec2(p.x, p.y)
 }
 
-fn press(h: &mut Harness<'_, SkinlabApp>, pos: egui::Pos2, pressed: bool) {
-    h.event(egui::Event::PointerButton {
-        pos,
-        button: egui::PointerButton::Primary,
-        pressed,
-        modifiers: egui::Modifiers::NONE,
-    });
-    h.step();
-}
-
-fn drag(h: &mut Harness<'_, SkinlabApp>, from: egui::Pos2, to: egui::Pos2) {
-    h.event(egui::Event::PointerMoved(from));
-    h.step();
-    press(h, from, true);
-    for k in 1..=8 {
-        h.event(egui::Event::PointerMoved(from + (to - from) * (k as f32 / 8.0)));
-        h.step();
-    }
-    press(h, to, false);
-    h.run();
-}
-
 #[test]
 fn clicking_a_joint_in_the_viewport_selects_it_and_empty_space_clears_it() {
     let mut h = harness(Scripted::default());
     let at = joint_on_screen(&h, ELBOW);
     h.event(egui::Event::PointerMoved(at));
     h.step();
-    press(&mut h, at, true);
-    press(&mut h, at, false);
+    press(&mut h, at, true, egui::Modifiers::NONE);
+    press(&mut h, at, false, egui::Modifiers::NONE);
     h.run();
     assert_eq!(h.state().state.selected, Some(ELBOW));
     let corner = h.state().viewport_rect().unwrap().min + egui::vec2(15.0, 60.0);
     h.event(egui::Event::PointerMoved(corner));
     h.step();
-    press(&mut h, corner, true);
-    press(&mut h, corner, false);
+    press(&mut h, corner, true, egui::Modifiers::NONE);
+    press(&mut h, corner, false, egui::Modifiers::NONE);
     h.run();
     assert_eq!(h.state().state.selected, None);
 }

@@ -14,7 +14,7 @@ use egui_kittest::Harness;
 use glam::DQuat;
 use skinlab::app::SkinlabApp;
 use skinlab::rig::keys::key_times;
-use ui_harness::{bend_elbow, harness, Scripted};
+use ui_harness::{bend_elbow, drag, harness, Scripted};
 
 const ELBOW: usize = 2;
 
@@ -25,27 +25,6 @@ fn elbow_degrees(h: &Harness<'_, SkinlabApp>) -> f64 {
 fn keys_of_clip(h: &Harness<'_, SkinlabApp>) -> Vec<f64> {
     let s = &h.state().state;
     key_times(&s.model.clips[s.clip.unwrap()], None)
-}
-
-fn drag(h: &mut Harness<'_, SkinlabApp>, from: egui::Pos2, to: egui::Pos2) {
-    let press = |h: &mut Harness<'_, SkinlabApp>, pos, pressed| {
-        h.event(egui::Event::PointerButton {
-            pos,
-            button: egui::PointerButton::Primary,
-            pressed,
-            modifiers: egui::Modifiers::NONE,
-        });
-        h.step();
-    };
-    h.event(egui::Event::PointerMoved(from));
-    h.step();
-    press(h, from, true);
-    for k in 1..=8 {
-        h.event(egui::Event::PointerMoved(from + (to - from) * (k as f32 / 8.0)));
-        h.step();
-    }
-    press(h, to, false);
-    h.run();
 }
 
 #[test]

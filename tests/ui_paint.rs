@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "common/ui_harness.rs"]
+#[allow(dead_code)]
 mod ui_harness;
 
 use std::sync::Arc;
@@ -19,7 +20,7 @@ use skinlab::app::SkinlabApp;
 use skinlab::model::influences::VertexSnapshot;
 use skinlab::model::Model;
 use skinlab::skinning::{Deformer, SkinningMethod};
-use ui_harness::{bend_elbow, harness, harness_with, Dropped, Scripted};
+use ui_harness::{bend_elbow, harness, harness_with, press, Dropped, Scripted};
 
 const SHOULDER: usize = 1;
 const ELBOW: usize = 2;
@@ -68,14 +69,6 @@ fn over_arm(h: &Harness<'_, SkinlabApp>, t: f32) -> egui::Pos2 {
     let b = s.node_position(ELBOW).unwrap();
     let p = s.camera.project(a + (b - a) * t, size).unwrap();
     rect.min + egui::vec2(p.x, p.y)
-}
-
-fn press(h: &mut Harness<'_, SkinlabApp>, pos: egui::Pos2, pressed: bool, modifiers: egui::Modifiers) {
-    h.event_modifiers(
-        egui::Event::PointerButton { pos, button: egui::PointerButton::Primary, pressed, modifiers },
-        modifiers,
-    );
-    h.step();
 }
 
 /// One stroke from `from` to `to` with the primary button.

@@ -23,7 +23,7 @@ use skinlab::app::SkinlabApp;
 use skinlab::model::Model;
 use skinlab::rig::Pose;
 use skinlab::skinning::{Deformer, SkinningMethod};
-use ui_harness::{bend_elbow, harness, harness_with, Scripted};
+use ui_harness::{bend_elbow, drag, harness, harness_with, press, Scripted};
 
 const SHOULDER: usize = 1;
 const ELBOW: usize = 2;
@@ -59,32 +59,11 @@ fn screen_of(h: &Harness<'_, SkinlabApp>, p: Vec3) -> egui::Pos2 {
     rect.min + egui::vec2(q.x, q.y)
 }
 
-fn press(h: &mut Harness<'_, SkinlabApp>, pos: egui::Pos2, pressed: bool, modifiers: egui::Modifiers) {
-    h.event_modifiers(
-        egui::Event::PointerButton { pos, button: egui::PointerButton::Primary, pressed, modifiers },
-        modifiers,
-    );
-    h.step();
-}
-
 fn ctrl_click(h: &mut Harness<'_, SkinlabApp>, at: egui::Pos2) {
     h.event(egui::Event::PointerMoved(at));
     h.step();
     press(h, at, true, egui::Modifiers::COMMAND);
     press(h, at, false, egui::Modifiers::COMMAND);
-    h.run();
-}
-
-/// A primary-button drag from `from` to `to` in small steps.
-fn drag(h: &mut Harness<'_, SkinlabApp>, from: egui::Pos2, to: egui::Pos2) {
-    h.event(egui::Event::PointerMoved(from));
-    h.step();
-    press(h, from, true, egui::Modifiers::NONE);
-    for k in 1..=8 {
-        h.event(egui::Event::PointerMoved(from + (to - from) * (k as f32 / 8.0)));
-        h.step();
-    }
-    press(h, to, false, egui::Modifiers::NONE);
     h.run();
 }
 

@@ -19,7 +19,7 @@ use skinlab::app::state::{EditorState, Mode};
 use skinlab::app::SkinlabApp;
 use skinlab::paint::BlendMode;
 use skinlab::skinning::SkinningMethod;
-use ui_harness::{harness, harness_with, Scripted};
+use ui_harness::{harness, harness_with, press, Scripted};
 
 const SHOULDER: usize = 1;
 const ELBOW: usize = 2;
@@ -51,23 +51,17 @@ fn over_arm(h: &Harness<'_, SkinlabApp>, t: f32) -> egui::Pos2 {
     rect.min + egui::vec2(p.x, p.y)
 }
 
-fn press(h: &mut Harness<'_, SkinlabApp>, pos: egui::Pos2, pressed: bool) {
-    let modifiers = egui::Modifiers::NONE;
-    h.event(egui::Event::PointerButton { pos, button: egui::PointerButton::Primary, pressed, modifiers });
-    h.step();
-}
-
 /// One stroke along the arm from fraction `t0` to `t1`.
 fn stroke(h: &mut Harness<'_, SkinlabApp>, t0: f32, t1: f32) {
     let (from, to) = (over_arm(h, t0), over_arm(h, t1));
     h.event(egui::Event::PointerMoved(from));
     h.step();
-    press(h, from, true);
+    press(h, from, true, egui::Modifiers::NONE);
     for k in 1..=6 {
         h.event(egui::Event::PointerMoved(from + (to - from) * (k as f32 / 6.0)));
         h.step();
     }
-    press(h, to, false);
+    press(h, to, false, egui::Modifiers::NONE);
     h.run();
 }
 

@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "common/ui_harness.rs"]
+#[allow(dead_code)]
 mod ui_harness;
 
 use eframe::egui::{self, accesskit::Role};

@@ -84,3 +84,25 @@ pub fn bend_elbow(h: &mut Harness<'_, SkinlabApp>, degrees: f64) {
     h.get_by_role_and_label(Role::SpinButton, "Rotation Z (°)").set_value_accesskit(degrees);
     h.run();
 }
+
+/// A primary-button press (or release) at `pos` with `modifiers` held, then one frame.
+pub fn press(h: &mut Harness<'_, SkinlabApp>, pos: egui::Pos2, pressed: bool, modifiers: egui::Modifiers) {
+    h.event_modifiers(
+        egui::Event::PointerButton { pos, button: egui::PointerButton::Primary, pressed, modifiers },
+        modifiers,
+    );
+    h.step();
+}
+
+/// A primary-button drag from `from` to `to` in eight steps, then frames until the editor is idle.
+pub fn drag(h: &mut Harness<'_, SkinlabApp>, from: egui::Pos2, to: egui::Pos2) {
+    h.event(egui::Event::PointerMoved(from));
+    h.step();
+    press(h, from, true, egui::Modifiers::NONE);
+    for k in 1..=8 {
+        h.event(egui::Event::PointerMoved(from + (to - from) * (k as f32 / 8.0)));
+        h.step();
+    }
+    press(h, to, false, egui::Modifiers::NONE);
+    h.run();
+}
