@@ -30,21 +30,6 @@ fn load(name: &str) -> Option<Model> {
     path.exists().then(|| skinlab::io::load_model(&path).unwrap())
 }
 
-/// Every vertex's packed set word and weight bits, for the meshes drawn with a skin.
-fn bits(m: &Model) -> Vec<(u32, Vec<(u16, u32)>)> {
-    let mut out = Vec::new();
-    for inst in &m.instances {
-        let table = &m.skins[inst.skin].sets;
-        for p in &m.meshes[inst.mesh].primitives {
-            let Some(inf) = &p.influences else { continue };
-            for v in 0..inf.len() {
-                out.push((inf.packed_sets()[v], inf.vertex(v, table).map(|(j, w)| (j, w.to_bits())).collect()));
-            }
-        }
-    }
-    out
-}
-
 /// A 5 × 5 grid of unit squares' corners at z = 0 (x, y in 0..=4) in two primitives that share
 /// column x = 2 (its vertices duplicated: weld groups across primitives); two joints, weights
 /// blending along x.
@@ -250,7 +235,7 @@ fn gradient_is_monotone_along_a_limb_and_hits_its_end_values() {
     let (start, end) = (at(0), at(240));
     let gradient = Gradient { joint: 1, start, end, start_value: 0.0, end_value: 1.0 };
     let mut rec = StrokeRecord::new("gradient");
-    let before = bits(&m);
+    let before = common::weight_bits(&m);
     let out = gradient_fill(&mut m, surface, &WeightRules::default(), &gradient, &mut rec).unwrap();
     assert!(out.tool.changed > 0);
     let da = distances_from(surface, start);
@@ -272,7 +257,7 @@ fn gradient_is_monotone_along_a_limb_and_hits_its_end_values() {
         assert!((s - 1.0).abs() < 1e-5);
     }
     rec.undo(&mut m);
-    assert_eq!(bits(&m), before);
+    assert_eq!(common::weight_bits(&m), before);
     // A locked joint cannot be filled.
     let mut locked = WeightRules::default();
     locked.set_locked(1, true);
@@ -288,7 +273,7 @@ fn the_weight_table_sets_scales_normalises_and_pastes() {
     let table = weight_table(&m, surface, &groups);
     assert_eq!(table.joints, vec![0, 1]);
     assert_eq!(table.rows.len(), 16);
-    let before = bits(&m);
+    let before = common::weight_bits(&m);
     let rules = WeightRules::default();
     let mut rec = StrokeRecord::new("table");
     apply_table_op(&mut m, surface, &rules, &groups, &TableOp::Set { joint: 0, value: 0.3 }, &mut rec).unwrap();
@@ -312,7 +297,7 @@ fn the_weight_table_sets_scales_normalises_and_pastes() {
     assert!(err.is_err());
     apply_table_op(&mut m, surface, &locked, &groups, &TableOp::Normalize, &mut rec).unwrap();
     rec.undo(&mut m);
-    assert_eq!(bits(&m), before, "one record undoes every operation bit for bit");
+    assert_eq!(common::weight_bits(&m), before, "one record undoes every operation bit for bit");
 }
 
 /// A copy of `m` with every triangle split in four at its edge midpoints; a midpoint's weights
@@ -582,7 +567,7 @@ proptest! {
         let s = &topo.surface;
         let adj = s.adjacency();
         let shipped = disagreeing_groups(&m, s, 0.0);
-        let original = bits(&m);
+        let original = common::weight_bits(&m);
         // A box over part of the model seen from the front (x right, y up), grown once.
         let (lo, hi) = m.rest_bounds();
         let view = ScreenProjection {
@@ -647,6 +632,6 @@ proptest! {
         for r in records.iter().rev() {
             r.undo(&mut m);
         }
-        prop_assert!(bits(&m) == original, "{}: undo is not bit for bit", MULTI[model]);
+        prop_assert!(common::weight_bits(&m) == original, "{}: undo is not bit for bit", MULTI[model]);
     }
 }

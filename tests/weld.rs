@@ -6,6 +6,8 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use glam::DQuat;
 use proptest::prelude::*;
 use skinlab::model::influences::VertexInfluences;
@@ -30,22 +32,6 @@ fn load(name: &str) -> Option<Model> {
 fn diagonal(m: &Model) -> f32 {
     let (lo, hi) = m.rest_bounds();
     lo.distance(hi)
-}
-
-/// Every vertex's packed set word and weight bits (independent of the slot padding, which
-/// painting may grow), for the meshes drawn with a skin.
-fn bits(m: &Model) -> Vec<(u32, Vec<(u16, u32)>)> {
-    let mut out = Vec::new();
-    for inst in &m.instances {
-        let table = &m.skins[inst.skin].sets;
-        for p in &m.meshes[inst.mesh].primitives {
-            let Some(inf) = &p.influences else { continue };
-            for v in 0..inf.len() {
-                out.push((inf.packed_sets()[v], inf.vertex(v, table).map(|(j, w)| (j, w.to_bits())).collect()));
-            }
-        }
-    }
-    out
 }
 
 /// Surface vertices in weld groups that span more than one primitive (the borders).
@@ -251,7 +237,7 @@ proptest! {
         let Some(mut m) = load(MULTI[model]) else { return Ok(()) };
         let topo = ModelTopology::new(&m);
         let border = border_vertices(&topo);
-        let original = bits(&m);
+        let original = common::weight_bits(&m);
         // Groups that already disagree in the file (Stegosaurus) may stay so until welded.
         let shipped = disagreeing_groups(&m, &topo.surface, 0.0);
         let mut out = Vec::new();
@@ -265,7 +251,7 @@ proptest! {
         for r in records.iter().rev() {
             r.undo(&mut m);
         }
-        prop_assert!(bits(&m) == original, "{}: undo is not bit for bit", MULTI[model]);
+        prop_assert!(common::weight_bits(&m) == original, "{}: undo is not bit for bit", MULTI[model]);
     }
 }
 
@@ -351,7 +337,7 @@ fn weld_weights_repairs_disagreeing_groups() {
     broken.sort_unstable();
     broken.dedup();
     assert_eq!(disagreeing_groups(&m, s, 0.0), broken);
-    let original = bits(&m);
+    let original = common::weight_bits(&m);
     for source in [WeldSource::Mean, WeldSource::LargerSide] {
         let mut rec = StrokeRecord::new("weld");
         let n = weld_groups(&mut m, s, source, &WeightRules::default(), &mut rec).unwrap();
@@ -366,7 +352,7 @@ fn weld_weights_repairs_disagreeing_groups() {
             }
         }
         rec.undo(&mut m);
-        assert!(bits(&m) == original, "{source:?}: undo restores the disagreement bit for bit");
+        assert!(common::weight_bits(&m) == original, "{source:?}: undo restores the disagreement bit for bit");
     }
 }
 
@@ -394,7 +380,7 @@ fn every_blend_mode_and_every_tool_keeps_weld_groups_identical() {
         let border = border_vertices(&topo);
         let mut out = Vec::new();
         Deformer::new().deform_all(&m, &Pose::rest(), SkinningMethod::Lbs, &mut out);
-        let original = bits(&m);
+        let original = common::weight_bits(&m);
         let mut records = Vec::new();
         let mut steps: Vec<Step> = (0..BlendMode::ALL.len())
             .flat_map(|mode| {
@@ -421,7 +407,7 @@ fn every_blend_mode_and_every_tool_keeps_weld_groups_identical() {
         for r in records.iter().rev() {
             r.undo(&mut m);
         }
-        assert!(bits(&m) == original, "{name}: undo is not bit for bit");
+        assert!(common::weight_bits(&m) == original, "{name}: undo is not bit for bit");
     }
 }
 

@@ -24,3 +24,19 @@ pub fn bbox_diagonal(points: impl IntoIterator<Item = Vec3>) -> f32 {
     }
     (hi - lo).length()
 }
+
+/// Every vertex's packed set word and weight bits (independent of the slot padding, which
+/// painting may grow), for the meshes drawn with a skin.
+pub fn weight_bits(m: &skinlab::model::Model) -> Vec<(u32, Vec<(u16, u32)>)> {
+    let mut out = Vec::new();
+    for inst in &m.instances {
+        let table = &m.skins[inst.skin].sets;
+        for p in &m.meshes[inst.mesh].primitives {
+            let Some(inf) = &p.influences else { continue };
+            for v in 0..inf.len() {
+                out.push((inf.packed_sets()[v], inf.vertex(v, table).map(|(j, w)| (j, w.to_bits())).collect()));
+            }
+        }
+    }
+    out
+}
