@@ -20,3 +20,4 @@ pub mod render;
 pub mod rig;
 pub mod skinning;
 pub mod synthetic;
+pub mod thumbnail;

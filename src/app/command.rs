@@ -146,6 +146,10 @@ pub enum Command {
     },
     /// Aim the camera at the selection (or the whole model).
     FrameSelected,
+    /// IK dragging: settings, pins, a drag of an end joint or a pole handle.
+    Ik(crate::app::state::IkCommand),
+    /// The model's pose library: add, apply (flipped), rename, delete.
+    PoseLibrary(crate::app::state::PoseLibraryCommand),
     /// Switch between posing, weight painting and rigging.
     SetMode(Mode),
     /// Start a brush stroke (one undo step until [`Command::EndStroke`]).

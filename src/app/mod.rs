@@ -10,6 +10,7 @@ pub mod file_browser;
 pub mod file_menu;
 pub mod gizmo;
 pub mod history;
+pub mod ik_input;
 pub mod paint_overlay;
 pub mod recent;
 pub mod recovery;
@@ -366,7 +367,15 @@ impl eframe::App for SkinlabApp {
                     cmds.extend(ui::rig_panel::rig_panel_ui(ui, &mut self.state, &mut self.field_gesture));
                 });
             }
-            Mode::Pose => cmds.extend(ui::inspector::inspector_ui(ui, &mut self.state, &mut self.field_gesture)),
+            Mode::Pose => {
+                egui::ScrollArea::vertical().show(ui, |ui| {
+                    cmds.extend(ui::inspector::inspector_ui(ui, &mut self.state, &mut self.field_gesture));
+                    ui.separator();
+                    cmds.extend(ui::ik_panel::ik_panel_ui(ui, &self.state));
+                    ui.separator();
+                    cmds.extend(ui::pose_library_panel::pose_library_ui(ui, &mut self.state));
+                });
+            }
         });
         cmds.extend(self.export_window_ui(&ctx));
         cmds.extend(self.files.browser_ui(&ctx));

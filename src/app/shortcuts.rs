@@ -63,6 +63,7 @@ impl SkinlabApp {
                     cmds.push(Command::FrameSelected);
                 }
                 if self.state.mode == Mode::Pose {
+                    cmds.extend(ui::ik_panel::ik_shortcuts(i, &self.state));
                     cmds.extend(ui::timeline::key_shortcuts(i));
                 }
                 if self.state.mode == Mode::Rig {

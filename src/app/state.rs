@@ -4,9 +4,11 @@
 //! the UI tests drive exactly what the window does.
 
 mod edit_counts;
+mod ik_ops;
 mod key_ops;
 mod modes;
 mod paint_ops;
+mod pose_library_ops;
 mod pose_tools;
 mod recovery_ops;
 mod rig_ops;
@@ -14,8 +16,10 @@ mod weight_tools_ops;
 
 pub use weight_tools_ops::{PaintTool, TransferSource, WeightToolCommand, WeightToolsState};
 
+pub use ik_ops::{IkCommand, IkState, MAX_CHAIN};
 pub use modes::{Mode, PaintSettings, WeightDisplay};
 pub use paint_ops::HoverInfo;
+pub use pose_library_ops::{PoseLibraryCommand, PoseLibraryState};
 pub use rig_ops::RigState;
 
 use std::path::{Path, PathBuf};
@@ -99,6 +103,10 @@ pub struct EditorState {
     pub mode: Mode,
     /// Rig mode's state: the open gizmo drag and the automatic-weights job.
     pub rig: RigState,
+    /// IK dragging (Pose mode): on/off, chain length, pins, the drag in progress.
+    pub ik: IkState,
+    /// The model's pose library (read lazily, see [`EditorState::sync_pose_library`]).
+    pub poses: PoseLibraryState,
     /// Viewport drawing options.
     pub view: ViewOptions,
     /// The shared camera.
@@ -184,6 +192,8 @@ impl EditorState {
             selected: None,
             mode: Mode::Pose,
             rig: RigState::default(),
+            ik: IkState::default(),
+            poses: PoseLibraryState::default(),
             view: ViewOptions::default(),
             camera: OrbitCamera::default(),
             clip: None,
@@ -240,6 +250,7 @@ impl EditorState {
         self.weight_tools.selection = crate::paint::Selection::new(self.topology.surface.len());
         self.weight_tools.last_transfer = None;
         self.rig = RigState::default();
+        self.ik.model_replaced();
         // A model without a skeleton opens in Rig mode, ready for its root joint.
         if model.skins.is_empty() && !model.rigid_instances.is_empty() {
             self.mode = Mode::Rig;
@@ -316,7 +327,12 @@ impl EditorState {
 
     /// Carries out one command.
     pub fn apply(&mut self, cmd: Command) {
+        if !matches!(cmd, Command::Ik(_)) {
+            self.end_ik_drag();
+        }
         match cmd {
+            Command::Ik(c) => self.apply_ik(c),
+            Command::PoseLibrary(c) => self.apply_pose_library(c),
             Command::Select(node) => {
                 self.selected = node.filter(|&n| n < self.model.nodes.len());
                 self.end_gesture();

@@ -100,6 +100,7 @@ pub struct Viewport {
     drag: Option<Drag>,
     next_gesture: u64,
     rig: RigInput,
+    ik: super::ik_input::IkInput,
     select: super::select_input::SelectInput,
     /// Where the viewport was drawn last frame (screen points).
     pub last_rect: Option<egui::Rect>,
@@ -217,14 +218,17 @@ impl Viewport {
                 self.painting = false;
                 s.apply(Command::EndStroke);
             }
-            let used =
-                s.mode == Mode::Rig && {
-                    let pointer = response
-                        .interact_pointer_pos()
-                        .or_else(|| response.hover_pos())
-                        .map(|p| PanelPointer { screen: to_vec2(p), local: local(p), panel: panel_of(p), size });
-                    self.rig.input(ui, &response, s, mover.as_ref(), pointer)
-                };
+            let pointer = response.interact_pointer_pos().or_else(|| response.hover_pos()).map(|p| PanelPointer {
+                screen: to_vec2(p),
+                local: local(p),
+                panel: panel_of(p),
+                size,
+            });
+            let used = match s.mode {
+                Mode::Rig => self.rig.input(ui, &response, s, mover.as_ref(), pointer),
+                Mode::Pose => self.drag.is_none() && self.ik.input(ui, &response, s, pointer.as_ref()),
+                Mode::Paint => false,
+            };
             if !used {
                 self.handle_input(ui, &response, s, gizmo.as_ref(), &local, rect.height());
             }
@@ -258,6 +262,9 @@ impl Viewport {
         }
         if let Some(g) = &gizmo {
             draw_gizmo(&painter, rect.min, g, self.drag.as_ref().map(|d| d.handle));
+        }
+        if s.mode == Mode::Pose {
+            self.ik.draw(&painter, rect.min, s, size);
         }
         if let Some(g) = &mover {
             rig_input::draw(&painter, rect.min, g, self.rig.active_handle());

@@ -4,6 +4,7 @@
 pub mod accessor;
 pub mod atomic_write;
 pub mod bone_extras;
+pub mod clips_json;
 pub mod error;
 mod fresh_document;
 pub mod glb;
@@ -13,6 +14,7 @@ pub mod input_file;
 pub mod materials;
 pub mod obj;
 pub mod obj_import;
+pub mod pose_library;
 pub mod recovery;
 pub mod source_document;
 pub mod source_weights;

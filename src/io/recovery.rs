@@ -11,7 +11,7 @@
 //!   "saved_unix_secs": 1764000000,
 //!   "pid": 4242,
 //!   "strokes": 3,
-//!   "sections": {"weights": {..weights file..}, "pose": {..pose file..}}
+//!   "sections": {"weights": {..weights file..}, "pose": {..pose file..}, "clips": [..]}
 //! }
 //! ```
 //! Each kind of edit is one named section holding its own file format (the weights file, the
@@ -34,6 +34,9 @@ const VERSION: u64 = 1;
 pub const WEIGHTS: &str = "weights";
 /// The pose section (a pose file).
 pub const POSE: &str = "pose";
+/// The clips section (every clip, `io::clips_json`), written when the clips differ from the
+/// model's file (keys set, moved or deleted; clips made).
+pub const CLIPS: &str = "clips";
 
 /// One session's unsaved work.
 #[derive(Clone, Debug, PartialEq)]
@@ -120,7 +123,7 @@ impl RecoveryFile {
     /// Sections this version does not restore.
     #[must_use]
     pub fn unknown_sections(&self) -> Vec<&str> {
-        self.sections.keys().map(String::as_str).filter(|k| ![WEIGHTS, POSE].contains(k)).collect()
+        self.sections.keys().map(String::as_str).filter(|k| ![WEIGHTS, POSE, CLIPS].contains(k)).collect()
     }
 }
 

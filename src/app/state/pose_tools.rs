@@ -24,7 +24,14 @@ pub struct CopiedPose {
 impl EditorState {
     /// Copies the selected joint's limb (or every joint) from the current pose.
     pub(super) fn copy_pose(&mut self) {
-        let nodes = match self.selected {
+        let nodes = self.limb_or_all();
+        self.set_info(format!("copied the pose of {} joint(s)", nodes.len()));
+        self.pose_clipboard = Some(CopiedPose { pose: self.pose.clone(), nodes });
+    }
+
+    /// The selected joint and every joint below it, or every posable joint with none selected.
+    pub(super) fn limb_or_all(&self) -> Vec<usize> {
+        match self.selected {
             Some(node) => {
                 let mut out = vec![node];
                 let mut i = 0;
@@ -35,9 +42,7 @@ impl EditorState {
                 out
             }
             None => keys::posable_nodes(&self.model, &self.pose),
-        };
-        self.set_info(format!("copied the pose of {} joint(s)", nodes.len()));
-        self.pose_clipboard = Some(CopiedPose { pose: self.pose.clone(), nodes });
+        }
     }
 
     /// Pastes the copied pose onto the same joints, or flipped onto their mirror partners.
@@ -72,7 +77,7 @@ impl EditorState {
 }
 
 /// Each node's mirror partner (itself when it has none) and the symmetry plane's normal.
-fn mirror_partners(model: &Model, nodes: &[usize]) -> (Vec<usize>, DVec3) {
+pub(super) fn mirror_partners(model: &Model, nodes: &[usize]) -> (Vec<usize>, DVec3) {
     let tree = &model.nodes;
     let mut joints = keys::posable_nodes(model, &Pose::rest());
     joints.extend(nodes.iter().copied());

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::EditorState;
+use crate::io::clips_json::{clips_from_json, clips_to_json};
 use crate::io::recovery::{self, RecoveryFile};
 use crate::io::weights_file::{apply_weights, ordered_influences, weights_to_json};
 use crate::model::ModelEdit;
@@ -41,6 +42,9 @@ impl EditorState {
                 sections.insert(recovery::POSE.to_owned(), v);
             }
         }
+        if base.map_or(!self.model.clips.is_empty(), |b| b.clips != self.model.clips) {
+            sections.insert(recovery::CLIPS.to_owned(), clips_to_json(&self.model.clips, &self.model.nodes));
+        }
         RecoveryFile {
             model: self.model_path.clone(),
             model_name: self.model_name.clone(),
@@ -66,6 +70,10 @@ impl EditorState {
         };
         if let Some(text) = file.section_text(recovery::WEIGHTS) {
             apply_weights(&text, &mut model).map_err(|e| format!("the recovered weights do not apply: {e}"))?;
+        }
+        if let Some(clips) = file.sections.get(recovery::CLIPS) {
+            model.clips =
+                clips_from_json(clips, &model.nodes).map_err(|e| format!("the recovered clips do not apply: {e}"))?;
         }
         let pose = match file.section_text(recovery::POSE) {
             Some(text) => Some(
@@ -108,6 +116,7 @@ impl EditorState {
         let step = ModelEdit::between(RESTORE_STEP, &self.model, &model);
         self.history.record_model(step, &self.pose);
         self.model = Arc::new(model);
+        self.clip = self.clip.filter(|&c| c < self.model.clips.len());
         self.edited.note(&marks);
         if let Some(pose) = pose {
             self.pose = pose;
@@ -117,10 +126,11 @@ impl EditorState {
         self.dirty = true;
         self.refresh();
         let mut summary = format!(
-            "restored unsaved work on {}: {} strokes ({vertices} vertices), {} posed joints",
+            "restored unsaved work on {}: {} strokes ({vertices} vertices), {} posed joints, {} clip(s)",
             self.model_name,
             file.strokes,
-            self.pose.overrides.len()
+            self.pose.overrides.len(),
+            self.model.clips.len()
         );
         let unknown = file.unknown_sections();
         if !unknown.is_empty() {

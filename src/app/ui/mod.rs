@@ -1,9 +1,11 @@
 //! The editor's panels: the joint tree, the inspector (method, comparison, joint rotation), the
 //! paint panel and its weight tools (selection, gradient, weight table, transfer), the rig panel, the timeline and the status line. Each panel reads the state and returns commands.
 
+pub mod ik_panel;
 pub mod inspector;
 pub mod outliner;
 pub mod paint_panel;
+pub mod pose_library_panel;
 pub mod rig_panel;
 pub mod status_bar;
 pub mod timeline;
