@@ -19,6 +19,7 @@ pub mod rig_input;
 pub mod select_input;
 mod shortcuts;
 pub mod state;
+pub mod topology_job;
 pub mod translate_gizmo;
 pub mod ui;
 pub mod view_keys;
@@ -370,6 +371,9 @@ impl eframe::App for SkinlabApp {
         egui::Panel::bottom("timeline").show(ui, |ui| cmds.extend(ui::timeline::timeline_ui(ui, &self.state)));
         if self.state.poll_bind() {
             ctx.request_repaint_after(std::time::Duration::from_millis(50));
+        }
+        if self.state.poll_topology() {
+            ctx.request_repaint_after(std::time::Duration::from_millis(100));
         }
         egui::Panel::left("outliner").default_size(190.0).resizable(true).show(ui, |ui| {
             cmds.extend(self.outliner.ui(ui, &self.state));

@@ -11,6 +11,7 @@ mod pose_tools;
 mod recovery_ops;
 mod refresh;
 mod rig_ops;
+mod topology_ops;
 mod weight_tools_ops;
 
 pub use weight_tools_ops::{PaintTool, TransferSource, WeightToolCommand, WeightToolsState};
@@ -159,6 +160,8 @@ pub struct EditorState {
     /// cracks there when posed (Paint ▸ Weld Weights fixes them).
     pub weld_disagreements: usize,
     topology: ModelTopology,
+    /// The background build of `topology` for a large model, while it runs.
+    topology_job: Option<crate::app::topology_job::TopologyJob>,
     /// The skeleton changed since `topology` was built (its joint mirrors are rebuilt before the
     /// next paint use).
     topology_stale: bool,
@@ -225,6 +228,7 @@ impl EditorState {
             discard_confirmed: false,
             weld_disagreements: 0,
             topology: ModelTopology::default(),
+            topology_job: None,
             topology_stale: false,
             surface_buffers: paint_ops::SurfaceBuffers::default(),
             stroke: None,
@@ -249,18 +253,13 @@ impl EditorState {
             deform_ms: 0.0,
         };
         self.skeleton = SkeletonLayout::new(&model);
-        self.topology = ModelTopology::new(&model);
-        self.topology_stale = false;
-        self.weight_tools.selection = crate::paint::Selection::new(self.topology.surface.len());
+        let background = self.build_topology(&model);
         self.weight_tools.last_transfer = None;
         self.rig = RigState::default();
         // A model without a skeleton opens in Rig mode, ready for its root joint.
         if model.skins.is_empty() && !model.rigid_instances.is_empty() {
             self.mode = Mode::Rig;
         }
-        self.weld_disagreements =
-            crate::paint::disagreeing_groups(&model, &self.topology.surface, crate::paint::weld::AGREEMENT_TOLERANCE)
-                .len();
         self.model = Arc::new(model);
         self.edited.clear();
         self.stroke = None;
@@ -269,6 +268,9 @@ impl EditorState {
         self.paint.locked.clear();
         self.model_name = name.to_owned();
         self.model_rev += 1;
+        if background {
+            self.start_topology_job();
+        }
         self.pose = Pose::rest();
         self.history.clear();
         self.clean_revision = Some(self.history.revision());
@@ -330,6 +332,7 @@ impl EditorState {
 
     /// Carries out one command.
     pub fn apply(&mut self, cmd: Command) {
+        self.wait_topology_for(&cmd);
         match cmd {
             Command::Select(node) => {
                 self.selected = node.filter(|&n| n < self.model.nodes.len());

@@ -21,6 +21,9 @@ use crate::render::gpu_changes::Changed;
 pub(in crate::app) struct SurfaceBuffers {
     positions: Vec<glam::Vec3>,
     normals: Vec<glam::Vec3>,
+    /// The `(model_rev, frame_rev, panel)` the buffers hold: a dab re-gathers the whole surface
+    /// only when it changed otherwise than by the previous dab, which patches its own vertices.
+    holds: Option<(u64, u64, usize)>,
 }
 
 /// What the brush is over: the hit, the painted joint's weight and the vertex's influences.
@@ -263,7 +266,10 @@ impl EditorState {
             ..hit
         };
         let buffers = &mut self.surface_buffers;
-        surface.gather_deformed(&self.deformed[panel], &mut buffers.positions, &mut buffers.normals);
+        if buffers.holds != Some((self.model_rev, self.frame_rev, panel)) {
+            surface.gather_deformed(&self.deformed[panel], &mut buffers.positions, &mut buffers.normals);
+        }
+        buffers.holds = None;
         let options = FootprintOptions {
             radius,
             whole_volume: brush.whole_volume,
@@ -318,6 +324,10 @@ impl EditorState {
                     self.update_paint_colours_of(&outcome.parts);
                     self.frame_times.add(Stage::Colours, colours_started.elapsed().as_secs_f64());
                     self.frame_rev += 1;
+                    let b = &mut self.surface_buffers;
+                    let surface = &self.topology.surface;
+                    surface.patch_deformed(&self.deformed[panel], &outcome.parts, &mut b.positions, &mut b.normals);
+                    b.holds = Some((self.model_rev, self.frame_rev, panel));
                 }
             }
             Err(e) => self.set_error(format!("cannot paint: {e}")),
