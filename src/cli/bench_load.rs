@@ -13,6 +13,9 @@ use crate::paint::ModelTopology;
 use crate::rig::Pose;
 use crate::skinning::{Deformer, SkinningMethod};
 
+/// A row of the report: its label and how to read it from a run.
+type Row = (&'static str, fn(&Run) -> f64);
+
 /// One timed load: the file's stages, then the first deformation.
 struct Run {
     times: LoadTimes,
@@ -53,7 +56,7 @@ pub fn report(path: &Path, runs: usize) -> Result<(), CliError> {
         done.len()
     );
     crate::outln!("{:<44} {:>10}", "stage", "median ms");
-    let rows: [(&str, fn(&Run) -> f64); 7] = [
+    let rows: [Row; 7] = [
         ("read (file into memory)", |r| r.times.read),
         ("parse (container, JSON, glTF, buffers)", |r| r.times.parse),
         ("import (nodes, skins, geometry, influences)", |r| r.times.import),

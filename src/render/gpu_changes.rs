@@ -67,7 +67,7 @@ impl Changed {
     pub fn ranges(&self, mesh: usize, prim: usize, vertices: u32) -> Vec<Range<u32>> {
         match self {
             Self::Nothing => Vec::new(),
-            Self::All => vec![0..vertices],
+            Self::All => std::iter::once(0..vertices).collect(),
             Self::Vertices(parts) => parts
                 .iter()
                 .filter(|t| t.mesh == mesh && t.prim == prim)

@@ -84,7 +84,7 @@ pub struct SkinnedMeshes {
 fn fill_range<T: three_d::BufferDataType>(buffer: &mut three_d::VertexBuffer<T>, first: u32, data: &[T]) -> u64 {
     let size = std::mem::size_of::<T>();
     buffer.fill_subset(first * size as u32, data);
-    (data.len() * size) as u64
+    std::mem::size_of_val(data) as u64
 }
 
 /// Area-weighted vertex normals of a triangle mesh, into `out`.
@@ -213,7 +213,7 @@ impl SkinnedMeshes {
                     if computed && !ranges.is_empty() {
                         // Computed normals depend on the neighbours: the whole primitive.
                         vertex_normals(&d.positions, &part.triangles, &mut self.computed_normals);
-                        ranges = vec![0..part.vertices as u32];
+                        ranges = std::iter::once(0..part.vertices as u32).collect();
                     }
                     let normals: &[Vec3] = if computed { &self.computed_normals } else { &d.normals };
                     let mesh = &mut part.gm.geometry;
@@ -270,7 +270,7 @@ impl SkinnedMeshes {
                 _ => None,
             };
             let n = part.vertices as u32;
-            let ranges = if all { vec![0..n] } else { changed.ranges(part.mesh, part.prim, n) };
+            let ranges = if all { std::iter::once(0..n).collect() } else { changed.ranges(part.mesh, part.prim, n) };
             #[allow(deprecated)]
             let Some(buffer) = part.gm.geometry.colors_mut() else {
                 continue;
