@@ -37,7 +37,7 @@ const NEAR_ORTHOGONAL: f64 = 1e-5;
 #[must_use]
 pub fn polar_newton(a: DMat3) -> Option<Polar> {
     let det = a.determinant();
-    if !(det > 0.0) || !det.is_finite() {
+    if !det.is_finite() || det <= 0.0 {
         return None;
     }
     let ata = a.transpose() * a;

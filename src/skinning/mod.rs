@@ -135,10 +135,7 @@ pub(crate) fn blend_stretch<const K: usize>(
     if frame.flags.get(base / K).is_some_and(|&f| f & frame::SET_UNIFORM_STRETCH != 0) {
         // Every S_j = s_j I: Σ w_j S_j = (Σ w_j s_j) I, and (Σ w_j S_j)⁻¹ n is along n, whose
         // length the methods normalise away.
-        let mut s = 0.0;
-        for m in 0..K {
-            s += frame.scales[base + m] * w[m];
-        }
+        let s: f32 = frame.scales[base..base + K].iter().zip(w).map(|(&s, &wm)| s * wm).sum();
         return (v * s, n);
     }
     let mut s = glam::Mat3::ZERO;
