@@ -139,8 +139,8 @@ pub(crate) fn blend_stretch<const K: usize>(
         return (v * s, n);
     }
     let mut s = glam::Mat3::ZERO;
-    for m in 0..K {
-        s += frame.stretches[base + m] * w[m];
+    for (m, &wm) in w.iter().enumerate() {
+        s += frame.stretches[base + m] * wm;
     }
     let vs = glam::Vec3A::from(s * glam::Vec3::from(v));
     let det = s.determinant();
