@@ -85,7 +85,7 @@ impl GpuShared {
 #[derive(Default)]
 pub struct Viewport {
     shared: Arc<Mutex<GpuShared>>,
-    sent: Option<(u64, u64, Option<usize>, bool, bool, bool)>,
+    sent: Option<(u64, u64, Option<usize>, bool, bool, bool, Option<u64>)>,
     /// The looks read from the model's document, with the document they came from and the
     /// model's mesh count.
     looks: Option<(std::path::PathBuf, usize, Option<Arc<Looks>>)>,
@@ -122,7 +122,16 @@ fn to_vec2(p: egui::Pos2) -> Vec2 {
 impl Viewport {
     /// Hands the state's current deformation to the GPU side when it changed.
     fn send(&mut self, s: &mut EditorState) {
-        let key = (s.model_rev, s.frame_rev, s.selected, s.difference, s.mode == Mode::Paint, s.view.materials);
+        let sets = s.analysis.sets.on && s.mode != Mode::Paint;
+        let key = (
+            s.model_rev,
+            s.frame_rev,
+            s.selected,
+            s.difference,
+            s.mode == Mode::Paint,
+            s.view.materials,
+            sets.then_some(s.analysis.sets.colour_rev),
+        );
         if self.sent == Some(key) {
             return;
         }
@@ -130,6 +139,8 @@ impl Viewport {
         let right = if s.split { s.deformed[1].clone() } else { Vec::new() };
         let colours = if s.mode == Mode::Paint {
             Some(s.paint_colours.clone())
+        } else if sets {
+            Some(s.analysis.sets.colours.clone())
         } else {
             s.difference.then(|| s.difference_colours.clone())
         };
@@ -261,6 +272,11 @@ impl Viewport {
         }
         if let Some(g) = &mover {
             rig_input::draw(&painter, rect.min, g, self.rig.active_handle());
+        }
+        if s.analysis.sets.on && s.mode != Mode::Paint {
+            let pointer = response.hover_pos().filter(|_| self.drag.is_none() && !response.dragged());
+            s.analysis.sets.hover = pointer.and_then(|p| super::analysis::overlay::hover_at(s, rect, panels, p));
+            super::analysis::overlay::draw(&painter, rect, panels, s);
         }
         if s.mode == Mode::Paint {
             super::paint_overlay::draw(&painter, rect, s, self.hover.as_ref());

@@ -60,6 +60,10 @@ pub fn view_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
     ui.checkbox(&mut s.view.grid, "Grid");
     ui.checkbox(&mut s.view.materials, "Materials")
         .on_hover_text("the materials' base colours and textures (paint mode shows weights instead)");
+    ui.checkbox(&mut s.analysis.sets.on, "Joint sets").on_hover_text(
+        "SBS internals: each joint set's centre of rotation with lines to its joints, vertices coloured by set, \
+         the set table (Pose and Rig mode)",
+    );
     ui.horizontal_wrapped(|ui| {
         for axis in ViewAxis::ALL {
             let key = match axis {
@@ -75,6 +79,14 @@ pub fn view_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
             }
         }
     });
+    let mut sweep = s.analysis.sweep.open;
+    if ui.toggle_value(&mut sweep, "Sweep…").on_hover_text("stress-sweep a joint: curves per method, scrub").changed()
+    {
+        s.analysis.sweep.open = sweep;
+        if !sweep {
+            s.scrub_sweep(None);
+        }
+    }
     if ui.button("Frame selected (F)").clicked() {
         cmds.push(Command::FrameSelected);
     }
