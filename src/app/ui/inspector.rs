@@ -64,6 +64,8 @@ pub fn view_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
         "SBS internals: each joint set's centre of rotation with lines to its joints, vertices coloured by set, \
          the set table (Pose and Rig mode)",
     );
+    ui.checkbox(&mut s.show_frame_times, "Frame times")
+        .on_hover_text("median CPU time of each frame stage over the last 60 frames");
     ui.horizontal_wrapped(|ui| {
         for axis in ViewAxis::ALL {
             let key = match axis {
