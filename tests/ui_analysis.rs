@@ -142,8 +142,8 @@ fn a_near_singular_set_shows_the_warning_and_a_row_click_chooses_the_set() {
     let inf = s.model.meshes[s.model.instances[0].mesh].primitives[0].influences.as_ref().unwrap();
     let colours = &s.analysis.sets.colours[0][0];
     let own = set_colour(0, fine.set, 2);
-    for v in 0..inf.len() {
-        assert_eq!(colours[v] == own, inf.set_of(v) == fine.set, "vertex {v}");
+    for (v, c) in colours.iter().enumerate().take(inf.len()) {
+        assert_eq!(*c == own, inf.set_of(v) == fine.set, "vertex {v}");
     }
     // Clicking it again clears the choice.
     h.get_by_label(&row_label(fine)).click();

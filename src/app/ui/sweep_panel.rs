@@ -159,7 +159,10 @@ fn panel_ui(ui: &mut egui::Ui, s: &mut EditorState, cmds: &mut Vec<Command>) {
     });
 }
 
-const METRICS: [(&str, fn(&StepMetrics) -> f64, (f64, f64)); 4] = [
+/// A plotted metric: its title with the unit, its value per step, the y range always shown.
+type Metric = (&'static str, fn(&StepMetrics) -> f64, (f64, f64));
+
+const METRICS: [Metric; 4] = [
     ("collapse (radius / rest)", |m| m.collapse, (0.0, 1.2)),
     ("volume change (%)", |m| 100.0 * m.volume_change, (-1.0, 1.0)),
     ("bulge (/ rest radius)", |m| m.bulge, (0.0, 0.1)),
