@@ -132,8 +132,8 @@ pub(crate) fn blend_stretch<const K: usize>(
     n: glam::Vec3A,
 ) -> (glam::Vec3A, glam::Vec3A) {
     let mut s = glam::Mat3::ZERO;
-    for m in 0..K {
-        s += frame.stretches[base + m] * w[m];
+    for (m, &wm) in w.iter().enumerate() {
+        s += frame.stretches[base + m] * wm;
     }
     let vs = glam::Vec3A::from(s * glam::Vec3::from(v));
     let det = s.determinant();
