@@ -1,7 +1,10 @@
 //! Dense f64 linear algebra through nalgebra: polar decomposition of joint matrices and the
 //! least-squares centre of rotation of the SBS paper (section 4). The only module that uses nalgebra.
 
+mod polar_newton;
 pub mod triangle;
+
+pub use polar_newton::polar_newton;
 
 use glam::{DMat3, DVec3};
 use nalgebra::Matrix3;
