@@ -150,6 +150,16 @@ pub enum Command {
     Ik(crate::app::state::IkCommand),
     /// The model's pose library: add, apply (flipped), rename, delete.
     PoseLibrary(crate::app::state::PoseLibraryCommand),
+    /// Add the range-of-motion clip of `joints` (`analysis::rom`) and show it on the timeline
+    /// (one undo step).
+    AddRomClip {
+        /// Joint nodes, in clip order.
+        joints: Vec<usize>,
+        /// The largest angle of each motion, radians.
+        max_angle_rad: f64,
+        /// Seconds per motion.
+        seconds_per_motion: f64,
+    },
     /// Switch between posing, weight painting and rigging.
     SetMode(Mode),
     /// Start a brush stroke (one undo step until [`Command::EndStroke`]).
