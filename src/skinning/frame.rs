@@ -21,6 +21,10 @@ pub const SET_LBS_FALLBACK: u8 = 2;
 /// Set flag: a member joint has a stretch S ≠ I, so stretches are blended first.
 pub const SET_STRETCH: u8 = 4;
 
+/// Set flag: the set has one joint, so every method is that joint's transform C_j: DQS and SBS
+/// take LBS's path (the same cost; equal to their own formula within f32 rounding).
+pub const SET_ONE_JOINT: u8 = 16;
+
 /// Set flag: the centre is far from the skin (rotations nearly about one axis), so its vertices
 /// are evaluated in f64 from [`SkinFrame::far_quats`] and [`SkinFrame::far_points`].
 pub const SET_FAR_CENTRE: u8 = 8;
@@ -219,7 +223,11 @@ impl SkinFrame {
         let k = self.slots;
         let rigid = method != SkinningMethod::Lbs;
         let joints = table.joints(set as u32);
-        let mut flag = if set as u32 == EMPTY_SET { SET_EMPTY } else { 0 };
+        let mut flag = match joints.len() {
+            0 => SET_EMPTY,
+            1 => SET_ONE_JOINT,
+            _ => 0,
+        };
         for &j in joints {
             let part = part(&self.joints, j);
             if part.degenerate {
