@@ -4,7 +4,7 @@
 use crate::model::lane_order::WINDOW;
 use crate::model::Model;
 use crate::rig::Pose;
-use crate::skinning::frame::{SET_EMPTY, SET_FAR_CENTRE, SET_LBS_FALLBACK, SET_ONE_JOINT, SET_STRETCH};
+use crate::skinning::frame::{SET_EMPTY, SET_FAR_CENTRE, SET_LBS_FALLBACK, SET_STRETCH};
 use crate::skinning::{Deformer, SkinningMethod};
 
 /// Where each skinned vertex goes in the per-vertex pass.
@@ -50,7 +50,7 @@ impl LaneBreakdown {
                         let set = inf.set_of(w * WINDOW + group[0] as usize) as usize;
                         for (slot, d) in [&mut out.slow_sets.0, &mut out.slow_sets.1].into_iter().zip(&deformers) {
                             let f = flags(d, set);
-                            let lbs_path = f & (SET_ONE_JOINT | SET_LBS_FALLBACK) != 0;
+                            let lbs_path = f & SET_LBS_FALLBACK != 0;
                             if f & SET_EMPTY == 0 && !lbs_path && f & (SET_STRETCH | SET_FAR_CENTRE) != 0 {
                                 *slot += 8;
                             }

@@ -4,6 +4,7 @@
 pub mod bench;
 mod bench_bind;
 mod bench_lanes;
+mod bench_load;
 pub mod bind;
 pub mod deform;
 pub mod demo;

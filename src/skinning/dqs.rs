@@ -4,7 +4,7 @@
 
 use glam::{Vec3, Vec3A, Vec4};
 
-use super::frame::{SkinFrame, SET_EMPTY, SET_LBS_FALLBACK, SET_ONE_JOINT, SET_STRETCH};
+use super::frame::{SkinFrame, SET_EMPTY, SET_LBS_FALLBACK, SET_STRETCH};
 use super::lbs::{apply_cols, blend_cols};
 use super::vertex_pass::{self, blend, cross, inverse_length, recip, Arith, Plain, VertexKernel};
 use super::{blend_stretch, DeformedPrimitive};
@@ -45,10 +45,6 @@ impl<const K: usize> VertexKernel<K> for Dqs<'_> {
         unsafe {
             let flags = *self.flags.get_unchecked(set);
             if flags != 0 {
-                if flags & SET_ONE_JOINT != 0 {
-                    // LBS's own path (see `SET_ONE_JOINT`).
-                    return apply_cols::<Plain>(&blend_cols::<K, Plain>(&self.frame.cols, set, w), p, n);
-                }
                 return slow_vertex::<K>(self.frame, flags, set, pivot, w, p, n);
             }
             // Blends with separate multiplies and adds (see `lbs`), rotations with FMA.
@@ -82,8 +78,8 @@ impl Dqs<'_> {
         use super::lanes::{weights, Q8, V8};
         let (set, pivot) = vertex_pass::locate::<K>(word, self.last);
         let flags = self.flags[set];
-        if flags & (SET_ONE_JOINT | SET_LBS_FALLBACK) != 0 && flags & SET_EMPTY == 0 {
-            // One joint or the LBS fallback: LBS's eight-lane path.
+        if flags & SET_LBS_FALLBACK != 0 && flags & SET_EMPTY == 0 {
+            // The LBS fallback: LBS's eight-lane path.
             super::lbs::lanes_cols::<K>(&self.frame.cols[set * K..set * K + K], w, p, n, op, on);
             return true;
         }
