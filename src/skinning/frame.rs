@@ -227,10 +227,9 @@ impl SkinFrame {
     fn fill_set(&mut self, skin: &Skin, set: usize, method: SkinningMethod) {
         let table = &skin.sets;
         let k = self.slots;
-        let joints = table.joints(set as u32);
         let mut flag = if set as u32 == EMPTY_SET { SET_EMPTY } else { 0 };
         let mut uniform = true;
-        for &j in joints {
+        for &j in table.joints(set as u32) {
             let part = part(&self.joints, j);
             if part.degenerate {
                 flag |= SET_LBS_FALLBACK;
