@@ -9,6 +9,7 @@ pub mod dialogs;
 pub mod file_browser;
 pub mod file_menu;
 pub mod gizmo;
+pub mod gizmo_drag;
 pub mod history;
 pub mod paint_overlay;
 pub mod recent;

@@ -99,6 +99,10 @@ pub struct EditorState {
     pub mode: Mode,
     /// Rig mode's state: the open gizmo drag and the automatic-weights job.
     pub rig: RigState,
+    /// The rotation gizmo's settings (Local / World rings).
+    pub gizmo: super::gizmo::GizmoSettings,
+    /// The rotation fields' Euler order and the values typed into them.
+    pub rotation_fields: super::ui::rotation_fields::RotationFields,
     /// Viewport drawing options.
     pub view: ViewOptions,
     /// The shared camera.
@@ -184,6 +188,8 @@ impl EditorState {
             selected: None,
             mode: Mode::Pose,
             rig: RigState::default(),
+            gizmo: super::gizmo::GizmoSettings::default(),
+            rotation_fields: super::ui::rotation_fields::RotationFields::default(),
             view: ViewOptions::default(),
             camera: OrbitCamera::default(),
             clip: None,
