@@ -6,7 +6,7 @@
 mod common;
 
 use common::rigs::{self, MeshSpec};
-use glam::{DQuat, DVec3, Vec3};
+use glam::{DMat3, DMat4, DQuat, DVec3, Vec3};
 use skinlab::model::Model;
 use skinlab::rig::Pose;
 use skinlab::skinning::{Deformer, SkinningMethod};
@@ -159,4 +159,161 @@ fn never_nan() {
         let p = positions(&model, &pose, SkinningMethod::SbsC);
         assert!(p.iter().all(|v| v.is_finite()), "case {case}: {p:?}");
     }
+}
+
+/// Joints a, b, c, d in a chain along +x, with rest normals.
+fn chain_with_normals(weights: &[Vec<(u32, f32)>], points: &[Vec3], normals: &[Vec3]) -> Model {
+    let mesh = MeshSpec {
+        positions: points.to_vec(),
+        normals: normals.to_vec(),
+        weights: weights.to_vec(),
+        ..MeshSpec::default()
+    };
+    let joints = [
+        rigs::joint("a", None, DVec3::ZERO),
+        rigs::joint("b", Some(0), DVec3::new(1.0, 0.0, 0.0)),
+        rigs::joint("c", Some(1), DVec3::new(1.0, 0.0, 0.0)),
+        rigs::joint("d", Some(2), DVec3::new(1.0, 0.0, 0.0)),
+    ];
+    rigs::build(&joints, &mesh)
+}
+
+fn deformed(model: &Model, pose: &Pose) -> (Vec<Vec3>, Vec<Vec3>) {
+    let mut out = Vec::new();
+    Deformer::new().deform_all(model, pose, SkinningMethod::SbsC, &mut out);
+    (out[0][0].positions.clone(), out[0][0].normals.clone())
+}
+
+/// The eight-lane path (runs of eight vertices sharing a set word) and the per-vertex path give
+/// bit-identical results: a vertex does not move when painting changes its neighbours' sets.
+#[test]
+fn a_vertex_does_not_depend_on_its_neighbours() {
+    let mut rng = Lcg(21);
+    let sets: [&[u32]; 5] = [&[0, 1], &[1, 2, 3], &[0, 1, 2, 3], &[2, 3], &[0, 2, 3]];
+    let (mut points, mut normals, mut weights) = (Vec::new(), Vec::new(), Vec::new());
+    for group in 0..40 {
+        let joints = sets[group % sets.len()];
+        for _ in 0..8 {
+            points.push((rng.unit() * 1.5 + DVec3::new(1.5, 0.0, 0.0)).as_vec3());
+            normals.push(rng.unit().as_vec3());
+            // The first joint keeps the largest weight, so the eight share their pivot too.
+            let mut w: Vec<(u32, f32)> = joints.iter().map(|&j| (j, 0.05 + 0.2 * rng.next() as f32)).collect();
+            w[0].1 = 1.0;
+            weights.push(w);
+        }
+    }
+    let grouped = chain_with_normals(&weights, &points, &normals);
+    // The same vertices with the two halves interleaved: no run of eight shares a set.
+    let half = points.len() / 2;
+    let order: Vec<usize> = (0..half).flat_map(|i| [i, half + i]).collect();
+    let pick = |v: &Vec<Vec3>| order.iter().map(|&i| v[i]).collect::<Vec<_>>();
+    let weights_mixed: Vec<Vec<(u32, f32)>> = order.iter().map(|&i| weights[i].clone()).collect();
+    let mixed = chain_with_normals(&weights_mixed, &pick(&points), &pick(&normals));
+    let words = grouped.meshes[0].primitives[0].influences.as_ref().unwrap().packed_sets().to_vec();
+    assert!(words.chunks(8).all(|c| c.iter().all(|&w| w == c[0])), "the grouped model runs in eights");
+    for _ in 0..10 {
+        let pose = bent_pose(&mut rng);
+        let (gp, gn) = deformed(&grouped, &pose);
+        let (mp, mn) = deformed(&mixed, &pose);
+        for (k, &i) in order.iter().enumerate() {
+            assert_eq!(gp[i].to_array().map(f32::to_bits), mp[k].to_array().map(f32::to_bits), "position of {i}");
+            assert_eq!(gn[i].to_array().map(f32::to_bits), mn[k].to_array().map(f32::to_bits), "normal of {i}");
+        }
+    }
+}
+
+/// Continuous SBS of one vertex by its definition (docs/sbs-c.md), in f64 with nalgebra's LU:
+/// `pairs` its (joint, weight) slots, `pivot` the slot the quaternions are signed against; `None`
+/// where a joint has no rigid part (the LBS fallback).
+fn reference_sbs_c(c: &[DMat4], pairs: &[(u16, f32)], pivot: usize, v: DVec3, n: DVec3) -> Option<(DVec3, DVec3)> {
+    let mut parts = Vec::new();
+    let mut stretch = DMat3::ZERO;
+    for &(j, w) in pairs {
+        let cj = c[j as usize];
+        let p = skinlab::maths::polar(DMat3::from_mat4(cj))?;
+        stretch += p.stretch * f64::from(w);
+        parts.push((p.rotation, cj.w_axis.truncate()));
+    }
+    // Stretches are blended first (spec "Methods"), then the rigid parts act on v_s.
+    let v = stretch * v;
+    let n = if stretch.determinant() > 0.0 { stretch.inverse() * n } else { n };
+    let mut m = nalgebra::Matrix3::<f64>::identity() * skinlab::skinning::sbs_c::TIKHONOV;
+    let mut b = nalgebra::Vector3::new(v.x, v.y, v.z) * skinlab::skinning::sbs_c::TIKHONOV;
+    let na = |a: DMat3| nalgebra::Matrix3::from_column_slice(&a.to_cols_array());
+    for a in 0..pairs.len() {
+        for k in a + 1..pairs.len() {
+            let ww = f64::from(pairs[a].1) * f64::from(pairs[k].1);
+            let d = na(parts[a].0 - parts[k].0);
+            let e = parts[k].1 - parts[a].1;
+            m += d.transpose() * d * ww;
+            b += d.transpose() * nalgebra::Vector3::new(e.x, e.y, e.z) * ww;
+        }
+    }
+    let r = m.lu().solve(&b)?;
+    let centre = DVec3::new(r.x, r.y, r.z);
+    let quats: Vec<DQuat> = parts.iter().map(|p| DQuat::from_mat3(&p.0).normalize()).collect();
+    let mut q = DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0);
+    let mut shift = DVec3::ZERO;
+    for (i, &(_, w)) in pairs.iter().enumerate() {
+        let sign = if quats[pivot].dot(quats[i]) < 0.0 { -1.0 } else { 1.0 };
+        q = q + quats[i] * (sign * f64::from(w));
+        shift += f64::from(w) * (parts[i].0 * centre + parts[i].1);
+    }
+    let q = q.normalize();
+    Some((q * (v - centre) + shift, (q * n).normalize_or_zero()))
+}
+
+/// The fast path (f64 centre, f32 rest, eight lanes) matches the definition on every shared model.
+#[test]
+fn matches_its_definition_on_every_shared_model() {
+    let mut rng = Lcg(77);
+    let mut report = Vec::new();
+    for entry in std::fs::read_dir(common::shared_models()).unwrap() {
+        let path = entry.unwrap().path();
+        if !matches!(path.extension().and_then(|e| e.to_str()), Some("glb" | "gltf")) {
+            continue;
+        }
+        let model = skinlab::io::load_model(&path).unwrap();
+        let mut pose = Pose::rest();
+        for skin in &model.skins {
+            for &j in &skin.joints {
+                let rest = model.nodes.nodes[j].rest.to_trs().rotation;
+                pose.set_rotation(j, rest * DQuat::from_axis_angle(rng.unit(), 1.5 * rng.next()));
+            }
+        }
+        let mut globals = Vec::new();
+        skinlab::rig::fk::model_from_node(&model.nodes, &pose, &mut globals);
+        let mut out = Vec::new();
+        Deformer::new().deform_all(&model, &pose, SkinningMethod::SbsC, &mut out);
+        let (mut worst, mut checked, mut total) = (0.0f64, 0usize, 0usize);
+        for (ii, inst) in model.instances.iter().enumerate() {
+            let skin = &model.skins[inst.skin];
+            let mut c = Vec::new();
+            skinlab::rig::fk::model_from_bind(skin, &globals, &mut c);
+            for (pi, prim) in model.meshes[inst.mesh].primitives.iter().enumerate() {
+                let Some(inf) = &prim.influences else { continue };
+                for v in 0..prim.positions.len() {
+                    total += 1;
+                    let pairs: Vec<(u16, f32)> = inf.vertex(v, &skin.sets).collect();
+                    let pivot = skinlab::model::Influences::unpack(inf.packed_sets()[v]).1;
+                    let n = prim.normals.as_ref().map_or(Vec3::ZERO, |n| n[v]).as_dvec3();
+                    if pairs.is_empty() {
+                        continue;
+                    }
+                    let Some((p, _)) = reference_sbs_c(&c, &pairs, pivot, prim.positions[v].as_dvec3(), n) else {
+                        continue;
+                    };
+                    checked += 1;
+                    worst = worst.max((out[ii][pi].positions[v].as_dvec3() - p).length());
+                }
+            }
+        }
+        // Relative to the deformed mesh (a model may be stored small under a scaled skeleton).
+        let diagonal = common::bbox_diagonal(out.iter().flatten().flat_map(|p| p.positions.iter().copied()));
+        let worst = worst / f64::from(diagonal).max(1e-9);
+        report.push(format!("{}: {checked}/{total} vertices, worst {worst:.2e} of the diagonal", path.display()));
+        assert!(worst < 1e-6 && checked * 10 >= total * 9, "{}", report.last().unwrap());
+    }
+    println!("{}", report.join("\n"));
+    assert!(report.len() >= 9);
 }

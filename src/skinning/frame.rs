@@ -162,6 +162,11 @@ pub struct SkinFrame {
     pub pairs: Vec<[f64; 9]>,
     /// Per member, for continuous SBS: the rigid part `(R_j, t_j)` in f64.
     pub rigid: Vec<(DMat3, DVec3)>,
+    /// Per member, for continuous SBS: the columns of `[R_j | t_j]` in f32 (its fast path).
+    pub rigid_cols: Vec<[Vec3A; 4]>,
+    /// Per set, for continuous SBS: its number of joints (the slots before the padding; only
+    /// their pairs can have non-zero weight products).
+    pub set_lens: Vec<u8>,
     /// Centre solves done by the last [`SkinFrame::prepare`].
     pub centre_solves: usize,
     /// Seconds spent solving centres in the last [`SkinFrame::prepare`].
@@ -185,8 +190,10 @@ impl SkinFrame {
         for set in 0..table.len() {
             self.fill_set(skin, set, method);
         }
-        if method == SkinningMethod::Sbs {
+        if matches!(method, SkinningMethod::Sbs | SkinningMethod::SbsC) {
             self.extent = self.extent(skin);
+        }
+        if method == SkinningMethod::Sbs {
             self.prepare_centres(skin, 0);
         }
     }
@@ -211,6 +218,8 @@ impl SkinFrame {
         let continuous = method == SkinningMethod::SbsC;
         self.pairs.resize(if continuous { n_sets * k * k.saturating_sub(1) / 2 } else { 0 }, [0.0; 9]);
         self.rigid.resize(if continuous { members } else { 0 }, (DMat3::IDENTITY, DVec3::ZERO));
+        self.rigid_cols.resize(if continuous { members } else { 0 }, [Vec3A::ZERO; 4]);
+        self.set_lens.resize(if continuous { n_sets } else { 0 }, 0);
     }
 
     /// Flags and member tables of one set (everything but its SBS centre).
@@ -255,6 +264,7 @@ impl SkinFrame {
             }
         }
         if method == SkinningMethod::SbsC {
+            self.set_lens[set] = joints.len().min(k) as u8;
             self.fill_pairs(set, members);
         }
     }
@@ -265,7 +275,14 @@ impl SkinFrame {
         let k = self.slots;
         for (m, &j) in members.iter().enumerate() {
             let part = part(&self.joints, j);
-            self.rigid[set * k + m] = (DMat3::from_quat(part.rotation), part.translation);
+            let r = DMat3::from_quat(part.rotation);
+            self.rigid[set * k + m] = (r, part.translation);
+            self.rigid_cols[set * k + m] = [
+                r.x_axis.as_vec3().into(),
+                r.y_axis.as_vec3().into(),
+                r.z_axis.as_vec3().into(),
+                part.translation.as_vec3().into(),
+            ];
         }
         let mut pair = set * k * k.saturating_sub(1) / 2;
         for a in 0..k {
@@ -282,8 +299,8 @@ impl SkinFrame {
         }
     }
 
-    /// The skin's extent in the prepared pose (SBS only; 0 otherwise): the length the far-centre
-    /// test compares |r_c| with ([`FAR_CENTRE_EXTENTS`] of them).
+    /// The skin's extent in the prepared pose (SBS and continuous SBS; 0 otherwise): the length
+    /// the far-centre test compares |r_c| with ([`FAR_CENTRE_EXTENTS`] of them).
     #[must_use]
     pub fn skin_extent(&self) -> f64 {
         self.extent

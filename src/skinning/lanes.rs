@@ -10,9 +10,10 @@
 #![cfg(target_arch = "x86_64")]
 
 use std::arch::x86_64::{
-    __m256, _mm256_add_ps, _mm256_and_ps, _mm256_cmp_ps, _mm256_fmadd_ps, _mm256_fmsub_ps, _mm256_mul_ps,
-    _mm256_rcp_ps, _mm256_rsqrt_ps, _mm256_set1_ps, _mm256_set_ps, _mm256_setzero_ps, _mm256_storeu_ps, _mm256_sub_ps,
-    _CMP_GT_OQ,
+    __m256, __m256d, _mm256_add_ps, _mm256_and_ps, _mm256_castps256_ps128, _mm256_cmp_ps, _mm256_cvtpd_ps,
+    _mm256_cvtps_pd, _mm256_extractf128_ps, _mm256_fmadd_ps, _mm256_fmsub_ps, _mm256_mul_ps, _mm256_rcp_ps,
+    _mm256_rsqrt_ps, _mm256_set1_ps, _mm256_set_m128, _mm256_set_ps, _mm256_setzero_ps, _mm256_storeu_ps,
+    _mm256_sub_ps, _CMP_GT_OQ,
 };
 
 use glam::{Vec3, Vec3A, Vec4};
@@ -71,6 +72,18 @@ impl F8 {
         let r = y.mul(F8::splat(1.5).sub(F8::splat(0.5).mul(self).mul(y).mul(y)));
         let positive = unsafe { _mm256_cmp_ps::<_CMP_GT_OQ>(self.0, _mm256_setzero_ps()) };
         Self(unsafe { _mm256_and_ps(r.0, positive) })
+    }
+    /// The eight lanes widened to f64, as two registers of four (lanes 0–3, then 4–7).
+    #[inline(always)]
+    pub(crate) fn to_f64(self) -> [__m256d; 2] {
+        unsafe {
+            [_mm256_cvtps_pd(_mm256_castps256_ps128(self.0)), _mm256_cvtps_pd(_mm256_extractf128_ps::<1>(self.0))]
+        }
+    }
+    /// Eight lanes rounded from two f64 registers of four (lanes 0–3, then 4–7).
+    #[inline(always)]
+    pub(crate) fn from_f64(lo: __m256d, hi: __m256d) -> Self {
+        Self(unsafe { _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo)) })
     }
     #[inline(always)]
     fn store(self) -> [f32; LANES] {

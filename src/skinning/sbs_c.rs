@@ -9,14 +9,15 @@
 //! a rational function of the weights with a denominator of at least λ³, so it is continuous in
 //! them, and v' = Q (v_s − c) + Σ w_i D_i c with SBS's QLERP rotation Q. Per set and pose the frame
 //! holds each slot pair's normal equations (`SkinFrame::pairs`) and each member's rigid part
-//! (`SkinFrame::rigid`); per vertex this is a weighted sum of pair tables, a 3x3 Cholesky solve
-//! and the SBS formula, in f64.
+//! (`SkinFrame::rigid`, `SkinFrame::rigid_cols`); per vertex this is a weighted sum of pair tables
+//! and a 3x3 LDLᵀ solve in f64, then, with d = c − v_s, v' = Σ w_i (R_i v_s + t_i) + (Σ w_i R_i − Q) d
+//! in f32 (the formula rearranged, exact in real arithmetic) unless c lies far from the vertex.
 
 use glam::{DQuat, DVec3, DVec4, Vec3, Vec3A};
 
 use super::frame::{SkinFrame, SET_EMPTY, SET_LBS_FALLBACK, SET_STRETCH};
 use super::lbs::{apply_cols, blend_cols};
-use super::vertex_pass::{self, unit, Arith, Plain, VertexKernel};
+use super::vertex_pass::{self, blend, inverse_length, recip, unit, Arith, Plain, VertexKernel};
 use super::{blend_stretch, DeformedPrimitive};
 use crate::model::Influences;
 
@@ -24,91 +25,260 @@ use crate::model::Influences;
 /// the pair terms are differences of rotations).
 pub const TIKHONOV: f64 = 1e-6;
 
-/// The continuous centre of a vertex: `pairs` the set's pair tables (slot pairs `a < b` in order),
-/// `w` its weights, `vs` its (stretched) rest position. Solves `(Σ w_a w_b DᵀD + λI) c =
-/// Σ w_a w_b Dᵀe + λ vs` by Cholesky (the matrix is symmetric positive definite).
-#[must_use]
-pub fn continuous_centre(pairs: &[[f64; 9]], w: &[f32], vs: DVec3) -> DVec3 {
-    let mut m = [TIKHONOV, 0.0, 0.0, TIKHONOV, 0.0, TIKHONOV];
-    let mut b = vs * TIKHONOV;
-    let mut pair = 0;
-    for a in 0..w.len() {
-        for c in a + 1..w.len() {
-            let ww = f64::from(w[a]) * f64::from(w[c]);
-            if let Some(t) = pairs.get(pair).filter(|_| ww != 0.0) {
-                for (mi, ti) in m.iter_mut().zip(t) {
-                    *mi += ww * ti;
-                }
-                b += ww * DVec3::new(t[6], t[7], t[8]);
-            }
-            pair += 1;
+/// The continuous centre of a vertex: `pairs` its set's `K (K − 1) / 2` pair tables (slot pairs
+/// `a < b` in order), `len` the set's joints (the slots after them are padding, of weight zero),
+/// `w` its weights, `vs` its (stretched) rest position. Solves
+/// `(Σ w_a w_b DᵀD + λI) c = Σ w_a w_b Dᵀe + λ vs` (symmetric positive definite).
+#[inline(always)]
+fn continuous_centre<const K: usize, M: Arith>(pairs: &[[f64; 9]], len: usize, w: &[f32; K], vs: DVec3) -> DVec3 {
+    let mut sums = [0.0; 9];
+    for a in 0..len.min(K) {
+        let wa = f64::from(w[a]);
+        let first = pair_index::<K>(a, a + 1);
+        for c in a + 1..len.min(K) {
+            let ww = wa * f64::from(w[c]);
+            let t = &pairs[first + c - a - 1];
+            M::madd9(ww, t, &mut sums);
         }
     }
-    let [xx, xy, xz, yy, yz, zz] = m;
-    let l00 = xx.sqrt();
-    let l10 = xy / l00;
-    let l20 = xz / l00;
-    let l11 = (yy - l10 * l10).sqrt();
-    let l21 = (yz - l20 * l10) / l11;
-    let l22 = (zz - l20 * l20 - l21 * l21).sqrt();
-    let y0 = b.x / l00;
-    let y1 = (b.y - l10 * y0) / l11;
-    let y2 = (b.z - l20 * y0 - l21 * y1) / l22;
-    let z = y2 / l22;
-    let y = (y1 - l21 * z) / l11;
-    let x = (y0 - l10 * y - l20 * z) / l00;
-    let c = DVec3::new(x, y, z);
-    if c.is_finite() {
-        c
+    solve_centre(&sums, vs)
+}
+
+/// Index of the slot pair `(a, b)`, `a < b < K`, among a set's pairs in order.
+#[inline(always)]
+const fn pair_index<const K: usize>(a: usize, b: usize) -> usize {
+    a * (2 * K - a - 1) / 2 + (b - a - 1)
+}
+
+/// Solves `(M + λI) c = b + λ vs` for the summed pair terms `sums` (M's upper triangle xx, xy, xz,
+/// yy, yz, zz, then b) by the adjugate (one division and a short dependency chain; the matrix is
+/// at worst of condition ~4·10⁶, which f64 holds to ~10⁻¹⁰); falls back to `vs` if the result is
+/// not finite. `lanes_impl` repeats these operations in this order.
+#[inline(always)]
+fn solve_centre(sums: &[f64; 9], vs: DVec3) -> DVec3 {
+    let [xx, xy, xz, yy, yz, zz, bx, by, bz] = *sums;
+    let (a, b, c, d, e, f) = (xx + TIKHONOV, xy, xz, yy + TIKHONOV, yz, zz + TIKHONOV);
+    let r = [bx + vs.x * TIKHONOV, by + vs.y * TIKHONOV, bz + vs.z * TIKHONOV];
+    let ca = d * f - e * e;
+    let cb = c * e - b * f;
+    let cc = b * e - c * d;
+    let cd = a * f - c * c;
+    let ce = b * c - a * e;
+    let cf = a * d - b * b;
+    let inv = 1.0 / (a * ca + b * cb + c * cc);
+    let centre = DVec3::new(
+        (ca * r[0] + cb * r[1] + cc * r[2]) * inv,
+        (cb * r[0] + cd * r[1] + ce * r[2]) * inv,
+        (cc * r[0] + ce * r[1] + cf * r[2]) * inv,
+    );
+    if centre.is_finite() {
+        centre
     } else {
         vs
     }
 }
 
+/// A vertex's centre may lie this many skin extents from the vertex for the f32 path; beyond,
+/// the `|c − v_s|`-sized terms would lose digits in f32 and the vertex is evaluated in f64.
+const NEAR_CENTRE_EXTENTS: f64 = 2.0;
+
 /// The kernel over one prepared frame.
 #[derive(Clone, Copy)]
 struct SbsC<'a> {
     frame: &'a SkinFrame,
+    /// Squared distance `|c − v_s|²` up to which the f32 path is used.
+    near_sq: f64,
     /// The largest valid set id.
     last: u32,
 }
 
 impl<const K: usize> VertexKernel<K> for SbsC<'_> {
-    #[inline]
+    /// `v' = Q (v_s − c) + Σ w_i D_i c` rewritten with `d = c − v_s` as
+    /// `Σ w_i (R_i v_s + t_i) + (Σ w_i R_i − Q) d`: the centre in f64, the rest in f32 (an LBS blend
+    /// of the rigid parts plus a correction that is small where `d` is).
+    #[inline(always)]
     fn vertex<M: Arith>(&self, word: u32, w: &[f32; K], p: Vec3A, n: Vec3A) -> (Vec3A, Vec3A) {
         let f = self.frame;
         let (set, pivot) = vertex_pass::locate::<K>(word, self.last);
         let flags = f.flags[set];
-        if flags & SET_EMPTY != 0 {
-            return (p, n);
+        if flags != 0 {
+            return exact_vertex::<K>(f, flags, set, pivot, w, p, n);
         }
-        if flags & SET_LBS_FALLBACK != 0 {
-            // SAFETY: `pass` checked that `cols` holds `last + 1` sets of K members.
-            return apply_cols::<Plain>(&unsafe { blend_cols::<K, Plain>(&f.cols, set, w) }, p, n);
-        }
-        let (vs, ns) = if flags & SET_STRETCH != 0 { blend_stretch::<K>(f, set * K, w, p, n) } else { (p, n) };
-        let vs = Vec3::from(vs).as_dvec3();
         let pairs_per_set = K * (K - 1) / 2;
-        let centre = continuous_centre(&f.pairs[set * pairs_per_set..(set + 1) * pairs_per_set], w, vs);
-        let row = (set * K + pivot) * K;
-        let mut s = DVec4::ZERO;
-        let mut shift = DVec3::ZERO;
-        for (m, &weight) in w.iter().enumerate() {
-            let wm = f64::from(weight);
-            s += wm * f.quats[row + m].as_dvec4();
-            let (r, t) = f.rigid[set * K + m];
-            shift += wm * (r * centre + t);
+        let vs = Vec3::from(p).as_dvec3();
+        let len = usize::from(f.set_lens[set]);
+        let d = continuous_centre::<K, M>(&f.pairs[set * pairs_per_set..(set + 1) * pairs_per_set], len, w, vs) - vs;
+        if !(d.length_squared() <= self.near_sq) {
+            return exact_vertex::<K>(f, flags, set, pivot, w, p, n);
         }
-        let q = DQuat::from_vec4(s).normalize();
-        let pos = q * (vs - centre) + shift;
-        let normal = q * Vec3::from(ns).as_dvec3();
-        (Vec3A::from(pos.as_vec3()), unit(Vec3A::from(normal.as_vec3())))
+        let d = Vec3A::from(d.as_vec3());
+        // SAFETY: `set <= last` and `pivot < K`; `pass` checked that the tables hold `last + 1`
+        // sets (K members each, K² quaternions each).
+        unsafe {
+            // Blends and products with separate multiplies and adds (as LBS), rotations as SBS.
+            let b = blend_cols::<K, Plain>(&f.rigid_cols, set, w);
+            let s = blend::<K, _>(&f.quats, (set * K + pivot) * K, w);
+            let inv_n = inverse_length(n);
+            let u = Vec3A::new(s.x, s.y, s.z);
+            let k = 2.0 * recip(s.length_squared());
+            let (qd, qn) = M::rotate_pair(u, s.w, k, d, n);
+            let lbs = b[0] * p.x + (b[1] * p.y + (b[2] * p.z + b[3]));
+            let bd = b[0] * d.x + (b[1] * d.y + b[2] * d.z);
+            (lbs + (bd - qd), qn * inv_n)
+        }
     }
 
     #[cfg(target_arch = "x86_64")]
-    unsafe fn lanes(&self, _: u32, _: &[f32], _: &[Vec3], _: &[Vec3], _: &mut [Vec3], _: &mut [Vec3]) -> bool {
-        false
+    unsafe fn lanes(&self, word: u32, w: &[f32], p: &[Vec3], n: &[Vec3], op: &mut [Vec3], on: &mut [Vec3]) -> bool {
+        self.lanes_impl::<K>(word, w, p, n, op, on)
     }
+}
+
+impl SbsC<'_> {
+    /// See [`VertexKernel::lanes`]: the per-vertex path's operations in the same order, the centre
+    /// in two registers of four f64 lanes, the rest in eight f32 lanes, so that both paths give
+    /// bit-identical results. Declines (returns `false`) where a lane's centre is not finite or
+    /// lies far from its vertex.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and FMA.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx,avx2,fma")]
+    unsafe fn lanes_impl<const K: usize>(
+        &self,
+        word: u32,
+        w: &[f32],
+        p: &[Vec3],
+        n: &[Vec3],
+        op: &mut [Vec3],
+        on: &mut [Vec3],
+    ) -> bool {
+        use std::arch::x86_64::{
+            __m256d, _mm256_add_pd, _mm256_cmp_pd, _mm256_div_pd, _mm256_fmadd_pd, _mm256_movemask_pd, _mm256_mul_pd,
+            _mm256_set1_pd, _mm256_setzero_pd, _mm256_sub_pd, _CMP_LE_OQ,
+        };
+
+        use super::lanes::{pairwise, weights, F8, Q8, V8};
+        let f = self.frame;
+        let (set, pivot) = vertex_pass::locate::<K>(word, self.last);
+        if f.flags[set] != 0 {
+            return false;
+        }
+        let pairs_per_set = K * (K - 1) / 2;
+        let pairs = &f.pairs[set * pairs_per_set..(set + 1) * pairs_per_set];
+        let wk = weights::<K>(w);
+        let (v, nv) = (V8::load(p), V8::load(n));
+        // The centre offset d = c − v_s in f64, four lanes at a time, as `continuous_centre`.
+        let (add, sub, mul) = (_mm256_add_pd, _mm256_sub_pd, _mm256_mul_pd);
+        let mut d8 = [[_mm256_setzero_pd(); 2]; 3];
+        let wd: [[__m256d; 2]; K] = std::array::from_fn(|m| wk[m].to_f64());
+        let mut sums = [[_mm256_setzero_pd(); 9]; 2];
+        let len = usize::from(f.set_lens[set]).min(K);
+        for a in 0..len {
+            let first = pair_index::<K>(a, a + 1);
+            for c in a + 1..len {
+                let ww = [mul(wd[a][0], wd[c][0]), mul(wd[a][1], wd[c][1])];
+                for (i, &t) in pairs[first + c - a - 1].iter().enumerate() {
+                    let t = _mm256_set1_pd(t);
+                    sums[0][i] = _mm256_fmadd_pd(ww[0], t, sums[0][i]);
+                    sums[1][i] = _mm256_fmadd_pd(ww[1], t, sums[1][i]);
+                }
+            }
+        }
+        let (vx, vy, vz) = (v.x.to_f64(), v.y.to_f64(), v.z.to_f64());
+        for half in 0..2 {
+            let sums = &sums[half];
+            let vs = [vx[half], vy[half], vz[half]];
+            let lambda = _mm256_set1_pd(TIKHONOV);
+            let (a, b, c) = (add(sums[0], lambda), sums[1], sums[2]);
+            let (d, e, f) = (add(sums[3], lambda), sums[4], add(sums[5], lambda));
+            let r = [0, 1, 2].map(|i| add(sums[6 + i], mul(vs[i], lambda)));
+            let ca = sub(mul(d, f), mul(e, e));
+            let cb = sub(mul(c, e), mul(b, f));
+            let cc = sub(mul(b, e), mul(c, d));
+            let cd = sub(mul(a, f), mul(c, c));
+            let ce = sub(mul(b, c), mul(a, e));
+            let cf = sub(mul(a, d), mul(b, b));
+            let inv = _mm256_div_pd(_mm256_set1_pd(1.0), add(add(mul(a, ca), mul(b, cb)), mul(c, cc)));
+            let row = |p: __m256d, q: __m256d, s: __m256d| mul(add(add(mul(p, r[0]), mul(q, r[1])), mul(s, r[2])), inv);
+            let (x, y, z) = (row(ca, cb, cc), row(cb, cd, ce), row(cc, ce, cf));
+            let d = [sub(x, vs[0]), sub(y, vs[1]), sub(z, vs[2])];
+            let len2 = add(add(mul(d[0], d[0]), mul(d[1], d[1])), mul(d[2], d[2]));
+            // Not finite (NaN compares false) or far: the per-vertex path handles the group.
+            if _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LE_OQ>(len2, _mm256_set1_pd(self.near_sq))) != 0b1111 {
+                return false;
+            }
+            for i in 0..3 {
+                d8[i][half] = d[i];
+            }
+        }
+        let d = V8 {
+            x: F8::from_f64(d8[0][0], d8[0][1]),
+            y: F8::from_f64(d8[1][0], d8[1][1]),
+            z: F8::from_f64(d8[2][0], d8[2][1]),
+        };
+        // Blended rigid columns, rounded as `blend_cols::<K, Plain>` rounds.
+        let cols = &f.rigid_cols[set * K..set * K + K];
+        let entry = |j: usize, comp: fn(&Vec3A) -> f32| {
+            let mut acc = [F8::zero(); K];
+            for (a, (c, &ws)) in acc.iter_mut().zip(cols.iter().zip(&wk)) {
+                *a = ws.mul(F8::splat(comp(&c[j])));
+            }
+            pairwise(&mut acc)
+        };
+        let col = |j: usize| V8 { x: entry(j, |v| v.x), y: entry(j, |v| v.y), z: entry(j, |v| v.z) };
+        let m = [col(0), col(1), col(2), col(3)];
+        let row = (set * K + pivot) * K;
+        let s = Q8::blend::<K>(&f.quats[row..row + K], &wk);
+        let k = s.length_squared().recip();
+        let k = k.add(k);
+        let (qd, qn) = (s.rotate(k, d), s.rotate(k, nv));
+        let lbs = m[0].scale(v.x).add(m[1].scale(v.y).add(m[2].scale(v.z).add(m[3])));
+        let bd = m[0].scale(d.x).add(m[1].scale(d.y).add(m[2].scale(d.z)));
+        lbs.add(bd.sub(qd)).store(op);
+        qn.scale(nv.length_squared().rsqrt_or_zero()).store(on);
+        true
+    }
+}
+
+/// The definition evaluated in f64 as written (empty sets keep their rest shape; sets with a
+/// degenerate joint fall back to LBS; stretched sets blend their stretches first): for the sets the
+/// f32 path does not take, and for vertices whose centre lies far from them.
+#[inline(never)]
+fn exact_vertex<const K: usize>(
+    f: &SkinFrame,
+    flags: u8,
+    set: usize,
+    pivot: usize,
+    w: &[f32; K],
+    p: Vec3A,
+    n: Vec3A,
+) -> (Vec3A, Vec3A) {
+    if flags & SET_EMPTY != 0 {
+        return (p, n);
+    }
+    if flags & SET_LBS_FALLBACK != 0 {
+        // SAFETY: `pass` checked that `cols` holds `last + 1` sets of K members.
+        return apply_cols::<Plain>(&unsafe { blend_cols::<K, Plain>(&f.cols, set, w) }, p, n);
+    }
+    let (vs, ns) = if flags & SET_STRETCH != 0 { blend_stretch::<K>(f, set * K, w, p, n) } else { (p, n) };
+    let vs = Vec3::from(vs).as_dvec3();
+    let pairs_per_set = K * (K - 1) / 2;
+    let len = usize::from(f.set_lens[set]);
+    let centre = continuous_centre::<K, Plain>(&f.pairs[set * pairs_per_set..(set + 1) * pairs_per_set], len, w, vs);
+    let row = (set * K + pivot) * K;
+    let mut s = DVec4::ZERO;
+    let mut shift = DVec3::ZERO;
+    for (m, &weight) in w.iter().enumerate() {
+        let wm = f64::from(weight);
+        s += wm * f.quats[row + m].as_dvec4();
+        let (r, t) = f.rigid[set * K + m];
+        shift += wm * (r * centre + t);
+    }
+    let q = DQuat::from_vec4(s).normalize();
+    let pos = q * (vs - centre) + shift;
+    let normal = q * Vec3::from(ns).as_dvec3();
+    (Vec3A::from(pos.as_vec3()), unit(Vec3A::from(normal.as_vec3())))
 }
 
 fn pass<const K: usize>(
@@ -125,12 +295,16 @@ fn pass<const K: usize>(
         && frame.quats.len() >= sets * K * K
         && frame.stretches.len() >= sets * K
         && frame.rigid.len() >= sets * K
+        && frame.rigid_cols.len() >= sets * K
+        && frame.set_lens.len() >= sets
         && frame.pairs.len() >= sets * (K * (K - 1) / 2);
     if !ok {
         super::rest_copy(positions, normals, out);
         return;
     }
-    vertex_pass::run::<K, _>(&SbsC { frame, last: sets as u32 - 1 }, inf, positions, normals, out);
+    let near = NEAR_CENTRE_EXTENTS * frame.skin_extent();
+    let kernel = SbsC { frame, near_sq: near * near, last: sets as u32 - 1 };
+    vertex_pass::run::<K, _>(&kernel, inf, positions, normals, out);
 }
 
 /// Deforms one primitive by continuous SBS into `out`; `frame` must be prepared for

@@ -55,6 +55,8 @@ pub(crate) trait Arith: Copy {
     fn madd3(a: Vec3A, b: Vec3A, c: Vec3A) -> Vec3A;
     /// `a * b - c`.
     fn msub3(a: Vec3A, b: Vec3A, c: Vec3A) -> Vec3A;
+    /// `acc[i] = a * b[i] + acc[i]` for nine f64 entries (one rounding per entry where fused).
+    fn madd9(a: f64, b: &[f64; 9], acc: &mut [f64; 9]);
     /// [`rotate`] applied to two vectors by the same quaternion.
     #[inline(always)]
     fn rotate_pair(u: Vec3A, w: f32, two_over_len2: f32, x: Vec3A, y: Vec3A) -> (Vec3A, Vec3A) {
@@ -74,6 +76,12 @@ impl Arith for Plain {
     #[inline(always)]
     fn msub3(a: Vec3A, b: Vec3A, c: Vec3A) -> Vec3A {
         a * b - c
+    }
+    #[inline(always)]
+    fn madd9(a: f64, b: &[f64; 9], acc: &mut [f64; 9]) {
+        for (s, t) in acc.iter_mut().zip(b) {
+            *s += a * t;
+        }
     }
 }
 
@@ -97,6 +105,21 @@ impl Arith for Fused {
         use std::arch::x86_64::_mm_fmsub_ps;
         // SAFETY: as above.
         unsafe { _mm_fmsub_ps(a.into(), b.into(), c.into()).into() }
+    }
+    #[inline(always)]
+    fn madd9(a: f64, b: &[f64; 9], acc: &mut [f64; 9]) {
+        use std::arch::x86_64::{
+            _mm256_fmadd_pd, _mm256_loadu_pd, _mm256_set1_pd, _mm256_storeu_pd, _mm_cvtsd_f64, _mm_fmadd_sd, _mm_set_sd,
+        };
+        // SAFETY: as above; the loads and stores stay within the nine entries.
+        unsafe {
+            let k = _mm256_set1_pd(a);
+            for i in [0, 4] {
+                let r = _mm256_fmadd_pd(k, _mm256_loadu_pd(b.as_ptr().add(i)), _mm256_loadu_pd(acc.as_ptr().add(i)));
+                _mm256_storeu_pd(acc.as_mut_ptr().add(i), r);
+            }
+            acc[8] = _mm_cvtsd_f64(_mm_fmadd_sd(_mm_set_sd(a), _mm_set_sd(b[8]), _mm_set_sd(acc[8])));
+        }
     }
     /// Both rotations at once in the two halves of 256-bit registers.
     #[inline(always)]

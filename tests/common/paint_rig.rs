@@ -139,3 +139,18 @@ pub fn cylinder_rig(rings: usize, segments: usize, side: usize, slots: usize) ->
 pub fn joint(model: &Model, name: &str) -> u16 {
     model.skins[0].joints.iter().position(|&n| model.nodes.nodes[n].name.as_deref() == Some(name)).unwrap() as u16
 }
+
+/// The first primitive's influences.
+pub fn influences(model: &Model) -> &Influences {
+    model.meshes[0].primitives[0].influences.as_ref().unwrap()
+}
+
+/// Vertex `v`'s weights on the first primitive, joints ascending.
+pub fn weights(model: &Model, v: usize) -> Vec<(u16, f32)> {
+    influences(model).vertex(v, &model.skins[0].sets).collect()
+}
+
+/// Every bit of a primitive's stored influences.
+pub fn bits(inf: &Influences) -> (Vec<u32>, Vec<u32>) {
+    (inf.weights().iter().map(|w| w.to_bits()).collect(), inf.packed_sets().to_vec())
+}
