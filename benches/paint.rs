@@ -1,6 +1,8 @@
-//! One weight-painting dab on a 100k-vertex mesh with a brush covering about 5k vertices,
-//! including the footprint, blending, renormalisation and influence limit, joint-set interning,
-//! incremental set preparation (SBS centres for new sets) and re-skinning of the touched vertices.
+//! One weight-painting dab on a 100k-vertex mesh with a brush covering about 5k vertices, and on
+//! a 1M-vertex mesh with a brush covering about 20k, including the footprint, blending,
+//! renormalisation and influence limit, joint-set interning, incremental set preparation (SBS
+//! centres for new sets), re-skinning of the touched vertices and the CPU side of their upload
+//! (the coalesced byte ranges of the touched vertices, `render::gpu_changes`).
 //! Also the CPU pick of the deformed mesh under the cursor, and building the brush caches
 //! (welded adjacency, mirror maps) once per load. Run with `cargo bench --bench paint`.
 
@@ -19,11 +21,24 @@ use skinlab::paint::{
     apply_dab, footprint, pick, reskin_after_dab, BlendMode, BrushSettings, Dab, DabTarget, FootprintOptions, Hit,
     ModelTopology, Ray, StrokeRecord, SurfaceScratch, Touch, View, WeightRules,
 };
+use skinlab::render::gpu_changes::Changed;
 use skinlab::rig::Pose;
 use skinlab::skinning::{DeformedPrimitive, Deformer, SkinningMethod};
 
 const TARGET: DabTarget = DabTarget { instance: 0, prim: 0 };
-const WANTED: usize = 5_000;
+
+/// A cylinder rig size and the footprint wanted on it.
+#[derive(Clone, Copy)]
+struct Size {
+    rings: usize,
+    wanted: usize,
+    name: &'static str,
+}
+
+/// 776 rings × 129 columns = 100,104 vertices, a 5k-vertex footprint.
+const SMALL: Size = Size { rings: 776, wanted: 5_000, name: "100k_5k" };
+/// 7,752 rings × 129 columns = 1,000,008 vertices, a 20k-vertex footprint.
+const LARGE: Size = Size { rings: 7_752, wanted: 20_000, name: "1m_20k" };
 
 struct Scene {
     model: Model,
@@ -36,9 +51,9 @@ struct Scene {
     radius: f32,
 }
 
-fn scene(method: SkinningMethod) -> Scene {
-    // 776 rings × 129 columns = 100,104 vertices, 17 joints.
-    let model = paint_rig::cylinder_rig(776, 128, 8, 4);
+fn scene(method: SkinningMethod, size: Size) -> Scene {
+    // `size.rings` rings × 129 columns, 17 joints.
+    let model = paint_rig::cylinder_rig(size.rings, 128, 8, 4);
     let topo = ModelTopology::new(&model);
     let mut pose = Pose::rest();
     for (i, node) in model.nodes.nodes.iter().enumerate() {
@@ -64,7 +79,7 @@ fn scene(method: SkinningMethod) -> Scene {
     for _ in 0..30 {
         let mid = 0.5 * (lo + hi);
         gather(&model, &topo, &out, &ray, &hit, mid, &mut touches);
-        if touches.len() < WANTED {
+        if touches.len() < size.wanted {
             lo = mid;
         } else {
             hi = mid;
@@ -108,12 +123,12 @@ fn gather(
     );
 }
 
-fn bench_dab(c: &mut Criterion, method: SkinningMethod, mode: BlendMode) {
-    let s = scene(method);
+fn bench_dab(c: &mut Criterion, method: SkinningMethod, mode: BlendMode, size: Size) {
+    let s = scene(method, size);
     let joint = paint_rig::joint(&s.model, "seg3.L");
     let brush = BrushSettings { mode, strength: 0.5, ..BrushSettings::default() };
     let rules = WeightRules::default();
-    let name = format!("dab_100k_5k_{}_{}", method.name(), mode.label().to_lowercase());
+    let name = format!("dab_{}_{}_{}", size.name, method.name(), mode.label().to_lowercase());
     c.bench_function(&name, |b| {
         b.iter_batched(
             || (s.model.clone(), s.deformer.clone(), s.out.clone(), Vec::new(), SurfaceScratch::default()),
@@ -139,7 +154,11 @@ fn bench_dab(c: &mut Criterion, method: SkinningMethod, mode: BlendMode) {
                 let dab = Dab { joint, brush: &brush, radius: s.radius, touches: &touches };
                 let outcome = apply_dab(&mut model, TARGET, &dab, &rules, &s.topo, &mut record).expect("dab");
                 reskin_after_dab(&mut deformer, &model, &s.pose, &outcome, &mut out);
-                black_box((outcome.touched.len(), out, record.len(), model, deformer))
+                // The CPU side of the upload: the byte ranges of the touched vertices.
+                let changed = Changed::Vertices(outcome.parts.clone());
+                let vertices = out[0][0].positions.len() as u32;
+                let ranges = changed.ranges(0, 0, vertices);
+                black_box((ranges, out, record.len(), model, deformer))
             },
             BatchSize::LargeInput,
         );
@@ -147,13 +166,18 @@ fn bench_dab(c: &mut Criterion, method: SkinningMethod, mode: BlendMode) {
 }
 
 fn dabs(c: &mut Criterion) {
-    bench_dab(c, SkinningMethod::Sbs, BlendMode::Add);
-    bench_dab(c, SkinningMethod::Sbs, BlendMode::Smooth);
-    bench_dab(c, SkinningMethod::Lbs, BlendMode::Add);
+    bench_dab(c, SkinningMethod::Sbs, BlendMode::Add, SMALL);
+    bench_dab(c, SkinningMethod::Sbs, BlendMode::Smooth, SMALL);
+    bench_dab(c, SkinningMethod::Lbs, BlendMode::Add, SMALL);
+}
+
+fn dabs_1m(c: &mut Criterion) {
+    bench_dab(c, SkinningMethod::Sbs, BlendMode::Add, LARGE);
+    bench_dab(c, SkinningMethod::Lbs, BlendMode::Add, LARGE);
 }
 
 fn picking(c: &mut Criterion) {
-    let s = scene(SkinningMethod::Sbs);
+    let s = scene(SkinningMethod::Sbs, SMALL);
     let tris = &s.model.meshes[0].primitives[0].triangles;
     c.bench_function("pick_100k", |b| b.iter(|| black_box(pick(&s.ray, &s.out[0][0].positions, tris))));
 }
@@ -174,4 +198,9 @@ criterion_group! {
     config = Criterion::default().sample_size(30).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(5));
     targets = dabs, picking
 }
-criterion_main!(benches, once_per_load);
+criterion_group! {
+    name = at_1m;
+    config = Criterion::default().sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(5));
+    targets = dabs_1m
+}
+criterion_main!(benches, once_per_load, at_1m);

@@ -8,6 +8,8 @@ pub mod command;
 pub mod dialogs;
 pub mod file_browser;
 pub mod file_menu;
+pub mod frame_bench;
+pub mod frame_times;
 pub mod gizmo;
 pub mod gizmo_drag;
 pub mod history;
@@ -18,6 +20,7 @@ pub mod rig_input;
 pub mod select_input;
 mod shortcuts;
 pub mod state;
+pub mod topology_job;
 pub mod translate_gizmo;
 pub mod ui;
 pub mod view_keys;
@@ -66,6 +69,8 @@ pub struct SkinlabApp {
     close_confirmed: bool,
     /// The joint tree's inline rename and drag state.
     outliner: ui::outliner::OutlinerState,
+    /// `open --bench-frames`: frames driven through changing poses, then a report.
+    bench: Option<frame_bench::FrameBench>,
 }
 
 impl SkinlabApp {
@@ -87,7 +92,16 @@ impl SkinlabApp {
             asking_close: false,
             close_confirmed: false,
             outliner: ui::outliner::OutlinerState::default(),
+            bench: None,
         }
+    }
+
+    /// Runs `bench` (changing poses every frame, then its report and close) instead of waiting
+    /// for input.
+    #[must_use]
+    pub fn with_bench(mut self, bench: Option<frame_bench::FrameBench>) -> Self {
+        self.bench = bench;
+        self
     }
 
     /// Keeps the recent-file list in `dirs.config` and autosaves to `dirs.data`'s recovery
@@ -329,8 +343,19 @@ impl eframe::App for SkinlabApp {
         self.autosave.remove();
     }
 
-    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+    fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
+        let frame_started = std::time::Instant::now();
+        // The previous frame's paint callbacks ran after its UI: their time closes that frame.
+        let drawn = self.viewport.take_draw_secs();
+        self.state.frame_times.add(frame_times::Stage::Draw, drawn);
+        self.state.frame_times.start_frame(frame_started);
         let ctx = ui.ctx().clone();
+        if let Some(bench) = &mut self.bench {
+            if bench.step(&mut self.state, self.viewport.first_draw()) {
+                ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            }
+            ctx.request_repaint();
+        }
         self.screenshot_step(&ctx);
         let mut cmds = self.shortcuts(&ctx);
         let dropped: Vec<PathBuf> = ctx.input(|i| i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).collect());
@@ -347,6 +372,9 @@ impl eframe::App for SkinlabApp {
         egui::Panel::bottom("timeline").show(ui, |ui| cmds.extend(ui::timeline::timeline_ui(ui, &self.state)));
         if self.state.poll_bind() {
             ctx.request_repaint_after(std::time::Duration::from_millis(50));
+        }
+        if self.state.poll_topology() {
+            ctx.request_repaint_after(std::time::Duration::from_millis(100));
         }
         egui::Panel::left("outliner").default_size(190.0).resizable(true).show(ui, |ui| {
             cmds.extend(self.outliner.ui(ui, &self.state));
@@ -385,6 +413,7 @@ impl eframe::App for SkinlabApp {
             .show(ui, |ui| self.viewport.ui(ui, &mut self.state));
         // Gizmo drags and clicks in the viewport apply directly; make them visible this frame.
         self.state.refresh();
+        self.viewport.sync_gpu(frame.gl(), &mut self.state);
         let busy = ctx.input(|i| i.pointer.any_down());
         let (failed, again) = self.autosave.tick(&self.state, std::time::Instant::now(), busy);
         if let Some(text) = failed {
@@ -399,6 +428,18 @@ impl eframe::App for SkinlabApp {
             ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
             self.last_title = title;
         }
+        let t = &mut self.state.frame_times;
+        let measured: f64 = [
+            frame_times::Stage::Prepare,
+            frame_times::Stage::DeformLeft,
+            frame_times::Stage::DeformRight,
+            frame_times::Stage::Colours,
+            frame_times::Stage::Upload,
+        ]
+        .iter()
+        .map(|&st| t.current(st))
+        .sum();
+        t.add(frame_times::Stage::Ui, frame_started.elapsed().as_secs_f64() - measured);
     }
 }
 
@@ -429,6 +470,8 @@ pub struct EditorOptions {
     pub recover: bool,
     /// Save a screenshot and quit.
     pub screenshot: Option<ScreenshotPlan>,
+    /// Draw this many frames through changing poses, report the per-stage medians, and quit.
+    pub bench_frames: Option<usize>,
 }
 
 /// Builds the initial state from the options (the model load error names the file).
@@ -476,8 +519,10 @@ pub fn initial_state(opts: &EditorOptions) -> Result<EditorState, String> {
     Ok(s)
 }
 
-/// Opens the editor window and runs it until it is closed.
-pub fn run(opts: EditorOptions) -> Result<(), String> {
+/// Opens the editor window and runs it until it is closed; with `bench_frames`, returns the
+/// frame-time report.
+pub fn run(opts: EditorOptions) -> Result<Option<String>, String> {
+    let started = std::time::Instant::now();
     let has_display = ["DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET"]
         .iter()
         .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
@@ -490,6 +535,7 @@ pub fn run(opts: EditorOptions) -> Result<(), String> {
     // on the demo arm, with the problem shown; the terminal gets the same line.
     let (state, problem) = match initial_state(&opts) {
         Ok(s) => (s, None),
+        Err(e) if opts.bench_frames.is_some() => return Err(e),
         Err(e) => {
             eprintln!("error: {}", crate::cli::one_line(&e));
             let demo = EditorOptions { screenshot: None, ..EditorOptions::default() };
@@ -509,6 +555,9 @@ pub fn run(opts: EditorOptions) -> Result<(), String> {
     if let Some(text) = problem {
         app.state.message = Some(state::Message { text, is_error: true });
     }
+    let bench = opts.bench_frames.map(|n| frame_bench::FrameBench::new(n, started, &app.state));
+    let report = bench.as_ref().map(frame_bench::FrameBench::report_slot);
+    let app = app.with_bench(bench);
     let error = Arc::clone(&app.screenshot_error);
     let native = eframe::NativeOptions {
         renderer: eframe::Renderer::Glow,
@@ -530,5 +579,11 @@ pub fn run(opts: EditorOptions) -> Result<(), String> {
             return Err(format!("{}: the window closed before the screenshot was taken", plan.path.display()));
         }
     }
-    Ok(())
+    match report {
+        Some(slot) => match slot.lock().ok().and_then(|mut g| g.take()) {
+            Some(text) => Ok(Some(text)),
+            None => Err("--bench-frames: the window closed before the frames were drawn".into()),
+        },
+        None => Ok(None),
+    }
 }

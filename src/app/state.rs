@@ -9,7 +9,9 @@ mod modes;
 mod paint_ops;
 mod pose_tools;
 mod recovery_ops;
+mod refresh;
 mod rig_ops;
+mod topology_ops;
 mod weight_tools_ops;
 
 pub use weight_tools_ops::{PaintTool, TransferSource, WeightToolCommand, WeightToolsState};
@@ -20,16 +22,17 @@ pub use rig_ops::RigState;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
 
 use glam::{DQuat, Vec3};
 
 use super::command::Command;
+use super::frame_times::{FrameTimes, Stage};
 use super::history::{Edit, History, Undone};
 use crate::io::SourceDocument;
 use crate::model::Model;
 use crate::paint::{EditedVertices, ModelTopology, StrokeRecord, SurfaceScratch, Touch};
-use crate::render::overlays::{difference_colours, max_distance, SkeletonLayout};
+use crate::render::gpu_changes::GpuChanges;
+use crate::render::overlays::SkeletonLayout;
 use crate::render::scene::deformed_bounds;
 use crate::render::{OrbitCamera, ViewOptions};
 use crate::rig::{pose_file, sample, Pose};
@@ -129,6 +132,14 @@ pub struct EditorState {
     pub model_from_node: Vec<glam::DMat4>,
     /// Bumped whenever `deformed` changes (the viewport uploads when it sees a new value).
     pub frame_rev: u64,
+    /// What changed in `deformed` and the colours since the viewport last uploaded them.
+    gpu_changes: GpuChanges,
+    /// Per-stage times of the last frames.
+    pub frame_times: FrameTimes,
+    /// Whether the viewport shows the frame-time overlay (View ▸ Frame times).
+    pub show_frame_times: bool,
+    /// Whether anything was selected when the paint colours were last computed in full.
+    paint_any_selected: bool,
     /// Weight-painting settings.
     pub paint: PaintSettings,
     /// The weight tools: selection mask, gradient, table and transfer settings.
@@ -153,6 +164,8 @@ pub struct EditorState {
     /// cracks there when posed (Paint ▸ Weld Weights fixes them).
     pub weld_disagreements: usize,
     topology: ModelTopology,
+    /// The background build of `topology` for a large model, while it runs.
+    topology_job: Option<crate::app::topology_job::TopologyJob>,
     /// The skeleton changed since `topology` was built (its joint mirrors are rebuilt before the
     /// next paint use).
     topology_stale: bool,
@@ -204,6 +217,10 @@ impl EditorState {
             max_difference: 0.0,
             model_from_node: Vec::new(),
             frame_rev: 0,
+            gpu_changes: GpuChanges::all(),
+            frame_times: FrameTimes::default(),
+            show_frame_times: false,
+            paint_any_selected: false,
             paint: PaintSettings::default(),
             weight_tools: WeightToolsState::default(),
             paint_colours: Vec::new(),
@@ -217,6 +234,7 @@ impl EditorState {
             discard_confirmed: false,
             weld_disagreements: 0,
             topology: ModelTopology::default(),
+            topology_job: None,
             topology_stale: false,
             surface_buffers: paint_ops::SurfaceBuffers::default(),
             stroke: None,
@@ -241,18 +259,13 @@ impl EditorState {
             deform_ms: 0.0,
         };
         self.skeleton = SkeletonLayout::new(&model);
-        self.topology = ModelTopology::new(&model);
-        self.topology_stale = false;
-        self.weight_tools.selection = crate::paint::Selection::new(self.topology.surface.len());
+        let background = self.build_topology(&model);
         self.weight_tools.last_transfer = None;
         self.rig = RigState::default();
         // A model without a skeleton opens in Rig mode, ready for its root joint.
         if model.skins.is_empty() && !model.rigid_instances.is_empty() {
             self.mode = Mode::Rig;
         }
-        self.weld_disagreements =
-            crate::paint::disagreeing_groups(&model, &self.topology.surface, crate::paint::weld::AGREEMENT_TOLERANCE)
-                .len();
         self.model = Arc::new(model);
         self.edited.clear();
         self.stroke = None;
@@ -261,6 +274,9 @@ impl EditorState {
         self.paint.locked.clear();
         self.model_name = name.to_owned();
         self.model_rev += 1;
+        if background {
+            self.start_topology_job();
+        }
         self.pose = Pose::rest();
         self.history.clear();
         self.clean_revision = Some(self.history.revision());
@@ -322,6 +338,7 @@ impl EditorState {
 
     /// Carries out one command.
     pub fn apply(&mut self, cmd: Command) {
+        self.wait_topology_for(&cmd);
         match cmd {
             Command::Select(node) => {
                 self.selected = node.filter(|&n| n < self.model.nodes.len());
@@ -537,6 +554,25 @@ impl EditorState {
         }
     }
 
+    /// Shows `pose` without recording it for undo (as playback does): `open --bench-frames`
+    /// drives the editor through changing poses this way.
+    pub fn show_pose(&mut self, pose: Pose) {
+        self.pose = pose;
+        self.dirty = true;
+    }
+
+    /// What changed in the deformation and colours since the viewport last took it.
+    #[must_use]
+    pub fn gpu_changes(&self) -> &GpuChanges {
+        &self.gpu_changes
+    }
+
+    /// What changed in the deformation and colours since the last call (the viewport uploads
+    /// exactly that).
+    pub fn take_gpu_changes(&mut self) -> GpuChanges {
+        std::mem::take(&mut self.gpu_changes)
+    }
+
     /// Advances playback by `dt_secs` (looping).
     pub fn advance(&mut self, dt_secs: f64) {
         if !self.playing {
@@ -549,43 +585,5 @@ impl EditorState {
             t = if b > a { a + (t - a) % (b - a) } else { a };
         }
         self.apply(Command::SetTime(t));
-    }
-
-    /// Recomputes the deformation(s) if anything they depend on changed.
-    pub fn refresh(&mut self) {
-        self.refresh_set_counts();
-        if !self.dirty {
-            return;
-        }
-        self.dirty = false;
-        self.refresh_topology();
-        let started = Instant::now();
-        let model = Arc::clone(&self.model);
-        let methods = self.shown_methods();
-        let rest = Pose::rest();
-        // Rig mode shows the bind pose (rest = bind); the pose comes back with the other modes.
-        let pose = if self.mode == Mode::Rig { &rest } else { &self.pose };
-        let [left, right] = &mut self.deformed;
-        self.deformer.deform_all(&model, pose, methods[0], left);
-        if let Some(&m) = methods.get(1) {
-            self.deformer_right.deform_all(&model, pose, m, right);
-        }
-        self.stats.deform_ms = started.elapsed().as_secs_f64() * 1e3;
-        self.model_from_node.clear();
-        self.model_from_node.extend_from_slice(self.deformer.model_from_node());
-        if self.difference {
-            let other = if self.split {
-                &self.deformed[1]
-            } else {
-                let mut other = std::mem::take(&mut self.deformed[1]);
-                self.deformer_right.deform_all(&model, pose, self.compare, &mut other);
-                self.deformed[1] = other;
-                &self.deformed[1]
-            };
-            self.max_difference = max_distance(&self.deformed[0], other);
-            difference_colours(&self.deformed[0], other, self.max_difference.max(1e-9), &mut self.difference_colours);
-        }
-        self.update_paint_colours();
-        self.frame_rev += 1;
     }
 }

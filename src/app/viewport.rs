@@ -3,43 +3,30 @@
 //! joint by projecting joint positions, the rotation gizmo) and the egui overlays (panel labels,
 //! difference legend).
 //!
-//! Data flows one way: the state's CPU deformation is handed to [`GpuShared`] when its revision
-//! changes, and the paint callback uploads it into the existing GPU buffers before drawing. The
-//! GPU scene is created lazily inside the callback from egui's glow context, so the editor also
-//! runs without OpenGL (egui_kittest), where nothing 3D is drawn.
+//! Data flows one way: after the frame's commands, [`Viewport::sync_gpu`] sends what changed in
+//! the state's CPU deformation and colours (see [`crate::render::gpu_changes`]) straight from
+//! the state's buffers into the existing GPU buffers (nothing is copied on the way), on the UI
+//! thread where eframe's GL context is current; the paint callbacks only draw. The GPU scene is
+//! created from eframe's glow context, so the editor also runs without OpenGL (egui_kittest),
+//! where nothing 3D is drawn.
 
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use eframe::egui;
 use eframe::egui_glow;
-use glam::{DMat4, Vec2};
+use glam::Vec2;
 
 use super::command::Command;
+use super::frame_times::Stage;
 use super::gizmo::{self, Gizmo, Handle, JointFrame};
 use super::gizmo_drag::RotateDrag;
 use super::rig_input::{self, PanelPointer, RigInput};
 use super::state::{EditorState, Mode};
 use super::translate_gizmo::TranslateGizmo;
 use crate::io::materials::Looks;
-use crate::model::Model;
+use crate::render::gpu_changes::{Changed, GpuChanges};
 use crate::render::{OrbitCamera, Scene, ViewOptions};
-use crate::skinning::DeformedPrimitive;
-
-/// One frame's data for the GPU, taken from the state when it changes.
-struct Upload {
-    /// The model, only when it changed (so painting does not share the CPU model with the GPU side).
-    model: Option<Arc<Model>>,
-    model_rev: u64,
-    bounds: (glam::Vec3, glam::Vec3),
-    deformed: [Vec<Vec<DeformedPrimitive>>; 2],
-    colours: Option<Vec<Vec<Vec<[u8; 4]>>>>,
-    model_from_node: Vec<DMat4>,
-    selected: Option<usize>,
-    /// The model's materials, sent with the model.
-    looks: Option<Arc<Looks>>,
-    /// Draw the materials (no overlay colours, View ▸ Materials on).
-    looks_on: bool,
-}
 
 /// What the paint callbacks share with the UI thread.
 #[derive(Default)]
@@ -47,50 +34,33 @@ pub struct GpuShared {
     ctx: Option<three_d::Context>,
     scene: Option<Scene>,
     scene_model_rev: u64,
-    pending: Option<Upload>,
+    /// Seconds the paint callbacks spent drawing since the UI thread last took them.
+    draw_secs: f64,
+    /// When the first panel was drawn.
+    first_draw: Option<Instant>,
 }
 
-impl GpuShared {
-    fn apply_pending(&mut self, gl: &Arc<eframe::glow::Context>) {
-        let Some(up) = self.pending.take() else { return };
-        let ctx = match &self.ctx {
-            Some(c) => c.clone(),
-            None => match three_d::Context::from_gl_context(Arc::clone(gl)) {
-                Ok(c) => {
-                    self.ctx = Some(c.clone());
-                    c
-                }
-                Err(_) => return,
-            },
-        };
-        if self.scene.is_none() || self.scene_model_rev != up.model_rev {
-            let Some(model) = &up.model else { return };
-            self.scene = Some(Scene::new(&ctx, model, 2, up.bounds, up.looks.as_deref()));
-            self.scene_model_rev = up.model_rev;
-        }
-        let Some(scene) = &mut self.scene else { return };
-        let looks_on = up.looks_on && scene.has_looks();
-        for (i, d) in up.deformed.iter().enumerate() {
-            if let Some(panel) = scene.panel_mut(i) {
-                if !d.is_empty() {
-                    panel.upload(d, &up.model_from_node);
-                }
-                panel.set_colours(up.colours.as_deref(), looks_on);
-            }
-        }
-        scene.update_bones(&up.model_from_node, up.selected);
-    }
+/// What the GPU buffers were last filled from: when it changes, every colour is sent again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct ColourSource {
+    model_rev: u64,
+    paint: bool,
+    difference: bool,
+    looks_on: bool,
 }
 
 /// The viewport's persistent interaction state.
 #[derive(Default)]
 pub struct Viewport {
     shared: Arc<Mutex<GpuShared>>,
-    sent: Option<(u64, u64, Option<usize>, bool, bool, bool)>,
+    /// The state's `(frame_rev, selected)` last sent.
+    sent: Option<(u64, Option<usize>)>,
+    colour_source: Option<ColourSource>,
+    /// Changes of the right panel not sent while it was hidden (single view).
+    right_behind: Changed,
     /// The looks read from the model's document, with the document they came from and the
     /// model's mesh count.
     looks: Option<(std::path::PathBuf, usize, Option<Arc<Looks>>)>,
-    sent_model_rev: Option<u64>,
     /// A brush stroke is in progress (primary button held in paint mode).
     painting: bool,
     last_dab: Option<egui::Pos2>,
@@ -111,42 +81,81 @@ fn to_vec2(p: egui::Pos2) -> Vec2 {
 }
 
 impl Viewport {
-    /// Hands the state's current deformation to the GPU side when it changed.
-    fn send(&mut self, s: &mut EditorState) {
-        let key = (s.model_rev, s.frame_rev, s.selected, s.difference, s.mode == Mode::Paint, s.view.materials);
-        if self.sent == Some(key) {
-            return;
+    /// Sends what changed in the state's deformation and colours to the GPU buffers (creating
+    /// the scene for a new model), on the UI thread with eframe's GL context `gl` current;
+    /// without one (egui_kittest) the changes are dropped. The time goes to [`Stage::Upload`].
+    pub fn sync_gpu(&mut self, gl: Option<&Arc<eframe::glow::Context>>, s: &mut EditorState) {
+        let started = Instant::now();
+        let mut changes = s.take_gpu_changes();
+        let Some(gl) = gl else { return };
+        let shared = Arc::clone(&self.shared);
+        let Ok(mut g) = shared.lock() else { return };
+        if g.ctx.is_none() {
+            g.ctx = three_d::Context::from_gl_context(Arc::clone(gl)).ok();
         }
-        self.sent = Some(key);
-        let right = if s.split { s.deformed[1].clone() } else { Vec::new() };
-        let colours = if s.mode == Mode::Paint {
-            Some(s.paint_colours.clone())
-        } else {
-            s.difference.then(|| s.difference_colours.clone())
-        };
-        let mut model = (self.sent_model_rev != Some(s.model_rev)).then(|| Arc::clone(&s.model));
-        self.sent_model_rev = Some(s.model_rev);
-        if model.is_none() {
-            // An upload the GPU side has not taken yet may carry the model: keep it.
-            if let Ok(mut g) = self.shared.lock() {
-                model = g.pending.take().and_then(|p| p.model).filter(|_| g.scene_model_rev != s.model_rev);
-            }
+        let Some(ctx) = g.ctx.clone() else { return };
+        if g.scene.is_none() || g.scene_model_rev != s.model_rev {
+            let looks = self.looks_of(s);
+            g.scene = Some(Scene::new(&ctx, &s.model, 2, s.model_bounds, looks.as_deref()));
+            g.scene_model_rev = s.model_rev;
+            changes = GpuChanges::all();
+            self.colour_source = None;
+            self.right_behind = Changed::Nothing;
         }
-        let looks = if model.is_some() { self.looks_of(s) } else { None };
-        let up = Upload {
-            looks,
-            looks_on: s.view.materials && colours.is_none(),
-            model,
+        let key = (s.frame_rev, s.selected);
+        if self.sent != Some(key) && !changes.any() {
+            // The deformation changed without a record of what: send everything.
+            changes = GpuChanges::all();
+        }
+        let Some(scene) = g.scene.as_mut() else { return };
+        let colours =
+            if s.mode == Mode::Paint { Some(&s.paint_colours) } else { s.difference.then_some(&s.difference_colours) };
+        let source = ColourSource {
             model_rev: s.model_rev,
-            bounds: s.model_bounds,
-            deformed: [s.deformed[0].clone(), right],
-            colours,
-            model_from_node: s.model_from_node.clone(),
-            selected: s.selected,
+            paint: s.mode == Mode::Paint,
+            difference: s.difference,
+            looks_on: s.view.materials && colours.is_none() && scene.has_looks(),
         };
-        if let Ok(mut g) = self.shared.lock() {
-            g.pending = Some(up);
+        if self.colour_source != Some(source) {
+            changes.colours = Changed::All;
+            self.colour_source = Some(source);
         }
+        let [left, right] = changes.deformed;
+        self.right_behind.merge(right);
+        for i in 0..2 {
+            let deformed =
+                if i == 0 { Some(left.clone()) } else { s.split.then(|| std::mem::take(&mut self.right_behind)) };
+            let Some(panel) = scene.panel_mut(i) else { continue };
+            if let Some(changed) = deformed.filter(|_| !s.deformed[i].is_empty()) {
+                panel.upload_changes(&s.deformed[i], &s.model_from_node, &changed);
+            }
+            panel.set_colours_changes(colours.map(Vec::as_slice), source.looks_on, &changes.colours);
+        }
+        if self.sent != Some(key) {
+            scene.update_bones(&s.model_from_node, s.selected);
+            self.sent = Some(key);
+        }
+        drop(g);
+        s.frame_times.add(Stage::Upload, started.elapsed().as_secs_f64());
+    }
+
+    /// Seconds the viewport's paint callbacks spent drawing since the last call.
+    pub fn take_draw_secs(&self) -> f64 {
+        self.shared.lock().map(|mut g| std::mem::take(&mut g.draw_secs)).unwrap_or(0.0)
+    }
+
+    /// When the viewport was first drawn (`None` before, and without OpenGL).
+    #[must_use]
+    pub fn first_draw(&self) -> Option<Instant> {
+        self.shared.lock().ok().and_then(|g| g.first_draw)
+    }
+
+    /// Bytes sent to the GPU so far by each panel (for tests of what an edit uploads).
+    #[must_use]
+    pub fn uploaded_bytes(&self) -> [u64; 2] {
+        let Ok(g) = self.shared.lock() else { return [0; 2] };
+        let Some(scene) = &g.scene else { return [0; 2] };
+        [0, 1].map(|i| scene.panel(i).map_or(0, crate::render::skinned_mesh::SkinnedMeshes::uploaded_bytes))
     }
 
     /// The looks of the state's model, read once per document (a failure is reported once and
@@ -175,7 +184,6 @@ impl Viewport {
 
     /// Draws the viewport into the remaining space of `ui` and handles its input.
     pub fn ui(&mut self, ui: &mut egui::Ui, s: &mut EditorState) {
-        self.send(s);
         let rect = ui.available_rect_before_wrap();
         self.last_rect = Some(rect);
         let response = ui.allocate_rect(rect, egui::Sense::click_and_drag());
@@ -231,10 +239,12 @@ impl Viewport {
             let r = panel_rect(i);
             let shared = Arc::clone(&self.shared);
             let (camera, view) = (s.camera, s.view);
-            let cb = egui_glow::CallbackFn::new(move |info, painter| {
+            let cb = egui_glow::CallbackFn::new(move |info, _painter| {
                 let Ok(mut g) = shared.lock() else { return };
-                g.apply_pending(painter.gl());
+                let started = Instant::now();
                 draw_panel(&g, &info, &camera, i, &view);
+                g.draw_secs += started.elapsed().as_secs_f64();
+                g.first_draw.get_or_insert_with(Instant::now);
             });
             painter.add(egui::PaintCallback { rect: r, callback: Arc::new(cb) });
             let text = egui::RichText::new(m.label()).strong().size(18.0);
@@ -266,6 +276,9 @@ impl Viewport {
             super::paint_overlay::legend_ui(ui, rect, s, self.hover.as_ref());
         } else if s.difference {
             draw_legend(&painter, rect, s.max_difference, s.method.label(), s.compare.label());
+        }
+        if s.show_frame_times {
+            super::frame_times::draw_overlay(&painter, rect, &s.frame_times);
         }
     }
 

@@ -50,6 +50,10 @@ pub struct BenchArgs {
     /// frames; `--frames` is the number of timed binds.
     #[arg(long)]
     pub bind: bool,
+    /// Time loading the model file to its first deformed buffers, per stage (read, parse,
+    /// import, joint sets, first deformation); `--frames` loads, at most 10.
+    #[arg(long, conflicts_with_all = ["synthetic", "bind"], requires = "model")]
+    pub load: bool,
 }
 
 /// Timings of one method over the timed frames.
@@ -176,6 +180,9 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         Some(t) => rayon::ThreadPoolBuilder::new().num_threads(t).build()?,
         None => rayon::ThreadPoolBuilder::new().build()?,
     };
+    if let (true, Some(path)) = (args.load, &args.model) {
+        return pool.install(|| super::bench_load::report(path, args.frames.min(10)));
+    }
     let (model, title) = match (&args.model, args.synthetic) {
         (_, Some(n)) => {
             let rig =

@@ -3,6 +3,7 @@
 
 pub mod bench;
 mod bench_bind;
+mod bench_load;
 pub mod bind;
 pub mod deform;
 pub mod demo;

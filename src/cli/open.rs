@@ -45,6 +45,11 @@ pub struct OpenArgs {
     /// Restore the newest unsaved work left by an editor that did not quit, without asking.
     #[arg(long)]
     pub recover: bool,
+    /// Draw N frames through a changing pose (as `bench` poses the joints), print the median
+    /// time of each frame stage (FK and preparation, deformation per panel, colours, upload,
+    /// draw calls, UI) and the time to the first frame, and quit.
+    #[arg(long, value_name = "N", conflicts_with = "screenshot_after_frames")]
+    pub bench_frames: Option<usize>,
     /// Draw N frames, save the window as PATH (PNG), and quit.
     #[arg(long, num_args = 2, value_names = ["N", "PATH"])]
     pub screenshot_after_frames: Option<Vec<String>>,
@@ -74,7 +79,13 @@ pub fn run(args: &OpenArgs) -> Result<(), CliError> {
         rig: args.rig,
         recover: args.recover,
         screenshot,
+        bench_frames: args.bench_frames,
     };
-    crate::app::run(opts)?;
+    if args.bench_frames == Some(0) {
+        return Err("--bench-frames 0: need at least one frame".into());
+    }
+    if let Some(report) = crate::app::run(opts)? {
+        crate::outln!("{report}");
+    }
     Ok(())
 }

@@ -8,6 +8,7 @@ mod checks;
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::time::Instant;
 
 use glam::{DMat4, DQuat, DVec3, Vec3};
 use gltf::accessor::{DataType, Dimensions};
@@ -23,6 +24,41 @@ use crate::model::{
 };
 use buffers::load_buffers;
 use checks::{check_container, check_integer_ranges, check_unvalidated_indices, raw_json, validation_message};
+
+/// Seconds each stage of loading a glTF file took (`skinlab bench MODEL --load`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LoadTimes {
+    /// Reading the file into memory.
+    pub read: f64,
+    /// Container and JSON checks, parsing and validating the glTF, resolving its buffers.
+    pub parse: f64,
+    /// Nodes, skins, geometry (positions, normals, triangles) and raw influences.
+    pub import: f64,
+    /// Interning every vertex's joint set into the skins' tables (packed influences).
+    pub joint_sets: f64,
+    /// Animation clips.
+    pub clips: f64,
+    /// Keeping the source document (JSON, buffers, the model as loaded) for export.
+    pub document: f64,
+}
+
+/// Like [`load_document`] for a glTF file, timing each stage into `times`.
+pub fn load_document_timed(path: &Path, times: &mut LoadTimes) -> Result<(Model, SourceDocument), LoadError> {
+    let t = Instant::now();
+    if super::obj_import::is_obj(path) {
+        // An OBJ is read and imported in one step.
+        let loaded = load_document(path);
+        times.import = t.elapsed().as_secs_f64();
+        return loaded;
+    }
+    let bytes = read_file(path)?;
+    times.read = t.elapsed().as_secs_f64();
+    let (model, buffers, json) = import(&bytes, path, times).map_err(|problem| LoadError::new(path, problem))?;
+    let t = Instant::now();
+    let source = SourceDocument::new(path, json, buffers, model.clone());
+    times.document = t.elapsed().as_secs_f64();
+    Ok((model, source))
+}
 
 /// Loads a model from a `.gltf` or `.glb` file (or a Wavefront `.obj`, see `io::obj_import`).
 pub fn load_model(path: &Path) -> Result<Model, LoadError> {
@@ -49,7 +85,8 @@ pub fn load_document(path: &Path) -> Result<(Model, SourceDocument), LoadError> 
 /// Like [`load_document`] for bytes already in memory (e.g. the built-in demo); `path` names the
 /// document in messages and resolves relative URIs.
 pub fn load_document_from_bytes(bytes: &[u8], path: &Path) -> Result<(Model, SourceDocument), LoadError> {
-    let (model, buffers, json) = import(bytes, path).map_err(|problem| LoadError::new(path, problem))?;
+    let (model, buffers, json) =
+        import(bytes, path, &mut LoadTimes::default()).map_err(|problem| LoadError::new(path, problem))?;
     let source = SourceDocument::new(path, json, buffers, model.clone());
     Ok((model, source))
 }
@@ -60,10 +97,17 @@ fn read_file(path: &Path) -> Result<Vec<u8>, LoadError> {
 
 /// Loads a model from the bytes of a file at `path` (external buffers are resolved beside it).
 pub fn load_model_from_bytes(bytes: &[u8], path: &Path) -> Result<Model, LoadError> {
-    import(bytes, path).map(|(model, _, _)| model).map_err(|problem| LoadError::new(path, problem))
+    import(bytes, path, &mut LoadTimes::default())
+        .map(|(model, _, _)| model)
+        .map_err(|problem| LoadError::new(path, problem))
 }
 
-fn import(bytes: &[u8], path: &Path) -> Result<(Model, Vec<Vec<u8>>, serde_json::Value), String> {
+fn import(
+    bytes: &[u8],
+    path: &Path,
+    times: &mut LoadTimes,
+) -> Result<(Model, Vec<Vec<u8>>, serde_json::Value), String> {
+    let started = Instant::now();
     check_container(bytes, path)?;
     let json = raw_json(bytes)?;
     check_integer_ranges(&json, &mut Vec::new())?;
@@ -73,6 +117,8 @@ fn import(bytes: &[u8], path: &Path) -> Result<(Model, Vec<Vec<u8>>, serde_json:
     let doc = gltf::Document::from_json(root).map_err(|e| validation_message(&e))?;
     let buffers = load_buffers(&doc, gltf.blob, path)?;
     let reader = Buffers::new(&buffers, bytes.len() as u64);
+    let parsed = Instant::now();
+    times.parse = (parsed - started).as_secs_f64();
 
     let nodes = import_nodes(&doc)?;
     let scene_roots: Vec<usize> = match doc.default_scene().or_else(|| doc.scenes().next()) {
@@ -137,6 +183,8 @@ fn import(bytes: &[u8], path: &Path) -> Result<(Model, Vec<Vec<u8>>, serde_json:
         reader.charge(&format!("node {n}'s deformed copy of mesh {mesh}"), mesh_bytes(&meshes[target]))?;
         instances.push(SkinnedInstance { node: n, mesh: target, skin });
     }
+    let imported = Instant::now();
+    times.import = (imported - parsed).as_secs_f64();
     // One joint-set table per skin, sized for the most influences any of its vertices has.
     for (s, skin) in skins.iter_mut().enumerate() {
         let meshes_of_skin: Vec<usize> = bound.iter().filter(|((_, sk), _)| *sk == s).map(|(_, &m)| m).collect();
@@ -160,10 +208,13 @@ fn import(bytes: &[u8], path: &Path) -> Result<(Model, Vec<Vec<u8>>, serde_json:
         }
     }
 
+    let interned = Instant::now();
+    times.joint_sets = (interned - imported).as_secs_f64();
     let mut clips = Vec::new();
     for anim in doc.animations() {
         clips.push(import_clip(&anim, &reader)?);
     }
+    times.clips = interned.elapsed().as_secs_f64();
     Ok((Model { nodes: tree, meshes, skins, clips, instances, rigid_instances }, buffers, json))
 }
 

@@ -22,7 +22,9 @@ pub mod weights_file;
 pub use atomic_write::atomic_write;
 pub use error::LoadError;
 pub use gltf_export::{export_model, Bake, Container, ExportError, ExportOptions, ExportReport, WeightsFormat};
-pub use gltf_import::{load_document, load_document_from_bytes, load_model, load_model_from_bytes};
+pub use gltf_import::{
+    load_document, load_document_from_bytes, load_document_timed, load_model, load_model_from_bytes, LoadTimes,
+};
 pub use input_file::read_input;
 pub use source_document::SourceDocument;
 pub use user_dirs::UserDirs;

@@ -246,6 +246,34 @@ impl ModelSurface {
             }
         }
     }
+
+    /// Brings surface buffers gathered by [`ModelSurface::gather_deformed`] up to date after
+    /// only the vertices of `touched` changed in `deformed` (a dab's re-skin), copying just those.
+    pub fn patch_deformed(
+        &self,
+        deformed: &[Vec<crate::skinning::DeformedPrimitive>],
+        touched: &[super::TouchedPrimitive],
+        out: &mut [Vec3],
+        normals: &mut [Vec3],
+    ) {
+        for t in touched {
+            for part in self.parts.iter().filter(|p| p.mesh == t.mesh && p.prim == t.prim) {
+                let Some(buf) = deformed.get(part.instance).and_then(|d| d.get(part.prim)) else { continue };
+                if buf.positions.len() != part.vertices as usize {
+                    continue;
+                }
+                for &v in t.vertices.iter().filter(|&&v| v < part.vertices) {
+                    let g = (part.first_vertex + v) as usize;
+                    if let (Some(o), Some(&p)) = (out.get_mut(g), buf.positions.get(v as usize)) {
+                        *o = p;
+                    }
+                    if let (Some(o), Some(&n)) = (normals.get_mut(g), buf.normals.get(v as usize)) {
+                        *o = n;
+                    }
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -38,11 +38,26 @@ impl ModelTopology {
         Self::with_axis(model, axis)
     }
 
+    /// Like [`ModelTopology::new`], reporting the share done (0 to 1, by stage) to `progress`
+    /// (for a build on a background thread).
+    #[must_use]
+    pub fn with_progress(model: &Model, progress: &dyn Fn(f32)) -> Self {
+        let axis = symmetry_axis(model.meshes.iter().flat_map(|m| m.primitives.iter().map(|p| &p.positions[..])));
+        Self::build(model, axis, progress)
+    }
+
     /// Builds every cache of `model`, mirroring vertices across the plane normal to `axis`.
     #[must_use]
     pub fn with_axis(model: &Model, axis: usize) -> Self {
+        Self::build(model, axis, &|_| {})
+    }
+
+    fn build(model: &Model, axis: usize, progress: &dyn Fn(f32)) -> Self {
+        progress(0.05);
         let surface = ModelSurface::new(model);
+        progress(0.4);
         let mirror = MirrorMap::across_with_default_tolerance(surface.rest_positions(), axis);
+        progress(0.6);
         let names: Vec<Option<&str>> = surface
             .joint_nodes()
             .iter()
@@ -50,6 +65,7 @@ impl ModelTopology {
             .collect();
         let by_position = joint_mirror_by_position(model, &surface, axis, &joint_mirror_map(&names));
         let unmatched: Vec<u32> = (0..surface.len() as u32).filter(|&g| mirror.get(g).is_none()).collect();
+        progress(0.7);
         let closest_mirrors = closest_mirrors(&surface, axis, &unmatched);
         Self {
             surface,

@@ -19,6 +19,7 @@ use three_d::{ClearState, Context, DepthTexture2D, Interpolation, RenderTarget, 
 pub struct Headless {
     // Field order is drop order: three-d's context before the EGL context and display.
     ctx: Context,
+    gl: Arc<three_d::context::Context>,
     _current: PossiblyCurrentContext,
     _display: Display,
 }
@@ -57,14 +58,21 @@ impl Headless {
         let gl = unsafe {
             three_d::context::Context::from_loader_function_cstr(|s: &CStr| display.get_proc_address(s).cast())
         };
-        let ctx = Context::from_gl_context(Arc::new(gl)).map_err(|e| err("three-d", &e))?;
-        Ok(Self { ctx, _current: current, _display: display })
+        let gl = Arc::new(gl);
+        let ctx = Context::from_gl_context(Arc::clone(&gl)).map_err(|e| err("three-d", &e))?;
+        Ok(Self { ctx, gl, _current: current, _display: display })
     }
 
     /// The three-d context.
     #[must_use]
     pub fn context(&self) -> &Context {
         &self.ctx
+    }
+
+    /// The raw GL context (glow), as eframe hands it to the editor.
+    #[must_use]
+    pub fn gl(&self) -> &Arc<three_d::context::Context> {
+        &self.gl
     }
 
     /// Draws into a fresh `width` × `height` offscreen target cleared to `background` (sRGB) and

@@ -5,6 +5,7 @@
 
 pub mod camera;
 pub mod gl_convert;
+pub mod gpu_changes;
 pub mod headless;
 pub mod label;
 pub mod overlays;

@@ -102,6 +102,12 @@ impl Scene {
         self.panels.len()
     }
 
+    /// The meshes of panel `i`, if it exists.
+    #[must_use]
+    pub fn panel(&self, i: usize) -> Option<&SkinnedMeshes> {
+        self.panels.get(i)
+    }
+
     /// The meshes of panel `i` (to upload into), if it exists.
     pub fn panel_mut(&mut self, i: usize) -> Option<&mut SkinnedMeshes> {
         self.panels.get_mut(i)

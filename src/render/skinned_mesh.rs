@@ -4,8 +4,13 @@
 //! model's looks (`io::materials`), each primitive also gets its material's base colour and
 //! texture, drawn instead of the plain surface while no overlay colours are shown.
 //!
-//! three-d 0.19's `Mesh::set_positions` compares against the index count on indexed meshes, so
-//! uploads go through `set_positions_partially(0, ..)` / `set_normals_partially(0, ..)`.
+//! Only what changed is sent (see [`super::gpu_changes`]): after a brush dab, the byte ranges of
+//! the touched vertices. three-d 0.19's `Mesh::set_positions` compares against the index count on
+//! indexed meshes, and its `VertexBuffer::fill_subset` hands its `offset` to `glBufferSubData`
+//! unscaled, i.e. as a byte offset: uploads go through [`fill_range`], which passes the byte
+//! offset of the first vertex (the whole-buffer upload at offset 0 is the same either way; the
+//! headless test `partial_upload_lands_on_its_vertices` in `tests/render.rs` checks a range in
+//! the middle by drawing it).
 
 use glam::{DMat4, Vec3};
 use three_d::{
@@ -13,7 +18,8 @@ use three_d::{
     Texture2DRef,
 };
 
-use super::gl_convert::{linear, v3_into};
+use super::gl_convert::{as_three_d, linear, linear_into};
+use super::gpu_changes::Changed;
 use crate::io::materials::{Looks, PrimitiveLook};
 use crate::model::{Model, Primitive, Topology};
 use crate::skinning::DeformedPrimitive;
@@ -32,6 +38,10 @@ enum Source {
 
 struct Part {
     source: Source,
+    /// The mesh of the primitive (for matching changed vertices).
+    mesh: usize,
+    /// The primitive within its mesh.
+    prim: usize,
     gm: Gm<Mesh, PhysicalMaterial>,
     /// The material's base colour and texture (white vertex colours under it).
     look: Option<PhysicalMaterial>,
@@ -61,11 +71,20 @@ pub struct LookTextures<'a> {
 /// GPU meshes for every triangle primitive of a model (skinned and rigid).
 pub struct SkinnedMeshes {
     parts: Vec<Part>,
-    positions: Vec<three_d::Vec3>,
-    normals: Vec<three_d::Vec3>,
     computed_normals: Vec<Vec3>,
     colours: Vec<three_d::Vec4>,
     fill: Fill,
+    /// Bytes sent to the GPU by uploads and colour changes so far.
+    uploaded_bytes: u64,
+}
+
+/// Writes `data` into `buffer` from element `first` on: three-d 0.19's `fill_subset` passes its
+/// offset to `glBufferSubData` as bytes, so the byte offset of `first` is what it is given.
+#[allow(deprecated)]
+fn fill_range<T: three_d::BufferDataType>(buffer: &mut three_d::VertexBuffer<T>, first: u32, data: &[T]) -> u64 {
+    let size = std::mem::size_of::<T>();
+    buffer.fill_subset(first * size as u32, data);
+    std::mem::size_of_val(data) as u64
 }
 
 /// Area-weighted vertex normals of a triangle mesh, into `out`.
@@ -145,7 +164,8 @@ impl SkinnedMeshes {
             let look = found
                 .filter(|(look, _)| look.material.is_some())
                 .map(|(look, textures)| look_material(&material, look, textures));
-            parts.push(Part { source, gm, look, vertices: p.positions.len(), triangles: p.triangles.clone() });
+            let vertices = p.positions.len();
+            parts.push(Part { source, mesh, prim, gm, look, vertices, triangles: p.triangles.clone() });
         };
         for (i, inst) in model.instances.iter().enumerate() {
             for (j, p) in model.meshes[inst.mesh].primitives.iter().enumerate() {
@@ -157,19 +177,30 @@ impl SkinnedMeshes {
                 add(Source::Rigid { node }, p, mesh, j);
             }
         }
-        Self {
-            parts,
-            positions: Vec::new(),
-            normals: Vec::new(),
-            computed_normals: Vec::new(),
-            colours: Vec::new(),
-            fill: Fill::Base,
-        }
+        Self { parts, computed_normals: Vec::new(), colours: Vec::new(), fill: Fill::Base, uploaded_bytes: 0 }
+    }
+
+    /// Bytes sent to the GPU so far (positions, normals, colours).
+    #[must_use]
+    pub fn uploaded_bytes(&self) -> u64 {
+        self.uploaded_bytes
     }
 
     /// Refills the vertex buffers from a deformation (`deformed[instance][primitive]`) and moves
     /// rigid parts to their nodes (`model_from_node`, one matrix per node).
     pub fn upload(&mut self, deformed: &[Vec<DeformedPrimitive>], model_from_node: &[DMat4]) {
+        self.upload_changes(deformed, model_from_node, &Changed::All);
+    }
+
+    /// Sends the `changed` vertices of a deformation (`deformed[instance][primitive]`) to the
+    /// vertex buffers and moves rigid parts to their nodes. A primitive without normals gets
+    /// normals computed from its triangles, always whole.
+    pub fn upload_changes(
+        &mut self,
+        deformed: &[Vec<DeformedPrimitive>],
+        model_from_node: &[DMat4],
+        changed: &Changed,
+    ) {
         for part in &mut self.parts {
             match part.source {
                 Source::Skinned { instance, primitive } => {
@@ -177,17 +208,26 @@ impl SkinnedMeshes {
                     if d.positions.len() != part.vertices {
                         continue;
                     }
-                    v3_into(&d.positions, &mut self.positions);
-                    let normals: &[Vec3] = if d.normals.len() == part.vertices {
-                        &d.normals
-                    } else {
+                    let mut ranges = changed.ranges(part.mesh, part.prim, part.vertices as u32);
+                    let computed = d.normals.len() != part.vertices;
+                    if computed && !ranges.is_empty() {
+                        // Computed normals depend on the neighbours: the whole primitive.
                         vertex_normals(&d.positions, &part.triangles, &mut self.computed_normals);
-                        &self.computed_normals
-                    };
-                    v3_into(normals, &mut self.normals);
-                    // Lengths were checked above, so these cannot fail.
-                    let _ = part.gm.geometry.set_positions_partially(0, &self.positions);
-                    let _ = part.gm.geometry.set_normals_partially(0, &self.normals);
+                        ranges = std::iter::once(0..part.vertices as u32).collect();
+                    }
+                    let normals: &[Vec3] = if computed { &self.computed_normals } else { &d.normals };
+                    let mesh = &mut part.gm.geometry;
+                    for r in ranges {
+                        let (a, b) = (r.start as usize, r.end as usize);
+                        #[allow(deprecated)]
+                        {
+                            self.uploaded_bytes +=
+                                fill_range(mesh.positions_mut(), r.start, as_three_d(&d.positions[a..b]));
+                            if let Some(n) = mesh.normals_mut() {
+                                self.uploaded_bytes += fill_range(n, r.start, as_three_d(&normals[a..b]));
+                            }
+                        }
+                    }
                 }
                 Source::Rigid { node } => {
                     if let Some(m) = model_from_node.get(node) {
@@ -206,28 +246,47 @@ impl SkinnedMeshes {
     /// Shows per-vertex colours (`colours[instance][primitive][vertex]`, sRGB) on the skinned
     /// parts, or with `None` the plain surface colour (white under the materials when `looks`).
     pub fn set_colours(&mut self, colours: Option<&[Vec<Vec<[u8; 4]>>]>, looks: bool) {
+        self.set_colours_changes(colours, looks, &Changed::All);
+    }
+
+    /// Like [`SkinnedMeshes::set_colours`], sending only the `changed` vertices while the kind
+    /// of colouring stays the same (switching between overlay, plain and materials sends all).
+    pub fn set_colours_changes(&mut self, colours: Option<&[Vec<Vec<[u8; 4]>>]>, looks: bool, changed: &Changed) {
         let fill = match (colours, looks) {
             (Some(_), _) => Fill::Given,
             (None, true) => Fill::White,
             (None, false) => Fill::Base,
         };
-        if fill != Fill::Given && fill == self.fill {
+        let all = fill != self.fill;
+        if !all && (fill != Fill::Given || !changed.any()) {
             return;
         }
         for part in &mut self.parts {
             // White under a material; a part without one keeps the plain surface colour.
             let white = fill == Fill::White && part.look.is_some();
             let plain = linear(if white { [255; 4] } else { BASE_COLOUR });
-            self.colours.clear();
             let given = match (colours, part.source) {
                 (Some(c), Source::Skinned { instance, primitive }) => c.get(instance).and_then(|v| v.get(primitive)),
                 _ => None,
             };
-            match given {
-                Some(c) if c.len() == part.vertices => self.colours.extend(c.iter().map(|&c| linear(c))),
-                _ => self.colours.resize(part.vertices, plain),
+            let n = part.vertices as u32;
+            let ranges = if all { std::iter::once(0..n).collect() } else { changed.ranges(part.mesh, part.prim, n) };
+            #[allow(deprecated)]
+            let Some(buffer) = part.gm.geometry.colors_mut() else {
+                continue;
+            };
+            for r in ranges {
+                match given {
+                    Some(c) if c.len() == part.vertices => {
+                        linear_into(&c[r.start as usize..r.end as usize], &mut self.colours)
+                    }
+                    _ => {
+                        self.colours.clear();
+                        self.colours.resize(r.len(), plain);
+                    }
+                }
+                self.uploaded_bytes += fill_range(buffer, r.start, &self.colours);
             }
-            let _ = part.gm.geometry.set_colors_partially(0, &self.colours);
         }
         self.fill = fill;
     }

@@ -4,21 +4,26 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Instant;
 
-use super::{EditorState, Mode, PendingOverwrite, WeightDisplay};
+use super::{EditorState, Mode, PendingOverwrite, Stage, WeightDisplay};
 use crate::app::command::{Command, ExportChoice, WeightTool};
 use crate::io::{Bake, Container, ExportOptions};
 use crate::model::Model;
 use crate::paint::{
     apply_surface_dab, brush, display, footprint, pick_model, reskin_after_dab, tools, weld, Dab, DabTarget,
-    FootprintOptions, Hit, Ray, StrokeRecord, View, WeightRules,
+    FootprintOptions, Hit, Ray, StrokeRecord, TouchedPrimitive, View, WeightRules,
 };
+use crate::render::gpu_changes::Changed;
 
 /// The deformed surface gathered for one dab (positions and normals in surface numbering).
 #[derive(Debug, Default)]
 pub(in crate::app) struct SurfaceBuffers {
     positions: Vec<glam::Vec3>,
     normals: Vec<glam::Vec3>,
+    /// The `(model_rev, frame_rev, panel)` the buffers hold: a dab re-gathers the whole surface
+    /// only when it changed otherwise than by the previous dab, which patches its own vertices.
+    holds: Option<(u64, u64, usize)>,
 }
 
 /// What the brush is over: the hit, the painted joint's weight and the vertex's influences.
@@ -40,20 +45,32 @@ const UNWEIGHTED: [u8; 4] = [90, 90, 100, 255];
 /// Colour of hidden vertices in paint mode (sRGB).
 const HIDDEN: [u8; 4] = [28, 28, 32, 255];
 
-/// Shows the selection mask on the weight colours: hidden vertices dark, and while anything is
+/// Shows the selection mask on a weight colour: hidden vertices dark, and while anything is
 /// selected the unselected vertices dimmed (the selection keeps its full colours).
-fn mark_selection(
-    colours: &mut [[u8; 4]],
-    surface_vertex: impl Fn(usize) -> u32,
-    sel: &crate::paint::Selection,
-    any_selected: bool,
-) {
-    for (v, c) in colours.iter_mut().enumerate() {
-        let g = surface_vertex(v);
-        if sel.is_hidden(g) {
-            *c = HIDDEN;
-        } else if any_selected && !sel.is_selected(g) {
-            *c = [c[0] / 3 + 20, c[1] / 3 + 20, c[2] / 3 + 20, 255];
+fn mark_selection(c: [u8; 4], g: u32, sel: &crate::paint::Selection, any_selected: bool) -> [u8; 4] {
+    if sel.is_hidden(g) {
+        HIDDEN
+    } else if any_selected && !sel.is_selected(g) {
+        [c[0] / 3 + 20, c[1] / 3 + 20, c[2] / 3 + 20, 255]
+    } else {
+        c
+    }
+}
+
+/// The paint-mode colour of vertex `v`: the painted joint's weight, or its dominant joint.
+fn weight_colour(
+    display_mode: WeightDisplay,
+    inf: &crate::model::Influences,
+    sets: &crate::model::JointSetTable,
+    v: usize,
+    joint: Option<u16>,
+) -> [u8; 4] {
+    match display_mode {
+        WeightDisplay::SelectedJoint => {
+            to_srgb8(display::weight_colour(joint.map_or(0.0, |j| display::joint_weight(inf, sets, v, j))))
+        }
+        WeightDisplay::Dominant => {
+            display::dominant_joint(inf, sets, v).map_or(UNWEIGHTED, |j| to_srgb8(display::joint_colour(j)))
         }
     }
 }
@@ -249,7 +266,10 @@ impl EditorState {
             ..hit
         };
         let buffers = &mut self.surface_buffers;
-        surface.gather_deformed(&self.deformed[panel], &mut buffers.positions, &mut buffers.normals);
+        if buffers.holds != Some((self.model_rev, self.frame_rev, panel)) {
+            surface.gather_deformed(&self.deformed[panel], &mut buffers.positions, &mut buffers.normals);
+        }
+        buffers.holds = None;
         let options = FootprintOptions {
             radius,
             whole_volume: brush.whole_volume,
@@ -289,13 +309,25 @@ impl EditorState {
                     self.refresh();
                 } else {
                     let model = Arc::clone(&self.model);
+                    let started = Instant::now();
                     reskin_after_dab(&mut self.deformer, &model, &self.pose, &outcome, &mut self.deformed[0]);
+                    self.gpu_changes.deformed[0].add_vertices(&outcome.parts);
+                    let right_started = Instant::now();
+                    self.frame_times.add(Stage::DeformLeft, (right_started - started).as_secs_f64());
                     if self.split || self.difference {
                         let right = &mut self.deformed[1];
                         reskin_after_dab(&mut self.deformer_right, &model, &self.pose, &outcome, right);
+                        self.gpu_changes.deformed[1].add_vertices(&outcome.parts);
+                        self.frame_times.add(Stage::DeformRight, right_started.elapsed().as_secs_f64());
                     }
-                    self.update_paint_colours();
+                    let colours_started = Instant::now();
+                    self.update_paint_colours_of(&outcome.parts);
+                    self.frame_times.add(Stage::Colours, colours_started.elapsed().as_secs_f64());
                     self.frame_rev += 1;
+                    let b = &mut self.surface_buffers;
+                    let surface = &self.topology.surface;
+                    surface.patch_deformed(&self.deformed[panel], &outcome.parts, &mut b.positions, &mut b.normals);
+                    b.holds = Some((self.model_rev, self.frame_rev, panel));
                 }
             }
             Err(e) => self.set_error(format!("cannot paint: {e}")),
@@ -403,6 +435,7 @@ impl EditorState {
         let sel = &self.weight_tools.selection;
         let sel = (sel.len() == surface.len()).then_some(sel);
         let any_selected = sel.is_some_and(|s| !s.selected_groups(surface.adjacency()).is_empty());
+        self.paint_any_selected = any_selected;
         out.resize_with(self.model.instances.len(), Vec::new);
         for (i, inst) in self.model.instances.iter().enumerate() {
             let (Some(mesh), Some(skin)) = (self.model.meshes.get(inst.mesh), self.model.skins.get(inst.skin)) else {
@@ -418,25 +451,54 @@ impl EditorState {
                     colours.resize(prim.positions.len(), UNWEIGHTED);
                     continue;
                 };
-                colours.extend((0..inf.len()).map(|v| {
-                    match self.paint.display {
-                        WeightDisplay::SelectedJoint => to_srgb8(display::weight_colour(
-                            joint.map_or(0.0, |j| display::joint_weight(inf, &skin.sets, v, j)),
-                        )),
-                        WeightDisplay::Dominant => display::dominant_joint(inf, &skin.sets, v)
-                            .map_or(UNWEIGHTED, |j| to_srgb8(display::joint_colour(j))),
-                    }
-                }));
+                colours.extend((0..inf.len()).map(|v| weight_colour(self.paint.display, inf, &skin.sets, v, joint)));
                 if let (Some(sel), Some(first)) = (sel, first) {
-                    mark_selection(colours, |v| first + v as u32, sel, any_selected);
+                    for (v, c) in colours.iter_mut().enumerate() {
+                        *c = mark_selection(*c, first + v as u32, sel, any_selected);
+                    }
                 }
             }
         }
     }
 
+    /// Recomputes the paint-mode colours of the vertices in `parts` only (after a dab: the
+    /// selection and the display did not change, only these vertices' weights) and notes them
+    /// for upload.
+    pub(super) fn update_paint_colours_of(&mut self, parts: &[TouchedPrimitive]) {
+        if self.mode != Mode::Paint {
+            return;
+        }
+        let surface = &self.topology.surface;
+        let sel = &self.weight_tools.selection;
+        let sel = (sel.len() == surface.len()).then_some(sel);
+        for part in parts {
+            for (i, inst) in self.model.instances.iter().enumerate().filter(|(_, inst)| inst.mesh == part.mesh) {
+                let Some(skin) = self.model.skins.get(inst.skin) else { continue };
+                let prim = self.model.meshes.get(inst.mesh).and_then(|m| m.primitives.get(part.prim));
+                let Some(inf) = prim.and_then(|p| p.influences.as_ref()) else { continue };
+                let Some(colours) = self.paint_colours.get_mut(i).and_then(|c| c.get_mut(part.prim)) else { continue };
+                let joint = self.selected.and_then(|n| skin.joints.iter().position(|&j| j == n)).map(|j| j as u16);
+                let first = surface.part_of(inst.mesh, part.prim).map(|k| surface.parts()[k].first_vertex);
+                for &v in &part.vertices {
+                    let v = v as usize;
+                    if v >= colours.len() || v >= inf.len() {
+                        continue;
+                    }
+                    let mut c = weight_colour(self.paint.display, inf, &skin.sets, v, joint);
+                    if let (Some(sel), Some(first)) = (sel, first) {
+                        c = mark_selection(c, first + v as u32, sel, self.paint_any_selected);
+                    }
+                    colours[v] = c;
+                }
+            }
+        }
+        self.gpu_changes.colours.add_vertices(parts);
+    }
+
     /// Marks the paint colours for recomputation (the selection or the display mode changed).
     pub fn repaint_colours(&mut self) {
         self.update_paint_colours();
+        self.gpu_changes.colours.merge(Changed::All);
         self.frame_rev += 1;
     }
 

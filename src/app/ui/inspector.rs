@@ -58,6 +58,8 @@ pub fn view_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
     ui.checkbox(&mut s.view.grid, "Grid");
     ui.checkbox(&mut s.view.materials, "Materials")
         .on_hover_text("the materials' base colours and textures (paint mode shows weights instead)");
+    ui.checkbox(&mut s.show_frame_times, "Frame times")
+        .on_hover_text("median CPU time of each frame stage over the last 60 frames");
     ui.horizontal_wrapped(|ui| {
         for axis in ViewAxis::ALL {
             let key = match axis {

@@ -15,6 +15,10 @@ use crate::paint::{BlendMode, Falloff, RadiusUnit, WeldSource};
 pub fn paint_panel_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
     let mut cmds = Vec::new();
     ui.heading("Weights");
+    if let Some(done) = s.topology_progress() {
+        ui.add(egui::ProgressBar::new(done).text(format!("building the brush caches: {:.0} %", done * 100.0)))
+            .on_hover_text("welded surface and mirrors of this large model; the first dab waits for them if needed");
+    }
     let before = s.paint.display;
     ui.horizontal(|ui| {
         ui.selectable_value(&mut s.paint.display, WeightDisplay::SelectedJoint, "Joint weight");

@@ -1,0 +1,65 @@
+//! Bringing the CPU deformation up to date once per frame: FK and preparation, the per-vertex
+//! pass of every shown method (and the comparison method for the difference overlay), the
+//! overlay and paint colours; each stage's time goes to [`super::FrameTimes`] and everything
+//! deformed is noted for upload.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::{EditorState, Mode, Stage};
+use crate::render::gpu_changes::GpuChanges;
+use crate::render::overlays::{difference_colours, max_distance};
+use crate::rig::Pose;
+use crate::skinning::{DeformedPrimitive, Deformer};
+
+impl EditorState {
+    /// Recomputes the deformation(s) if anything they depend on changed.
+    pub fn refresh(&mut self) {
+        self.refresh_set_counts();
+        if !self.dirty {
+            return;
+        }
+        self.dirty = false;
+        self.refresh_topology();
+        let started = Instant::now();
+        let model = Arc::clone(&self.model);
+        let methods = self.shown_methods();
+        let rest = Pose::rest();
+        // Rig mode shows the bind pose (rest = bind); the pose comes back with the other modes.
+        let pose = if self.mode == Mode::Rig { &rest } else { &self.pose };
+        let [left, right] = &mut self.deformed;
+        self.deformer.deform_all(&model, pose, methods[0], left);
+        let left_secs = started.elapsed().as_secs_f64();
+        let mut prepare = self.deformer.stats.prepare_secs;
+        self.frame_times.add(Stage::DeformLeft, left_secs - prepare);
+        let deform_right = |deformer: &mut Deformer, method, out: &mut Vec<Vec<DeformedPrimitive>>| {
+            let t = Instant::now();
+            deformer.deform_all(&model, pose, method, out);
+            (t.elapsed().as_secs_f64(), deformer.stats.prepare_secs)
+        };
+        let mut right_secs = None;
+        if let Some(&m) = methods.get(1) {
+            right_secs = Some(deform_right(&mut self.deformer_right, m, right));
+        } else if self.difference {
+            right_secs = Some(deform_right(&mut self.deformer_right, self.compare, right));
+        }
+        if let Some((secs, prep)) = right_secs {
+            prepare += prep;
+            self.frame_times.add(Stage::DeformRight, secs - prep);
+        }
+        self.frame_times.add(Stage::Prepare, prepare);
+        self.stats.deform_ms = started.elapsed().as_secs_f64() * 1e3;
+        self.model_from_node.clear();
+        self.model_from_node.extend_from_slice(self.deformer.model_from_node());
+        let colours_started = Instant::now();
+        if self.difference {
+            let [left, right] = &self.deformed;
+            self.max_difference = max_distance(left, right);
+            difference_colours(left, right, self.max_difference.max(1e-9), &mut self.difference_colours);
+        }
+        self.update_paint_colours();
+        self.frame_times.add(Stage::Colours, colours_started.elapsed().as_secs_f64());
+        self.gpu_changes.merge(GpuChanges::all());
+        self.frame_rev += 1;
+    }
+}

@@ -1,0 +1,128 @@
+//! The brush caches' life in the editor: built at once for small models, on a background thread
+//! for large ones ([`crate::app::topology_job`]); taken when ready (polled every frame), or
+//! waited for by the first command that needs them (a dab, a tool, an undo), which says so.
+
+use super::{EditorState, Message};
+use crate::app::command::Command;
+use crate::app::topology_job::{Built, TopologyJob, BACKGROUND_VERTICES};
+use crate::model::Model;
+use crate::paint::{ModelTopology, Selection};
+
+/// Whether `cmd` can run while the brush caches are still being built (it only poses, views or
+/// selects; anything that paints or edits the model waits for them).
+fn runs_without_topology(cmd: &Command) -> bool {
+    matches!(
+        cmd,
+        Command::Select(_)
+            | Command::SetRotation { .. }
+            | Command::ResetJoint(_)
+            | Command::ResetPose
+            | Command::SetMethod(_)
+            | Command::SetSplit(_)
+            | Command::SetCompare(_)
+            | Command::SetDifference(_)
+            | Command::SetMode(_)
+            | Command::LoadPose(_)
+            | Command::SavePose(_)
+            | Command::SelectClip(_)
+            | Command::SetTime(_)
+            | Command::Play(_)
+            | Command::FrameSelected
+            | Command::CopyPose
+            | Command::PastePose { .. }
+    )
+}
+
+impl EditorState {
+    /// Builds the brush caches of `model` now when it is small; a large one gets empty caches
+    /// until [`EditorState::start_topology_job`] has run.
+    pub(super) fn build_topology(&mut self, model: &Model) -> bool {
+        self.topology_job = None;
+        let background = model.skinned_vertex_count() >= BACKGROUND_VERTICES;
+        let topology = if background { ModelTopology::default() } else { ModelTopology::new(model) };
+        let disagreements = if background {
+            0
+        } else {
+            crate::paint::disagreeing_groups(model, &topology.surface, crate::paint::weld::AGREEMENT_TOLERANCE).len()
+        };
+        self.install_topology(Built { topology, disagreements });
+        background
+    }
+
+    /// Starts building the current model's brush caches on a background thread.
+    pub(super) fn start_topology_job(&mut self) {
+        self.topology_job = Some(TopologyJob::start(&self.model, self.model_rev));
+    }
+
+    fn install_topology(&mut self, built: Built) {
+        self.topology = built.topology;
+        self.topology_stale = false;
+        self.weight_tools.selection = Selection::new(self.topology.surface.len());
+        self.weld_disagreements = built.disagreements;
+    }
+
+    /// The brush caches' build progress (0 to 1) while they are being built in the background.
+    #[must_use]
+    pub fn topology_progress(&self) -> Option<f32> {
+        self.topology_job.as_ref().map(TopologyJob::progress)
+    }
+
+    /// Takes the brush caches if their background build has finished; true while it runs.
+    pub fn poll_topology(&mut self) -> bool {
+        match &self.topology_job {
+            None => false,
+            Some(job) if !job.is_finished() => true,
+            Some(_) => {
+                self.finish_topology(false);
+                false
+            }
+        }
+    }
+
+    /// Waits for the brush caches if `cmd` needs them and they are still being built.
+    pub(super) fn wait_topology_for(&mut self, cmd: &Command) {
+        if self.topology_job.is_some() && !runs_without_topology(cmd) {
+            self.finish_topology(true);
+        }
+    }
+
+    fn finish_topology(&mut self, waited: bool) {
+        let Some(job) = self.topology_job.take() else { return };
+        let (rev, secs) = (job.model_rev(), job.elapsed_secs());
+        let t = std::time::Instant::now();
+        match job.wait() {
+            Some(built) if rev == self.model_rev => {
+                self.install_topology(built);
+                let warning = self.weld_warning();
+                if waited {
+                    self.message = Some(Message {
+                        text: format!(
+                            "the brush caches were not ready yet: waited {:.0} ms for them (built in {:.1} s){warning}",
+                            t.elapsed().as_secs_f64() * 1e3,
+                            secs + t.elapsed().as_secs_f64()
+                        ),
+                        is_error: false,
+                    });
+                } else if !warning.is_empty() {
+                    self.message = Some(Message { text: format!("brush caches ready{warning}"), is_error: false });
+                }
+                if self.mode == super::Mode::Paint {
+                    self.repaint_colours();
+                }
+            }
+            Some(_) => {}
+            None => {
+                // The build panicked: build them here, so painting still works.
+                let model = std::sync::Arc::clone(&self.model);
+                self.build_topology_now(&model);
+            }
+        }
+    }
+
+    fn build_topology_now(&mut self, model: &Model) {
+        let topology = ModelTopology::new(model);
+        let disagreements =
+            crate::paint::disagreeing_groups(model, &topology.surface, crate::paint::weld::AGREEMENT_TOLERANCE).len();
+        self.install_topology(Built { topology, disagreements });
+    }
+}

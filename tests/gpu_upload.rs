@@ -1,0 +1,144 @@
+//! What the editor sends to the GPU (Mesa's software EGL, no display): a new pose sends every
+//! position, normal and colour once; a brush dab sends only the byte ranges covering the
+//! vertices it touched (counted in bytes), and the buffers it leaves draw the same picture as
+//! buffers filled whole from the same state (so every range landed on its own vertices).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use glam::Vec3;
+use skinlab::app::command::Command;
+use skinlab::app::state::{EditorState, Mode};
+use skinlab::app::viewport::Viewport;
+use skinlab::paint::TouchedPrimitive;
+use skinlab::render::gpu_changes::{coalesce, Changed, MERGE_GAP};
+use skinlab::render::{Headless, OrbitCamera, Scene, ViewOptions};
+
+const ELBOW: usize = 2;
+
+/// Bytes per vertex of a panel's positions and normals, and of the colours (linear RGBA f32).
+const DEFORMED_BYTES: u64 = 24;
+const COLOUR_BYTES: u64 = 16;
+
+/// The demo arm in paint mode, split view, elbow selected and bent.
+fn painting_state() -> EditorState {
+    let mut s = EditorState::demo().unwrap();
+    s.apply(Command::Select(Some(ELBOW)));
+    s.apply(Command::SetRotation {
+        node: ELBOW,
+        rotation: glam::DQuat::from_rotation_z(50f64.to_radians()),
+        gesture: None,
+    });
+    s.apply(Command::SetSplit(true));
+    s.apply(Command::SetMode(Mode::Paint));
+    s.refresh();
+    s
+}
+
+/// A dab aimed straight down -z at the middle of the upper arm.
+fn dab(s: &mut EditorState) {
+    let a = s.node_position(1).unwrap();
+    let b = s.node_position(ELBOW).unwrap();
+    let mid = a + (b - a) * 0.5;
+    let ray = skinlab::paint::Ray { origin: mid + Vec3::Z * 10.0, direction: -Vec3::Z };
+    s.apply(Command::BeginStroke);
+    s.apply(Command::Dab { ray, viewport_height_px: 600.0, panel: 0 });
+    s.apply(Command::EndStroke);
+}
+
+fn picture(gl: &Headless, scene: &Scene, camera: &OrbitCamera) -> Vec<u8> {
+    gl.draw(320, 240, [0, 0, 0], |target| {
+        let scissor = three_d::ScissorBox { x: 0, y: 0, width: 320, height: 240 };
+        scene.draw(target, scissor, camera, 0, &ViewOptions { grid: false, bones: false, ..ViewOptions::default() });
+    })
+}
+
+#[test]
+fn a_dab_uploads_only_the_ranges_of_its_touched_vertices() {
+    let gl = Headless::new().expect("Mesa EGL");
+    let mut s = painting_state();
+    let vertices = s.model.meshes[0].primitives[0].positions.len() as u64;
+    let mut viewport = Viewport::default();
+    viewport.sync_gpu(Some(gl.gl()), &mut s);
+    let full = viewport.uploaded_bytes();
+    // The first upload fills both panels whole (the colours too).
+    assert_eq!(full, [vertices * (DEFORMED_BYTES + COLOUR_BYTES); 2]);
+    // Nothing changed: nothing is sent.
+    viewport.sync_gpu(Some(gl.gl()), &mut s);
+    assert_eq!(viewport.uploaded_bytes(), full);
+    // The first dab may widen the weight layout (a full re-skin); the next ones do not.
+    dab(&mut s);
+    viewport.sync_gpu(Some(gl.gl()), &mut s);
+    let full = viewport.uploaded_bytes();
+
+    let before_weights = s.model.meshes[0].primitives[0].influences.clone().unwrap();
+    let before_deformed = s.deformed[0].clone();
+    let before_colours = s.paint_colours.clone();
+    dab(&mut s);
+    let changes = s.gpu_changes().clone();
+    let Changed::Vertices(parts) = &changes.deformed[0] else { panic!("a dab records its vertices: {changes:?}") };
+    assert_eq!(changes.deformed[1], changes.deformed[0], "the right panel is re-skinned at the same vertices");
+    assert_eq!(changes.colours, changes.deformed[0], "the colours change at the same vertices");
+    let [TouchedPrimitive { mesh: 0, prim: 0, vertices: touched }] = parts.as_slice() else { panic!("{parts:?}") };
+    // Every vertex whose weights changed is among the touched ones, and those are a small part.
+    let after_weights = s.model.meshes[0].primitives[0].influences.as_ref().unwrap();
+    let changed: Vec<u32> = (0..vertices as u32)
+        .filter(|&v| before_weights.snapshot(v as usize) != after_weights.snapshot(v as usize))
+        .collect();
+    assert!(!changed.is_empty(), "the dab changed no weight");
+    assert!(changed.iter().all(|v| touched.binary_search(v).is_ok()), "a changed vertex is not in the record");
+    assert!((touched.len() as u64) < vertices / 4, "{} of {vertices} vertices touched", touched.len());
+
+    viewport.sync_gpu(Some(gl.gl()), &mut s);
+    let sent = viewport.uploaded_bytes();
+    let ranges = coalesce(touched, MERGE_GAP);
+    let in_ranges: u64 = ranges.iter().map(|r| u64::from(r.end - r.start)).sum();
+    assert!(in_ranges >= touched.len() as u64 && in_ranges < vertices / 3, "{in_ranges} vertices in the ranges");
+    for panel in 0..2 {
+        assert_eq!(
+            sent[panel] - full[panel],
+            in_ranges * (DEFORMED_BYTES + COLOUR_BYTES),
+            "panel {panel} sent more than the ranges of the touched vertices"
+        );
+    }
+
+    // The same partial upload on a scene filled from the state before the dab draws exactly
+    // what a scene filled whole from the state after it draws.
+    let ctx = gl.context();
+    let mut camera = OrbitCamera::default();
+    camera.frame(s.model_bounds.0, s.model_bounds.1, 320.0 / 240.0);
+    let mut partial = Scene::new(ctx, &s.model, 1, s.model_bounds, None);
+    let mut whole = Scene::new(ctx, &s.model, 1, s.model_bounds, None);
+    let p = partial.panel_mut(0).unwrap();
+    p.upload(&before_deformed, &s.model_from_node);
+    p.set_colours(Some(&before_colours), false);
+    let before_picture = picture(&gl, &partial, &camera);
+    let p = partial.panel_mut(0).unwrap();
+    p.upload_changes(&s.deformed[0], &s.model_from_node, &changes.deformed[0]);
+    p.set_colours_changes(Some(&s.paint_colours), false, &changes.colours);
+    let w = whole.panel_mut(0).unwrap();
+    w.upload(&s.deformed[0], &s.model_from_node);
+    w.set_colours(Some(&s.paint_colours), false);
+    let (a, b) = (picture(&gl, &partial, &camera), picture(&gl, &whole, &camera));
+    assert_ne!(before_picture, b, "the dab changed nothing visible");
+    assert!(a == b, "the partly updated buffers draw a different picture");
+}
+
+#[test]
+fn a_new_pose_uploads_every_position_and_normal_once() {
+    let gl = Headless::new().expect("Mesa EGL");
+    let mut s = painting_state();
+    s.apply(Command::SetMode(Mode::Pose));
+    s.apply(Command::SetSplit(false));
+    let mut viewport = Viewport::default();
+    viewport.sync_gpu(Some(gl.gl()), &mut s);
+    let vertices = s.model.meshes[0].primitives[0].positions.len() as u64;
+    let start = viewport.uploaded_bytes();
+    s.apply(Command::SetRotation { node: ELBOW, rotation: glam::DQuat::from_rotation_z(0.3), gesture: None });
+    s.refresh();
+    viewport.sync_gpu(Some(gl.gl()), &mut s);
+    let after = viewport.uploaded_bytes();
+    // The shown panel gets its positions and normals; colours (plain) and the hidden right
+    // panel are not sent again.
+    assert_eq!(after[0] - start[0], vertices * DEFORMED_BYTES);
+    assert_eq!(after[1], start[1]);
+}

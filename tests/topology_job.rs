@@ -1,0 +1,56 @@
+//! The brush caches of a large model are built on a background thread: the editor state is
+//! ready at once (posing and drawing need no caches), the first dab waits for them and says so,
+//! and the caches it gets equal the ones built directly.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "common/paint_rig.rs"]
+mod paint_rig;
+
+use glam::Vec3;
+use skinlab::app::command::Command;
+use skinlab::app::state::{EditorState, Mode};
+use skinlab::app::topology_job::BACKGROUND_VERTICES;
+use skinlab::paint::ModelTopology;
+
+#[test]
+fn a_large_model_builds_its_brush_caches_in_the_background_and_the_first_dab_waits() {
+    // 800 rings × 129 columns = 103,200 vertices.
+    let model = paint_rig::cylinder_rig(800, 128, 8, 4);
+    assert!(model.skinned_vertex_count() >= BACKGROUND_VERTICES);
+    let expected = ModelTopology::new(&model);
+    let joint = paint_rig::joint(&model, "seg3.L");
+    let node = model.skins[0].joints[joint as usize];
+    let mut s = EditorState::new(model, "cylinder");
+    // The caches are taken only by polling or by a command that needs them.
+    assert!(s.topology_progress().is_some(), "the caches are built in the background");
+    assert!(s.topology().surface.is_empty());
+    // Posing, selecting and switching to paint mode do not wait.
+    s.apply(Command::Select(Some(node)));
+    s.apply(Command::SetMode(Mode::Paint));
+    s.refresh();
+    assert!(s.topology_progress().is_some());
+    let weights_before = s.model.meshes[0].primitives[0].influences.clone().unwrap();
+    // A dab along -z onto the top of the cylinder near x = 1.2 (seg3.L's region).
+    let ray = skinlab::paint::Ray { origin: Vec3::new(1.2, 0.0, 5.0), direction: -Vec3::Z };
+    s.apply(Command::BeginStroke);
+    s.apply(Command::Dab { ray, viewport_height_px: 600.0, panel: 0 });
+    s.apply(Command::EndStroke);
+    assert!(s.topology_progress().is_none(), "the dab took the caches");
+    let message = s.message.clone().map(|m| m.text).unwrap_or_default();
+    assert!(message.contains("waited"), "the wait is reported: {message:?}");
+    assert!(*s.topology() == expected, "the background caches differ from the direct build");
+    assert_eq!(s.weight_tools.selection.len(), expected.surface.len());
+    let after = s.model.meshes[0].primitives[0].influences.as_ref().unwrap();
+    assert!((0..after.len()).any(|v| after.snapshot(v) != weights_before.snapshot(v)), "the dab painted nothing");
+}
+
+#[test]
+fn a_small_model_has_its_brush_caches_at_once() {
+    let model = paint_rig::cylinder_rig(20, 16, 2, 4);
+    let expected = ModelTopology::new(&model);
+    let mut s = EditorState::new(model, "small");
+    assert!(s.topology_progress().is_none());
+    assert!(!s.poll_topology());
+    assert!(*s.topology() == expected);
+}
