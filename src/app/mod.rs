@@ -395,7 +395,11 @@ impl eframe::App for SkinlabApp {
                     cmds.extend(ui::rig_panel::rig_panel_ui(ui, &mut self.state, &mut self.field_gesture));
                 });
             }
-            Mode::Pose => cmds.extend(ui::inspector::inspector_ui(ui, &mut self.state, &mut self.field_gesture)),
+            Mode::Pose => {
+                egui::ScrollArea::vertical().show(ui, |ui| {
+                    cmds.extend(ui::inspector::inspector_ui(ui, &mut self.state, &mut self.field_gesture));
+                });
+            }
         });
         cmds.extend(self.export_window_ui(&ctx));
         cmds.extend(self.files.browser_ui(&ctx));

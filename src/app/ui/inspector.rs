@@ -118,7 +118,15 @@ pub fn skinning_ui(ui: &mut egui::Ui, s: &EditorState) -> Vec<Command> {
 }
 
 fn joint_ui(ui: &mut egui::Ui, s: &mut EditorState, node: usize, gesture: &mut u64, cmds: &mut Vec<Command>) {
-    ui.label(egui::RichText::new(s.model.nodes.key(node)).strong());
+    ui.horizontal(|ui| {
+        ui.label(egui::RichText::new(s.model.nodes.key(node)).strong());
+        if ui.button("Reset joint").clicked() {
+            cmds.push(Command::ResetJoint(node));
+        }
+        if ui.button("Reset pose").clicked() {
+            cmds.push(Command::ResetPose);
+        }
+    });
     ui.horizontal(|ui| {
         ui.label("Gizmo");
         for o in Orientation::ALL {
@@ -131,18 +139,9 @@ fn joint_ui(ui: &mut egui::Ui, s: &mut EditorState, node: usize, gesture: &mut u
             }
         }
     });
-    ui.weak("rotation from rest:");
     cmds.extend(rotation_fields_ui(ui, s, node, gesture));
     let q = s.rotation_of(node);
     ui.label(format!("local quaternion (x, y, z, w): ({:.4}, {:.4}, {:.4}, {:.4})", q.x, q.y, q.z, q.w));
-    ui.horizontal(|ui| {
-        if ui.button("Reset joint").clicked() {
-            cmds.push(Command::ResetJoint(node));
-        }
-        if ui.button("Reset pose").clicked() {
-            cmds.push(Command::ResetPose);
-        }
-    });
 }
 
 /// The number key that selects a method.

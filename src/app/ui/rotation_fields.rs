@@ -214,6 +214,7 @@ pub fn rotation_fields_ui(ui: &mut egui::Ui, s: &mut EditorState, node: usize, g
             .response
             .labelled_by(l.id)
             .on_hover_text("the order the X, Y and Z turns are applied in (XYZ: X first), about the parent's axes");
+        ui.weak("from rest");
     });
     let shown = fields.euler_shown(rev, node, rest, local);
     if let Some((degrees, drag)) = triple_ui(ui, "euler", &EULER_LABELS, shown, gesture, &[]) {
