@@ -3,7 +3,7 @@
 //! duplicates, open boundaries, bones outside the mesh, non-manifold and degenerate triangles),
 //! Assign Automatic for chosen joints with locks, undo, and every shared model.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::needless_range_loop, missing_docs)]
 
 #[path = "common/gltf_edit.rs"]
 mod gltf_edit;
@@ -329,7 +329,7 @@ fn bind_through_the_binary() {
     let dir = tempfile::tempdir().unwrap();
     let fox = gltf_edit::model("Fox.glb");
     let out = dir.path().join("fox_bound.glb");
-    let run = skinlab(&[OsStr::new("bind"), fox.as_os_str(), OsStr::new("--out"), out.as_os_str()]);
+    let run = skinlab([OsStr::new("bind"), fox.as_os_str(), OsStr::new("--out"), out.as_os_str()]);
     assert_eq!(run.status.code(), Some(0), "{}", String::from_utf8_lossy(&run.stderr));
     let text = String::from_utf8_lossy(&run.stdout);
     assert!(text.contains("bound skin 0") && text.contains("wrote"), "{text}");
@@ -341,7 +341,7 @@ fn bind_through_the_binary() {
     // Only the named joints: a second run on the bound file for one joint.
     let again = dir.path().join("again.glb");
     let joint = bound.nodes.key(bound.skins[0].joints[5]);
-    let run = skinlab(&[
+    let run = skinlab([
         OsStr::new("bind"),
         out.as_os_str(),
         OsStr::new("--out"),
@@ -381,20 +381,20 @@ fn bind_with_bad_input_gives_one_line_and_exit_2() {
     // A hostile file and a model without a skin.
     let garbage = dir.path().join("garbage.glb");
     std::fs::write(&garbage, b"glTF\x02\x00\x00\x00\xff\xff\xff\xffnonsense").unwrap();
-    assert_one_error_line(&skinlab(&[bind, garbage.as_os_str(), flag("--out"), o]), &["garbage.glb"]);
+    assert_one_error_line(&skinlab([bind, garbage.as_os_str(), flag("--out"), o]), &["garbage.glb"]);
     let mut doc = gltf_edit::GltfDoc::simple_skin();
     doc.json.as_object_mut().unwrap().remove("skins");
     for node in doc.json["nodes"].as_array_mut().unwrap() {
         node.as_object_mut().unwrap().remove("skin");
     }
     let unskinned = doc.write(&dir.path().join("unskinned.gltf"));
-    assert_one_error_line(&skinlab(&[bind, unskinned.as_os_str(), flag("--out"), o]), &["unskinned.gltf", "no skin"]);
+    assert_one_error_line(&skinlab([bind, unskinned.as_os_str(), flag("--out"), o]), &["unskinned.gltf", "no skin"]);
     // A node that is not a joint of the skin.
     let model = skinlab::io::load_model(&fox).unwrap();
     let mesh_node = model.instances[0].node;
     let key = model.nodes.key(mesh_node);
     assert_one_error_line(
-        &skinlab(&[bind, fox.as_os_str(), flag("--out"), o, flag("--joints"), OsStr::new(&key)]),
+        &skinlab([bind, fox.as_os_str(), flag("--out"), o, flag("--joints"), OsStr::new(&key)]),
         &["not a joint"],
     );
     assert!(!out.exists());

@@ -2,6 +2,7 @@
 //! formulas (shared/spec/deformation.md), for LBS, DQS and SBS, on synthetic rigs (1, 2, 4 and 8
 //! influences) and real models, on one and two threads, with and without the AVX2+FMA variant:
 //! every position within 1e-5 of the bounding-box diagonal, every normal within 1e-4.
+#![allow(clippy::unwrap_used)]
 
 use glam::{DMat3, DMat4, DQuat, DVec3, Vec3};
 use nalgebra::DMatrix;
@@ -90,8 +91,8 @@ fn reference_vertex(
                 let t = parts[i].2;
                 let d = DQuat::from_xyzw(t.x, t.y, t.z, 0.0) * quats[i] * 0.5;
                 let sign = if qp.dot(quats[i]) < 0.0 { -1.0 } else { 1.0 };
-                real = real + quats[i] * (sign * f64::from(w));
-                dual = dual + d * (sign * f64::from(w));
+                real += quats[i] * (sign * f64::from(w));
+                dual += d * (sign * f64::from(w));
             }
             let len = real.length();
             let (r, d) = (real * (1.0 / len), dual * (1.0 / len));
@@ -105,7 +106,7 @@ fn reference_vertex(
             let mut t = DVec3::ZERO;
             for (i, &(_, w)) in pairs.iter().enumerate() {
                 let sign = if qp.dot(quats[i]) < 0.0 { -1.0 } else { 1.0 };
-                q = q + quats[i] * (sign * f64::from(w));
+                q += quats[i] * (sign * f64::from(w));
                 t += f64::from(w) * (parts[i].0 * rc + parts[i].2);
             }
             // Q = rotation matrix of q / (q · q): for a non-unit q that is the rotation of q̂.

@@ -204,7 +204,7 @@ fn indices_and_offsets_beyond_2_pow_32_are_errors_not_truncated() {
     assert_one_line(&skinlab(&["deform", &file, "--out", s(&out)]), &["accessors.2.bufferView", "4294967296"]);
 
     let mut tiny = TinyGltf::new();
-    tiny.json["meshes"][0]["primitives"][0]["attributes"]["POSITION"] = json!((1u64 << 32) + 0);
+    tiny.json["meshes"][0]["primitives"][0]["attributes"]["POSITION"] = json!((1u64 << 32));
     let file = write(dir.path(), "attribute.gltf", &tiny.gltf_bytes());
     assert_one_line(&skinlab(&["info", &file]), &["attributes.POSITION", "4294967296"]);
 

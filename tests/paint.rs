@@ -1,6 +1,7 @@
 //! Weight painting through the library API on a small mesh with known results: blend modes, the
 //! weight rules through dabs and tools, undo bit for bit. The pick → footprint → dab → re-skin
 //! pipeline on the paint rig and the real models is in `tests/paint_pipeline.rs`.
+#![allow(clippy::unwrap_used, clippy::needless_range_loop, missing_docs)]
 
 #[path = "common/paint_rig.rs"]
 mod paint_rig;

@@ -3,7 +3,7 @@
 //! SBS), partial re-skinning equal to a full pass, one-slot tables growing, x-mirror painting, front
 //! faces only, random strokes that keep every vertex valid and undo exactly, a round trip through
 //! per-vertex slots, stale frames. The real models are in `tests/paint_real_models.rs`.
-#![allow(clippy::unwrap_used, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 #[path = "common/paint_rig.rs"]
 mod paint_rig;

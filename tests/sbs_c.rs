@@ -1,7 +1,7 @@
 //! Continuous SBS (`sbs-c`, docs/sbs-c.md): its stated properties. Equal to SBS on two-joint sets
 //! (within 1e-6 of the diagonal), rigid for one influence, equal to LBS when all rotations agree,
 //! continuous as a weight goes to zero (where SBS jumps), and never NaN.
-#![allow(clippy::unwrap_used, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::needless_range_loop, missing_docs)]
 
 mod common;
 
@@ -256,7 +256,7 @@ fn reference_sbs_c(c: &[DMat4], pairs: &[(u16, f32)], pivot: usize, v: DVec3, n:
     let mut shift = DVec3::ZERO;
     for (i, &(_, w)) in pairs.iter().enumerate() {
         let sign = if quats[pivot].dot(quats[i]) < 0.0 { -1.0 } else { 1.0 };
-        q = q + quats[i] * (sign * f64::from(w));
+        q += quats[i] * (sign * f64::from(w));
         shift += f64::from(w) * (parts[i].0 * centre + parts[i].1);
     }
     let q = q.normalize();

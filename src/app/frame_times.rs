@@ -31,7 +31,8 @@ pub enum Stage {
     Draw,
     /// Everything else in the frame's UI code: input, panels, layout.
     Ui,
-    /// From the start of one frame to the start of the next (what the user sees).
+    /// From the start of one frame to the start of the next (what the user sees; includes idle
+    /// waits when nothing asks for a new frame).
     Interval,
 }
 

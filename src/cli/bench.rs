@@ -12,6 +12,7 @@ use super::{load, CliError};
 use crate::bandwidth::{self, StreamBytes};
 use crate::model::Model;
 use crate::rig::Pose;
+use crate::skinning::frame::{SET_LBS_FALLBACK, SET_STRETCH, SET_UNIFORM_STRETCH};
 use crate::skinning::{DeformedPrimitive, Deformer, SkinningMethod};
 use crate::synthetic::{animate, SyntheticRig};
 
@@ -67,6 +68,16 @@ pub struct MethodTimes {
     pub prepare_secs: Vec<f64>,
     /// Centres solved per frame.
     pub centre_solves: usize,
+    /// Seconds of forward kinematics, one per frame.
+    pub fk_secs: Vec<f64>,
+    /// Seconds of `model_from_bind` and joint parts, one per frame.
+    pub parts_secs: Vec<f64>,
+    /// Seconds of per-set flags and member tables, one per frame.
+    pub tables_secs: Vec<f64>,
+    /// Joint parts computed per frame (every skin).
+    pub joint_parts: usize,
+    /// Joint sets prepared per frame (every skin).
+    pub sets: usize,
 }
 
 /// The median of a non-empty list (0 for an empty one).
@@ -109,6 +120,11 @@ pub fn time_methods(model: &Model, methods: &[SkinningMethod], frames: usize) ->
                 t.centre_secs.push(deformer.stats.centre_secs);
                 t.prepare_secs.push(deformer.stats.prepare_secs);
                 t.centre_solves = deformer.stats.centre_solves;
+                t.fk_secs.push(deformer.stats.fk_secs);
+                t.parts_secs.push(deformer.stats.parts_secs);
+                t.tables_secs.push(deformer.stats.tables_secs);
+                t.joint_parts = deformer.stats.joint_parts;
+                t.sets = deformer.stats.sets;
             }
         }
         if last_progress.elapsed().as_secs_f64() > 1.0 {
@@ -212,6 +228,7 @@ fn report(args: &BenchArgs, model: &Model, title: &str) -> Result<(), CliError> 
             skin.sets.slots()
         );
     }
+    print_joint_kinds(model)?;
     crate::outln!(
         "vertices in groups of 8 sharing a set word (the eight-lane path): {:.1}%",
         100.0 * lane_share(model)
@@ -259,6 +276,7 @@ fn report(args: &BenchArgs, model: &Model, title: &str) -> Result<(), CliError> 
             crate::outln!("ratio {}/lbs: {:.3}", m.name(), med / lbs);
         }
     }
+    print_preparation(&args.method, &times)?;
     if args.bandwidth {
         let (bytes, _) = streamed_bytes(model);
         let slots = model.skins.iter().map(|s| s.sets.slots()).max().unwrap_or(4);
@@ -281,6 +299,61 @@ fn report(args: &BenchArgs, model: &Model, title: &str) -> Result<(), CliError> 
         for &(m, med) in &medians {
             crate::outln!("{} / bound: {:.2}", m.name(), med / bound);
         }
+    }
+    Ok(())
+}
+
+/// Per skin: the joints its tables read and what their parts need in the first benchmark pose
+/// (DQS's preparation), and the sets that leave the fast per-vertex path.
+fn print_joint_kinds(model: &Model) -> Result<(), CliError> {
+    let mut deformer = Deformer::new();
+    let mut pose = Pose::rest();
+    animate(model, 0, &mut pose);
+    deformer.prepare(model, &pose, SkinningMethod::Dqs);
+    for si in 0..model.skins.len() {
+        let frame = deformer.skin_frame(si);
+        let kinds = frame.joint_kinds();
+        let flagged = |flag: u8| frame.flags.iter().filter(|&&f| f & flag != 0).count();
+        crate::outln!(
+            "skin {si} parts: {} joints in use, {} need a polar split, {} stretched ({} uniformly), {} degenerate; sets: {} stretched ({} uniformly), {} LBS fallback",
+            kinds.used,
+            kinds.polar_solved,
+            kinds.stretched,
+            kinds.uniform,
+            kinds.degenerate,
+            flagged(SET_STRETCH),
+            flagged(SET_UNIFORM_STRETCH),
+            flagged(SET_LBS_FALLBACK)
+        );
+    }
+    Ok(())
+}
+
+/// Where each method's preparation goes (medians over the timed frames, µs), per joint part,
+/// per set and per centre solve.
+fn print_preparation(methods: &[SkinningMethod], times: &[MethodTimes]) -> Result<(), CliError> {
+    crate::outln!(
+        "{:<6} {:>8} {:>22} {:>22} {:>22} {:>9}",
+        "prep",
+        "FK µs",
+        "joint parts µs (/j ns)",
+        "set tables µs (/s ns)",
+        "centres µs (/c ns)",
+        "total µs"
+    );
+    let per = |secs: f64, n: usize| if n == 0 { 0.0 } else { secs * 1e9 / n as f64 };
+    for (&method, t) in methods.iter().zip(times) {
+        let (fk, parts, tables, centres) =
+            (median(&t.fk_secs), median(&t.parts_secs), median(&t.tables_secs), median(&t.centre_secs));
+        crate::outln!(
+            "{:<6} {:>8.1} {:>22} {:>22} {:>22} {:>9.1}",
+            method.name(),
+            fk * 1e6,
+            format!("{:.1} ({} × {:.0})", parts * 1e6, t.joint_parts, per(parts, t.joint_parts)),
+            format!("{:.1} ({} × {:.0})", tables * 1e6, t.sets, per(tables, t.sets)),
+            format!("{:.1} ({} × {:.0})", centres * 1e6, t.centre_solves, per(centres, t.centre_solves)),
+            median(&t.prepare_secs) * 1e6
+        );
     }
     Ok(())
 }

@@ -1,7 +1,10 @@
 //! Dense f64 linear algebra through nalgebra: polar decomposition of joint matrices and the
 //! least-squares centre of rotation of the SBS paper (section 4). The only module that uses nalgebra.
 
+mod polar_newton;
 pub mod triangle;
+
+pub use polar_newton::polar_newton;
 
 use glam::{DMat3, DVec3};
 use nalgebra::Matrix3;
@@ -33,7 +36,7 @@ fn from_na(m: &Matrix3<f64>) -> DMat3 {
 #[must_use]
 pub fn polar(a: DMat3) -> Option<Polar> {
     let det = a.determinant();
-    if !(det > 0.0) || !det.is_finite() {
+    if !det.is_finite() || det <= 0.0 {
         return None;
     }
     let svd = to_na(a).svd(true, true);
@@ -89,7 +92,7 @@ pub fn least_squares_centre(rotations: &[DMat3], translations: &[DVec3]) -> DVec
     };
     let mut x = DVec3::ZERO;
     for (i, &sigma) in svd.singular_values.iter().enumerate() {
-        if !(sigma >= CENTRE_SINGULAR_EPS) || !sigma.is_finite() {
+        if !sigma.is_finite() || sigma < CENTRE_SINGULAR_EPS {
             continue;
         }
         let dot = u[(0, i)] * y[0] + u[(1, i)] * y[1] + u[(2, i)] * y[2];
@@ -199,7 +202,8 @@ pub fn two_joint_centre(qa: glam::DQuat, ta: DVec3, qb: glam::DQuat, tb: DVec3) 
     let rel = qa.conjugate() * qb;
     let v = DVec3::new(rel.x, rel.y, rel.z);
     let vv = v.length_squared();
-    if !(2.0 * vv.sqrt() >= CENTRE_SINGULAR_EPS) {
+    let sine2 = 2.0 * vv.sqrt();
+    if sine2.is_nan() || sine2 < CENTRE_SINGULAR_EPS {
         return DVec3::ZERO;
     }
     let d = qa.conjugate() * (tb - ta);

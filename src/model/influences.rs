@@ -477,8 +477,8 @@ mod tests {
         assert_eq!(table.slots(), 4);
         assert_eq!(inf.slots(), 4);
         assert_eq!(table.padded(1), &[4, 4, 4, 4]);
-        for v in 0..2 {
-            assert_eq!(inf.vertex(v, &table).collect::<Vec<_>>(), before[v]);
+        for (v, b) in before.iter().enumerate() {
+            assert_eq!(&inf.vertex(v, &table).collect::<Vec<_>>(), b);
         }
         assert_eq!(&inf.weights()[4..8], &[1.0, 0.0, 0.0, 0.0]);
         // Tied weights in file order (7, 3): the pivot is joint 7, which sorts second.

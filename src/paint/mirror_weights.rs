@@ -44,6 +44,9 @@ pub struct MirrorOutcome {
     pub unmatched: usize,
 }
 
+/// One weld group to write: its representative, the weights it had, the mirrored weights it gets.
+type PlannedGroup = (u32, Vec<(u16, f32)>, Vec<(u16, f32)>);
+
 /// Copies weights across the mirror plane in `direction`: every joint when `joint` is `None`,
 /// else only `joint` and its mirror (their values copied, the vertex's other joints scaled to
 /// fit). Vertices on the plane (within the weld tolerance) are left alone.
@@ -75,7 +78,7 @@ pub fn mirror_weights(
     };
     let mut outcome = MirrorOutcome::default();
     // Read every source first, so that writing one side never feeds back into another read.
-    let mut plan: Vec<(u32, Vec<(u16, f32)>, Vec<(u16, f32)>)> = Vec::new();
+    let mut plan: Vec<PlannedGroup> = Vec::new();
     for g in (0..surface.len() as u32).filter(|&g| adj.rep(g) == g && destination(g) && rules.may_change(g)) {
         let source = if let Some(m) = topology.mirror.get(g) {
             surface.weights(model, m)

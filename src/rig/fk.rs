@@ -10,6 +10,25 @@ use crate::model::{NodeTree, Skin};
 /// Computes every node's `model_from_node` matrix into `out` (resized to the node count).
 pub fn model_from_node(tree: &NodeTree, pose: &Pose, out: &mut Vec<DMat4>) {
     out.clear();
+    if tree.order.len() == tree.len() {
+        // Every node is in `order` (the usual case): local matrices in node order, walking the
+        // pose's overrides (sorted by node) alongside instead of looking each node up, then
+        // parents first.
+        let mut overrides = pose.overrides.iter().peekable();
+        out.extend(tree.nodes.iter().enumerate().map(|(i, node)| {
+            while overrides.next_if(|(&n, _)| n < i).is_some() {}
+            match overrides.peek() {
+                Some((&n, o)) if n == i && !o.is_empty() => o.apply(node.rest.to_trs()).to_matrix(),
+                _ => node.rest.to_matrix(),
+            }
+        }));
+        for &i in &tree.order {
+            if let Some(p) = tree.nodes[i].parent {
+                out[i] = out[p] * out[i];
+            }
+        }
+        return;
+    }
     out.resize(tree.len(), DMat4::IDENTITY);
     for &i in &tree.order {
         let local = pose.local_matrix(tree, i);

@@ -21,8 +21,17 @@ pub struct FrameStats {
     pub centre_secs: f64,
     /// Seconds spent in FK and joint/set preparation (centres included).
     pub prepare_secs: f64,
+    /// Seconds of forward kinematics (every node's `model_from_node`).
+    pub fk_secs: f64,
+    /// Seconds spent on `model_from_bind` and the joint parts, every skin.
+    pub parts_secs: f64,
+    /// Seconds spent on per-set flags and member tables, every skin.
+    pub tables_secs: f64,
+    /// Joint parts computed, every skin (parts copied from a skin with the same joints not counted).
+    pub joint_parts: usize,
+    /// Joint sets prepared, every skin.
+    pub sets: usize,
 }
-
 /// Reusable deformation state for one model.
 #[derive(Clone, Debug, Default)]
 pub struct Deformer {
@@ -40,16 +49,27 @@ impl Deformer {
         Self::default()
     }
 
-    /// Runs FK for `pose` and prepares every skin for `method`.
+    /// Runs FK for `pose` and prepares every skin for `method`. Skins with the same joints and
+    /// inverse bind matrices as an earlier skin share its joint parts.
     pub fn prepare(&mut self, model: &Model, pose: &Pose, method: SkinningMethod) {
         let started = Instant::now();
         fk::model_from_node(&model.nodes, pose, &mut self.model_from_node);
+        let fk_done = Instant::now();
         self.frames.resize_with(model.skins.len(), SkinFrame::default);
-        let mut stats = FrameStats::default();
-        for (frame, skin) in self.frames.iter_mut().zip(&model.skins) {
-            frame.prepare(skin, &self.model_from_node, method);
+        let mut stats = FrameStats { fk_secs: (fk_done - started).as_secs_f64(), ..FrameStats::default() };
+        for (s, skin) in model.skins.iter().enumerate() {
+            let (done, rest) = self.frames.split_at_mut(s);
+            let twin = model.skins[..s]
+                .iter()
+                .position(|other| other.joints == skin.joints && other.joint_from_bind == skin.joint_from_bind);
+            let frame = &mut rest[0];
+            frame.prepare_sharing(skin, &self.model_from_node, method, twin.map(|t| &done[t]));
             stats.centre_solves += frame.centre_solves;
             stats.centre_secs += frame.centre_secs;
+            stats.parts_secs += frame.parts_secs;
+            stats.tables_secs += frame.tables_secs;
+            stats.joint_parts += frame.parts_computed;
+            stats.sets += skin.sets.len();
         }
         stats.prepare_secs = started.elapsed().as_secs_f64();
         self.stats = stats;

@@ -2,6 +2,7 @@
 //! A_i = R_i S_i) and, per distinct joint set, padded member tables and the SBS centre r_c.
 //! Nothing here allocates once the buffers have grown to the skin's size.
 
+mod joint_parts;
 mod new_sets;
 
 use std::time::Instant;
@@ -13,6 +14,8 @@ use super::SkinningMethod;
 use crate::maths;
 use crate::model::influences::MAX_SLOTS;
 use crate::model::{Skin, EMPTY_SET};
+pub use joint_parts::JointKinds;
+use joint_parts::{joint_part, part, quat_vec4, JointPart, REST_PART};
 
 /// Set flag: the set is empty (its vertices are not moved).
 pub const SET_EMPTY: u8 = 1;
@@ -25,98 +28,13 @@ pub const SET_STRETCH: u8 = 4;
 /// are evaluated in f64 from [`SkinFrame::far_quats`] and [`SkinFrame::far_points`].
 pub const SET_FAR_CENTRE: u8 = 8;
 
+/// Set flag (with `SET_STRETCH`): every member's stretch is a uniform scale s_j·I, so
+/// `v_s = (Σ w_j s_j) v` and `n_s` is along `n` ([`SkinFrame::scales`]).
+pub const SET_UNIFORM_STRETCH: u8 = 16;
+
 /// A centre farther than this many skin extents from the origin is "far": in f32 the terms of
 /// `Q (v_s − r_c) + Σ w_i D_i r_c` would cancel digits of size |r_c|.
 pub const FAR_CENTRE_EXTENTS: f64 = 32.0;
-
-/// A stretch closer to the identity than this (max abs entry) is treated as exactly I.
-const RIGID_TOLERANCE: f64 = 1e-6;
-/// A 3x3 part whose AᵀA is this close to I (max abs entry) is taken as its own rotation.
-const ROTATION_TOLERANCE: f64 = 1e-12;
-
-/// Parts of one joint in the current pose.
-#[derive(Clone, Copy, Debug)]
-struct JointPart {
-    /// Columns of C_j (f32) for LBS: the 3x3 part's three columns, then t_j.
-    cols: [Vec3A; 4],
-    /// Unit quaternion of R_j in f64 (the centre solve and the tables).
-    rotation: DQuat,
-    /// t_j in f64.
-    translation: DVec3,
-    /// Dual part of the unit dual quaternion of D_j = [R_j | t_j].
-    dual: Vec4,
-    /// S_j.
-    stretch: Mat3,
-    /// S_j differs from I.
-    has_stretch: bool,
-    /// det(A_j) <= 0 (no rigid part).
-    degenerate: bool,
-}
-
-/// The identity joint: what a padding slot of a set reads when the skin has no joint at all (its
-/// weight is zero, so it never moves a vertex; a table is never indexed beyond its end).
-const REST_PART: JointPart = JointPart {
-    cols: [Vec3A::X, Vec3A::Y, Vec3A::Z, Vec3A::ZERO],
-    rotation: DQuat::IDENTITY,
-    translation: DVec3::ZERO,
-    dual: Vec4::ZERO,
-    stretch: Mat3::IDENTITY,
-    has_stretch: false,
-    degenerate: false,
-};
-
-impl Default for JointPart {
-    fn default() -> Self {
-        REST_PART
-    }
-}
-
-/// Joint `j`'s part, or [`REST_PART`] beyond the table (padding of a skin without joints).
-fn part(joints: &[JointPart], j: u16) -> &JointPart {
-    joints.get(usize::from(j)).unwrap_or(&REST_PART)
-}
-
-fn joint_part(c: &DMat4, rigid: bool) -> JointPart {
-    let t = c.w_axis.truncate();
-    let cols = [
-        c.x_axis.truncate().as_vec3().into(),
-        c.y_axis.truncate().as_vec3().into(),
-        c.z_axis.truncate().as_vec3().into(),
-        t.as_vec3().into(),
-    ];
-    if !rigid {
-        return JointPart { cols, translation: t, ..JointPart::default() };
-    }
-    let a = DMat3::from_mat4(*c);
-    let polar = if (a.transpose() * a - DMat3::IDENTITY).abs_diff_eq(DMat3::ZERO, ROTATION_TOLERANCE)
-        && a.determinant() > 0.0
-    {
-        // Already a rotation (the common case): its own polar decomposition, without an SVD.
-        Some(maths::Polar { rotation: a, stretch: DMat3::IDENTITY })
-    } else {
-        maths::polar(a)
-    };
-    let Some(polar) = polar else {
-        return JointPart { cols, translation: t, degenerate: true, ..JointPart::default() };
-    };
-    let q = DQuat::from_mat3(&polar.rotation).normalize();
-    // Dual part of the unit dual quaternion: 0.5 · (t, 0) · q.
-    let d = DQuat::from_xyzw(t.x, t.y, t.z, 0.0) * q * 0.5;
-    let has_stretch = !(polar.stretch - DMat3::IDENTITY).abs_diff_eq(DMat3::ZERO, RIGID_TOLERANCE);
-    JointPart {
-        cols,
-        rotation: q,
-        translation: t,
-        dual: Vec4::new(d.x as f32, d.y as f32, d.z as f32, d.w as f32),
-        stretch: polar.stretch.as_mat3(),
-        has_stretch,
-        degenerate: false,
-    }
-}
-
-fn quat_vec4(q: DQuat) -> Vec4 {
-    Vec4::new(q.x as f32, q.y as f32, q.z as f32, q.w as f32)
-}
 
 /// Sets with at least this many centre solves are solved on rayon's threads (waking the pool costs
 /// more than a few hundred solves: 0.09 ms on two threads against 0.05 ms on one for 90 sets).
@@ -140,7 +58,8 @@ pub struct SkinFrame {
     /// Per member: columns of C_j (3x3 part, then translation) for LBS and the LBS fallback.
     pub cols: Vec<[Vec3A; 4]>,
     /// Per set, pivot slot and member (`slots²` per set): the member's unit quaternion
-    /// `[x, y, z, w]` of R_j, signed against the pivot's (DQS, SBS).
+    /// `[x, y, z, w]` of R_j, signed against the pivot's (DQS, SBS). Only the rows of pivot slots
+    /// that hold a joint of the set are filled (a padding slot has weight 0, never the pivot).
     pub quats: Vec<Vec4>,
     /// Per set, pivot slot and member: the dual part of D_j's unit dual quaternion, with the same
     /// sign as in `quats` (DQS).
@@ -149,6 +68,9 @@ pub struct SkinFrame {
     pub points: Vec<Vec3A>,
     /// Per member: S_j (read only for sets flagged `SET_STRETCH`).
     pub stretches: Vec<Mat3>,
+    /// Per member: s_j of a uniform stretch s_j·I (read only for sets flagged
+    /// `SET_UNIFORM_STRETCH`).
+    pub scales: Vec<f32>,
     /// Per set: r_c in f64 (read per vertex only for sets flagged `SET_FAR_CENTRE`, whose f32 form
     /// would cancel |r_c|-sized terms).
     pub far_centres: Vec<DVec3>,
@@ -171,18 +93,64 @@ pub struct SkinFrame {
     pub centre_solves: usize,
     /// Seconds spent solving centres in the last [`SkinFrame::prepare`].
     pub centre_secs: f64,
+    /// Seconds spent on `model_from_bind` and the joint parts in the last [`SkinFrame::prepare`].
+    pub parts_secs: f64,
+    /// Seconds spent on the per-set flags and member tables in the last [`SkinFrame::prepare`].
+    pub tables_secs: f64,
+    /// Joint parts computed by the last [`SkinFrame::prepare`] (those copied from a skin with the
+    /// same joints are not counted).
+    pub parts_computed: usize,
     /// The skin's extent in the prepared pose (far-centre test), for [`SkinFrame::prepare_new_sets`].
     extent: f64,
+    /// Per joint: whether a set of the table reads it (only those joints get parts).
+    used: Vec<bool>,
+    /// The method the parts were computed for.
+    method: Option<SkinningMethod>,
 }
 
 impl SkinFrame {
     /// Prepares the skin for `method` from every node's `model_from_node` matrix.
     pub fn prepare(&mut self, skin: &Skin, model_from_node: &[DMat4], method: SkinningMethod) {
+        self.prepare_sharing(skin, model_from_node, method, None);
+    }
+
+    /// [`SkinFrame::prepare`], copying the joint parts from `shared` where it has them: a frame of
+    /// a skin with the same joints and inverse bind matrices, prepared for the same pose and
+    /// method (several skins of one character usually share one skeleton).
+    pub(crate) fn prepare_sharing(
+        &mut self,
+        skin: &Skin,
+        model_from_node: &[DMat4],
+        method: SkinningMethod,
+        shared: Option<&SkinFrame>,
+    ) {
+        let started = Instant::now();
         crate::rig::fk::model_from_bind(skin, model_from_node, &mut self.model_from_bind);
-        let rigid = method != SkinningMethod::Lbs;
-        self.joints.clear();
-        self.joints.extend(self.model_from_bind.iter().map(|c| joint_part(c, rigid)));
         let table = &skin.sets;
+        self.used.clear();
+        self.used.resize(skin.joints.len(), false);
+        for &j in table.all_padded() {
+            if let Some(u) = self.used.get_mut(usize::from(j)) {
+                *u = true;
+            }
+        }
+        self.joints.resize(skin.joints.len(), REST_PART);
+        self.method = Some(method);
+        self.parts_computed = 0;
+        let shared = shared.filter(|s| s.method == Some(method) && s.used.len() == self.used.len());
+        for j in 0..self.used.len() {
+            if !self.used[j] {
+                continue;
+            }
+            match shared {
+                Some(other) if other.used[j] => self.joints[j] = other.joints[j],
+                _ => {
+                    self.joints[j] = joint_part(&self.model_from_bind[j], method);
+                    self.parts_computed += 1;
+                }
+            }
+        }
+        let parts_done = Instant::now();
         self.slots = table.slots();
         self.resize_tables(table.len(), method);
         self.centre_solves = 0;
@@ -190,12 +158,44 @@ impl SkinFrame {
         for set in 0..table.len() {
             self.fill_set(skin, set, method);
         }
+        let tables_done = Instant::now();
+        self.parts_secs = (parts_done - started).as_secs_f64();
+        self.tables_secs = (tables_done - parts_done).as_secs_f64();
         if matches!(method, SkinningMethod::Sbs | SkinningMethod::SbsC) {
-            self.extent = self.extent(skin);
+            self.extent = self.extent(skin, model_from_node);
         }
         if method == SkinningMethod::Sbs {
             self.prepare_centres(skin, 0);
         }
+    }
+
+    /// Computes the parts of joints that sets appended since the last prepare read for the first
+    /// time (same pose and method).
+    fn prepare_new_joints(&mut self, skin: &Skin, first_set: usize) {
+        let Some(method) = self.method else { return };
+        let table = &skin.sets;
+        let k = self.slots;
+        for &j in table.all_padded().get(first_set * k..).unwrap_or(&[]) {
+            let j = usize::from(j);
+            if j < self.used.len() && !self.used[j] {
+                self.used[j] = true;
+                self.joints[j] = joint_part(&self.model_from_bind[j], method);
+            }
+        }
+    }
+
+    /// What the parts of the joints in use needed in the last prepare.
+    #[must_use]
+    pub fn joint_kinds(&self) -> JointKinds {
+        let mut kinds = JointKinds::default();
+        for (part, _) in self.joints.iter().zip(&self.used).filter(|(_, &u)| u) {
+            kinds.used += 1;
+            kinds.polar_solved += usize::from(part.polar_solved);
+            kinds.stretched += usize::from(part.has_stretch);
+            kinds.uniform += usize::from(part.has_stretch && part.uniform_scale > 0.0);
+            kinds.degenerate += usize::from(part.degenerate);
+        }
+        kinds
     }
 
     /// Sizes every table for `n_sets` sets of `self.slots` members (only the tables `method` reads
@@ -212,6 +212,7 @@ impl SkinFrame {
         self.duals.resize(if method == SkinningMethod::Dqs { members * k } else { 0 }, Vec4::ZERO);
         self.points.resize(members, Vec3A::ZERO);
         self.stretches.resize(if rigid { members } else { 0 }, Mat3::IDENTITY);
+        self.scales.resize(if rigid { members } else { 0 }, 1.0);
         self.far_centres.resize(if sbs { n_sets } else { 0 }, DVec3::ZERO);
         self.far_quats.resize(if sbs { members } else { 0 }, DVec4::W);
         self.far_points.resize(if sbs { members } else { 0 }, DVec3::ZERO);
@@ -226,10 +227,9 @@ impl SkinFrame {
     fn fill_set(&mut self, skin: &Skin, set: usize, method: SkinningMethod) {
         let table = &skin.sets;
         let k = self.slots;
-        let rigid = method != SkinningMethod::Lbs;
-        let joints = table.joints(set as u32);
         let mut flag = if set as u32 == EMPTY_SET { SET_EMPTY } else { 0 };
-        for &j in joints {
+        let mut uniform = true;
+        for &j in table.joints(set as u32) {
             let part = part(&self.joints, j);
             if part.degenerate {
                 flag |= SET_LBS_FALLBACK;
@@ -237,35 +237,66 @@ impl SkinFrame {
             if part.has_stretch {
                 flag |= SET_STRETCH;
             }
+            uniform &= part.uniform_scale > 0.0;
+        }
+        if flag & SET_STRETCH != 0 && uniform {
+            flag |= SET_UNIFORM_STRETCH;
         }
         self.flags[set] = flag;
         let members = table.padded(set as u32);
+        let base = set * k;
         for (m, &j) in members.iter().enumerate() {
-            let part = part(&self.joints, j);
-            self.cols[set * k + m] = part.cols;
-            if rigid {
-                self.stretches[set * k + m] = part.stretch;
-            }
+            self.cols[base + m] = part(&self.joints, j).cols;
         }
-        if !rigid {
+        if method == SkinningMethod::Lbs {
             return;
         }
-        for pivot in 0..k {
-            let qp = part(&self.joints, members[pivot]).rotation;
-            let row = (set * k + pivot) * k;
+        if flag & SET_STRETCH != 0 {
+            // Stretches are read only for sets flagged `SET_STRETCH`.
             for (m, &j) in members.iter().enumerate() {
                 let part = part(&self.joints, j);
-                let negate = qp.dot(part.rotation) < 0.0;
-                let q = quat_vec4(part.rotation);
-                self.quats[row + m] = if negate { -q } else { q };
-                if method == SkinningMethod::Dqs {
-                    self.duals[row + m] = if negate { -part.dual } else { part.dual };
-                }
+                self.stretches[base + m] = part.stretch;
+                self.scales[base + m] = part.uniform_scale;
             }
         }
+        // A vertex's pivot is its largest weight, never a zero-weight padding slot: only the
+        // rows of real members are read.
+        let pivots = table.joints(set as u32).len().clamp(1, k);
+        let dqs = method == SkinningMethod::Dqs;
+        match k {
+            0..=4 => self.signed_rows::<4>(base, members, pivots, dqs),
+            5..=8 => self.signed_rows::<8>(base, members, pivots, dqs),
+            _ => self.signed_rows::<MAX_SLOTS>(base, members, pivots, dqs),
+        }
         if method == SkinningMethod::SbsC {
-            self.set_lens[set] = joints.len().min(k) as u8;
+            self.set_lens[set] = table.joints(set as u32).len().min(k) as u8;
             self.fill_pairs(set, members);
+        }
+    }
+
+    /// The signed quaternion (and, for DQS, dual) rows of one set's first `pivots` pivot slots:
+    /// each member's quaternion gathered once in f64 (sign tests) and f32, at most `N` members.
+    fn signed_rows<const N: usize>(&mut self, base: usize, members: &[u16], pivots: usize, dqs: bool) {
+        let k = members.len().min(N);
+        let mut q64 = [DQuat::IDENTITY; N];
+        let mut q32 = [Vec4::W; N];
+        let mut d32 = [Vec4::ZERO; N];
+        for (m, &j) in members.iter().take(k).enumerate() {
+            let part = part(&self.joints, j);
+            q64[m] = part.rotation;
+            q32[m] = quat_vec4(part.rotation);
+            d32[m] = part.dual;
+        }
+        for pivot in 0..pivots.min(k) {
+            let qp = q64[pivot];
+            let row = (base + pivot) * self.slots;
+            for m in 0..k {
+                let negate = qp.dot(q64[m]) < 0.0;
+                self.quats[row + m] = if negate { -q32[m] } else { q32[m] };
+                if dqs {
+                    self.duals[row + m] = if negate { -d32[m] } else { d32[m] };
+                }
+            }
         }
     }
 
@@ -275,7 +306,7 @@ impl SkinFrame {
         let k = self.slots;
         for (m, &j) in members.iter().enumerate() {
             let part = part(&self.joints, j);
-            let r = DMat3::from_quat(part.rotation);
+            let r = part.rotation_matrix;
             self.rigid[set * k + m] = (r, part.translation);
             self.rigid_cols[set * k + m] = [
                 r.x_axis.as_vec3().into(),
@@ -307,13 +338,15 @@ impl SkinFrame {
     }
 
     /// Size of the skin's neighbourhood of the origin: the largest joint translation and
-    /// stretched bind-space joint position (vertices lie among the joints).
-    fn extent(&self, skin: &Skin) -> f64 {
+    /// stretched bind-space joint position (vertices lie among the joints). With `b_j` the joint's
+    /// bind position, `|S_j b_j| = |A_j b_j|` (a rotation keeps lengths) and `A_j b_j + t_j` is the
+    /// joint node's posed origin, so no inverse or polar split is needed.
+    fn extent(&self, skin: &Skin, model_from_node: &[DMat4]) -> f64 {
         let mut extent: f64 = 0.0;
-        for (part, ibm) in self.joints.iter().zip(&skin.joint_from_bind) {
-            let bind_position = ibm.inverse().w_axis.truncate();
-            let stretched = part.stretch.as_dmat3() * bind_position;
-            extent = extent.max(part.translation.length()).max(stretched.length());
+        for (c, &node) in self.model_from_bind.iter().zip(&skin.joints) {
+            let t = c.w_axis.truncate();
+            let origin = model_from_node.get(node).map_or(t, |g| g.w_axis.truncate());
+            extent = extent.max(t.length()).max((origin - t).length());
         }
         extent
     }
@@ -384,7 +417,7 @@ fn set_centre(joints: &[JointPart], members: &[u16]) -> DVec3 {
             let mut translations = [DVec3::ZERO; MAX_SLOTS];
             let n = members.len().min(MAX_SLOTS);
             for (i, &j) in members.iter().take(n).enumerate() {
-                rotations[i] = DMat3::from_quat(joints[j as usize].rotation);
+                rotations[i] = joints[j as usize].rotation_matrix;
                 translations[i] = joints[j as usize].translation;
             }
             maths::least_squares_centre(&rotations[..n], &translations[..n])

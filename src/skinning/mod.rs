@@ -122,7 +122,8 @@ macro_rules! dispatch_slots {
 }
 pub(crate) use dispatch_slots;
 
-/// v_s = Σ w_i S_i v and n_s = (Σ w_i S_i)⁻¹ n for a set with stretched joints (spec "Rigid parts").
+/// v_s = Σ w_i S_i v and n_s = (Σ w_i S_i)⁻¹ n for a set with stretched joints (spec "Rigid
+/// parts"); for uniform stretches (`SET_UNIFORM_STRETCH`) a weighted sum of scales.
 #[inline]
 pub(crate) fn blend_stretch<const K: usize>(
     frame: &SkinFrame,
@@ -131,9 +132,15 @@ pub(crate) fn blend_stretch<const K: usize>(
     v: glam::Vec3A,
     n: glam::Vec3A,
 ) -> (glam::Vec3A, glam::Vec3A) {
+    if frame.flags.get(base / K).is_some_and(|&f| f & frame::SET_UNIFORM_STRETCH != 0) {
+        // Every S_j = s_j I: Σ w_j S_j = (Σ w_j s_j) I, and (Σ w_j S_j)⁻¹ n is along n, whose
+        // length the methods normalise away.
+        let s: f32 = frame.scales[base..base + K].iter().zip(w).map(|(&s, &wm)| s * wm).sum();
+        return (v * s, n);
+    }
     let mut s = glam::Mat3::ZERO;
-    for m in 0..K {
-        s += frame.stretches[base + m] * w[m];
+    for (m, &wm) in w.iter().enumerate() {
+        s += frame.stretches[base + m] * wm;
     }
     let vs = glam::Vec3A::from(s * glam::Vec3::from(v));
     let det = s.determinant();

@@ -108,7 +108,8 @@ impl<const K: usize> VertexKernel<K> for SbsC<'_> {
         let vs = Vec3::from(p).as_dvec3();
         let len = usize::from(f.set_lens[set]);
         let d = continuous_centre::<K, M>(&f.pairs[set * pairs_per_set..(set + 1) * pairs_per_set], len, w, vs) - vs;
-        if !(d.length_squared() <= self.near_sq) {
+        let far = d.length_squared();
+        if far.is_nan() || far > self.near_sq {
             return exact_vertex::<K>(f, flags, set, pivot, w, p, n);
         }
         let d = Vec3A::from(d.as_vec3());

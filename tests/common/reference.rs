@@ -13,7 +13,8 @@ pub type RefPrimitive = (Vec<DVec3>, Vec<DVec3>);
 
 /// Polar rotation by Higham's iteration X ← (X + X⁻ᵀ)/2; `None` when det <= 0.
 pub fn polar_higham(a: DMat3) -> Option<(DMat3, DMat3)> {
-    if !(a.determinant() > 0.0) {
+    let det = a.determinant();
+    if det.is_nan() || det <= 0.0 {
         return None;
     }
     let mut x = a;

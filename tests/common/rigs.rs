@@ -46,8 +46,8 @@ pub fn build(joints: &[JointSpec], mesh: &MeshSpec) -> Model {
             ..Node::default()
         })
         .collect();
-    for i in 0..j {
-        if let Some(p) = joints[i].parent {
+    for (i, js) in joints.iter().enumerate() {
+        if let Some(p) = js.parent {
             nodes[p].children.push(i);
         }
     }

@@ -1,5 +1,6 @@
 //! Incremental preparation: when weight painting appends joint sets to a skin's table, only the
-//! new sets get their flags, member tables and SBS centres; the sets already prepared keep theirs
+//! new sets get their flags, member tables and SBS centres (and the joints they read for the first
+//! time their parts); the sets already prepared keep theirs
 //! (a set's parts depend only on its joints and the pose, never on the weights).
 
 use super::SkinFrame;
@@ -23,6 +24,7 @@ impl SkinFrame {
         if n_sets <= first || table.slots() != self.slots || self.joints.len() != skin.joints.len() {
             return 0;
         }
+        self.prepare_new_joints(skin, first);
         self.resize_tables(n_sets, method);
         for set in first..n_sets {
             self.fill_set(skin, set, method);
