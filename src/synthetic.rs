@@ -198,6 +198,44 @@ impl SyntheticRig {
     }
 }
 
+/// Vertices per group that [`diversify_sets`] moves to a new joint set together (one ring of a
+/// tube: neighbours share sets, as on real meshes).
+const SET_GROUP: usize = RING;
+
+/// Gives the first skinned primitive of a synthetic rig (from [`SyntheticRig::build`]) at least
+/// `sets` distinct joint sets where it can: group by group of [`SET_GROUP`] consecutive vertices,
+/// the lowest-weight influence of each vertex of the group moves to one joint chosen by a
+/// deterministic hash of the group (weights unchanged), until the table has `sets` sets. A stand-in
+/// for production rigs, whose painted weights make hundreds to thousands of distinct sets.
+/// Returns the number of distinct sets.
+pub fn diversify_sets(model: &mut Model, sets: usize) -> Result<usize, InfluenceError> {
+    let (Some(skin), Some(prim)) =
+        (model.skins.first_mut(), model.meshes.first_mut().and_then(|m| m.primitives.first_mut()))
+    else {
+        return Ok(0);
+    };
+    let joints = skin.joints.len();
+    let Some(inf) = prim.influences.as_mut() else { return Ok(0) };
+    let mut rng = SplitMix(0xD1CE_5E75);
+    let groups = inf.len() / SET_GROUP;
+    for g in 0..groups {
+        if skin.sets.len() >= sets {
+            break;
+        }
+        let extra = (rng.next() % joints as u64) as u16;
+        for v in g * SET_GROUP..(g + 1) * SET_GROUP {
+            let mut vi = inf.vertex_influences(v, &skin.sets);
+            if vi.pairs.len() < 2 || vi.pairs.iter().any(|&(j, _)| j == extra) {
+                continue;
+            }
+            let lowest = (0..vi.pairs.len()).min_by(|&a, &b| vi.pairs[a].1.total_cmp(&vi.pairs[b].1)).unwrap_or(0);
+            vi.pairs[lowest].0 = extra;
+            inf.set_vertex(v, &vi, &mut skin.sets)?;
+        }
+    }
+    Ok(skin.sets.len())
+}
+
 /// Poses `model`'s joints for animation frame `frame`: each joint of skin 0 turns from its rest
 /// rotation by up to about 40° about its own fixed axis, with its own phase. Works on any model;
 /// updates the overrides in place (no allocation once every joint has one).
@@ -233,6 +271,24 @@ mod tests {
         // Locality: far fewer distinct sets than vertices.
         assert!(table.len() < 600, "{} sets", table.len());
         assert!(pa.triangles.iter().flatten().all(|&i| (i as usize) < pa.positions.len()));
+    }
+
+    #[test]
+    fn diversified_rig_has_the_sets_asked_for_and_valid_weights() {
+        let mut m = SyntheticRig { vertices: 100_000, joints: 250, influences: 4 }.build().unwrap();
+        let before = m.skins[0].sets.len();
+        let sets = diversify_sets(&mut m, 2000).unwrap();
+        assert!(before < 2000 && sets >= 2000, "{before} -> {sets}");
+        let inf = m.meshes[0].primitives[0].influences.as_ref().unwrap();
+        for v in (0..inf.len()).step_by(97) {
+            let vi = inf.vertex_influences(v, &m.skins[0].sets);
+            let sum: f32 = vi.pairs.iter().map(|p| p.1).sum();
+            assert!((sum - 1.0).abs() < 1e-5 && vi.pairs.len() == 4, "{v}: {vi:?}");
+        }
+        // Deterministic.
+        let mut again = SyntheticRig { vertices: 100_000, joints: 250, influences: 4 }.build().unwrap();
+        diversify_sets(&mut again, 2000).unwrap();
+        assert_eq!(again.meshes[0].primitives[0].influences, m.meshes[0].primitives[0].influences);
     }
 
     #[test]

@@ -19,7 +19,7 @@ fn alone(model: &Model, pose: &Pose, method: SkinningMethod, instance: usize, pr
     let mut frame = SkinFrame::default();
     frame.prepare(&model.skins[inst.skin], &model_from_node, method);
     let p = &model.meshes[inst.mesh].primitives[prim];
-    let inf = p.influences.as_ref().expect("skinned primitive");
+    let Some(inf) = p.influences.as_ref() else { panic!("instance {instance} primitive {prim} has no influences") };
     let mut out = DeformedPrimitive::default();
     let normals = p.normals.as_deref();
     match method {

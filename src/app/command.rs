@@ -146,6 +146,16 @@ pub enum Command {
     },
     /// Aim the camera at the selection (or the whole model).
     FrameSelected,
+    /// Add the range-of-motion clip of `joints` (`analysis::rom`) and show it on the timeline
+    /// (one undo step).
+    AddRomClip {
+        /// Joint nodes, in clip order.
+        joints: Vec<usize>,
+        /// The largest angle of each motion, radians.
+        max_angle_rad: f64,
+        /// Seconds per motion.
+        seconds_per_motion: f64,
+    },
     /// Switch between posing, weight painting and rigging.
     SetMode(Mode),
     /// Start a brush stroke (one undo step until [`Command::EndStroke`]).

@@ -3,6 +3,7 @@
 //! [`state::EditorState`] and turns input into [`command::Command`]s; the viewport draws the
 //! state's CPU deformation through `crate::render`.
 
+pub mod analysis;
 pub mod bind_job;
 pub mod command;
 pub mod dialogs;
@@ -401,6 +402,8 @@ impl eframe::App for SkinlabApp {
                 });
             }
         });
+        ui::joint_sets_panel::joint_sets_window(&ctx, &mut self.state);
+        cmds.extend(ui::sweep_panel::sweep_window(&ctx, &mut self.state));
         cmds.extend(self.export_window_ui(&ctx));
         cmds.extend(self.files.browser_ui(&ctx));
         cmds.extend(self.confirm_window_ui(&ctx));
@@ -411,6 +414,7 @@ impl eframe::App for SkinlabApp {
         self.autosave.offer_ui(&ctx, &mut self.state);
         self.files.note(&mut self.state);
         self.state.refresh();
+        self.state.refresh_analysis();
         let bg = crate::render::scene::BACKGROUND;
         egui::CentralPanel::default()
             .frame(egui::Frame::NONE.fill(egui::Color32::from_rgb(bg[0], bg[1], bg[2])))
@@ -472,6 +476,10 @@ pub struct EditorOptions {
     pub rig: bool,
     /// Restore the newest recovery file without asking.
     pub recover: bool,
+    /// Turn on View ▸ Joint sets.
+    pub joint_sets: bool,
+    /// Open the sweep panel with this motion and run it on the selected joint.
+    pub sweep: Option<crate::analysis::sweep::Motion>,
     /// Save a screenshot and quit.
     pub screenshot: Option<ScreenshotPlan>,
     /// Draw this many frames through changing poses, report the per-stage medians, and quit.
@@ -517,6 +525,14 @@ pub fn initial_state(opts: &EditorOptions) -> Result<EditorState, String> {
     }
     if opts.rig {
         s.apply(Command::SetMode(Mode::Rig));
+    }
+    s.analysis.sets.on = opts.joint_sets;
+    if let Some(motion) = opts.sweep {
+        s.analysis.sweep.open = true;
+        s.analysis.sweep.motion = motion;
+        if let Some(node) = s.selected {
+            s.analysis.sweep.start(Arc::clone(&s.model), s.model_rev, node);
+        }
     }
     s.refresh();
     s.frame_all();

@@ -3,6 +3,7 @@
 //! the viewport uploads. [`EditorState::apply`] is the single place where commands change it, so
 //! the UI tests drive exactly what the window does.
 
+mod analysis_ops;
 mod edit_counts;
 mod key_ops;
 mod modes;
@@ -142,6 +143,8 @@ pub struct EditorState {
     paint_any_selected: bool,
     /// Weight-painting settings.
     pub paint: PaintSettings,
+    /// The analysis views (View ▸ Joint sets, the sweep panel).
+    pub analysis: crate::app::analysis::AnalysisState,
     /// The weight tools: selection mask, gradient, table and transfer settings.
     pub weight_tools: WeightToolsState,
     /// Paint-mode colours (`[instance][primitive][vertex]`, sRGB).
@@ -222,6 +225,7 @@ impl EditorState {
             show_frame_times: false,
             paint_any_selected: false,
             paint: PaintSettings::default(),
+            analysis: crate::app::analysis::AnalysisState::default(),
             weight_tools: WeightToolsState::default(),
             paint_colours: Vec::new(),
             edited: EditedVertices::new(),
@@ -415,6 +419,8 @@ impl EditorState {
                     Some(Undone::Model(p)) => {
                         self.pose = p;
                         self.playing = false;
+                        // Undoing an added clip (New Clip, Add ROM clip) leaves no clip to show.
+                        self.clip = self.clip.filter(|&c| c < self.model.clips.len());
                         // A restored recovery file changed weights, not the skeleton.
                         if restore_step {
                             self.model_changed();
@@ -511,6 +517,9 @@ impl EditorState {
                 self.dirty = true;
             }
             Command::Play(on) => self.playing = on && self.clip.is_some(),
+            Command::AddRomClip { joints, max_angle_rad, seconds_per_motion } => {
+                self.add_rom_clip(joints, max_angle_rad, seconds_per_motion);
+            }
             Command::FrameSelected => match self.selected.and_then(|n| self.node_position(n)) {
                 Some(p) => {
                     let (lo, hi) = deformed_bounds(&self.deformed[0], self.model.rest_bounds());

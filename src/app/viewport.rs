@@ -46,6 +46,8 @@ struct ColourSource {
     model_rev: u64,
     paint: bool,
     difference: bool,
+    /// The joint-sets colours' revision while they are shown.
+    sets: Option<u64>,
     looks_on: bool,
 }
 
@@ -108,12 +110,20 @@ impl Viewport {
             changes = GpuChanges::all();
         }
         let Some(scene) = g.scene.as_mut() else { return };
-        let colours =
-            if s.mode == Mode::Paint { Some(&s.paint_colours) } else { s.difference.then_some(&s.difference_colours) };
+        // View ▸ Joint sets colours the vertices by set outside paint mode.
+        let sets = s.analysis.sets.on && s.mode != Mode::Paint;
+        let colours = if s.mode == Mode::Paint {
+            Some(&s.paint_colours)
+        } else if sets {
+            Some(&s.analysis.sets.colours)
+        } else {
+            s.difference.then_some(&s.difference_colours)
+        };
         let source = ColourSource {
             model_rev: s.model_rev,
             paint: s.mode == Mode::Paint,
             difference: s.difference,
+            sets: sets.then_some(s.analysis.sets.colour_rev),
             looks_on: s.view.materials && colours.is_none() && scene.has_looks(),
         };
         if self.colour_source != Some(source) {
@@ -269,6 +279,11 @@ impl Viewport {
         }
         if let Some(g) = &mover {
             rig_input::draw(&painter, rect.min, g, self.rig.active_handle());
+        }
+        if s.analysis.sets.on && s.mode != Mode::Paint {
+            let pointer = response.hover_pos().filter(|_| self.drag.is_none() && !response.dragged());
+            s.analysis.sets.hover = pointer.and_then(|p| super::analysis::overlay::hover_at(s, rect, panels, p));
+            super::analysis::overlay::draw(&painter, rect, panels, s);
         }
         if s.mode == Mode::Paint {
             super::paint_overlay::draw(&painter, rect, s, self.hover.as_ref());

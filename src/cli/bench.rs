@@ -28,6 +28,9 @@ pub struct BenchArgs {
     /// Joints of the synthetic rig.
     #[arg(long, default_value_t = 64, value_name = "J")]
     pub joints: usize,
+    /// Give the synthetic rig at least this many distinct joint sets (painted-like weights).
+    #[arg(long, value_name = "S", requires = "synthetic")]
+    pub sets: Option<usize>,
     /// Influences per vertex of the synthetic rig (1 to 16).
     #[arg(long, default_value_t = 4, value_name = "K")]
     pub influences: usize,
@@ -203,8 +206,14 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         (_, Some(n)) => {
             let rig =
                 SyntheticRig { vertices: n, joints: args.joints.max(1), influences: args.influences.clamp(1, 16) };
-            let model = rig.build()?;
-            (model, format!("synthetic rig: {n} vertices, {} joints, {} influences", rig.joints, rig.influences))
+            let mut model = rig.build()?;
+            let mut title =
+                format!("synthetic rig: {n} vertices, {} joints, {} influences", rig.joints, rig.influences);
+            if let Some(sets) = args.sets {
+                let made = crate::synthetic::diversify_sets(&mut model, sets)?;
+                title += &format!(", {made} joint sets (asked for {sets})");
+            }
+            (model, title)
         }
         (Some(path), None) => (load(path)?, path.display().to_string()),
         (None, None) => return Err("give a MODEL or --synthetic N".into()),

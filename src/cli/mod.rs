@@ -16,6 +16,7 @@ pub mod pose;
 #[cfg(feature = "gui")]
 pub mod render;
 pub mod rig;
+pub mod rom;
 pub mod sweep;
 pub mod weights;
 pub mod weights_transfer;
@@ -74,6 +75,8 @@ pub enum Command {
     Sweep(sweep::SweepArgs),
     /// Pose a model by inverse kinematics (`--ik JOINT=X,Y,Z`) and write a pose file.
     Pose(pose::PoseCmdArgs),
+    /// Add a range-of-motion clip (each joint's twist and bends in turn) and export the model.
+    Rom(rom::RomArgs),
 }
 
 /// How the pose is chosen: a pose file, an animation sample, or the rest pose.
@@ -192,6 +195,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Rig(args)) => rig::run(&args),
         Some(Command::Sweep(args)) => sweep::run(&args),
         Some(Command::Pose(args)) => pose::run(&args),
+        Some(Command::Rom(args)) => rom::run(&args),
         Some(Command::Export(args)) => export::run(&args),
         Some(Command::Demo(args)) => demo::run(&args),
         #[cfg(feature = "gui")]

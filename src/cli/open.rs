@@ -42,6 +42,12 @@ pub struct OpenArgs {
     /// always open in it).
     #[arg(long, conflicts_with = "paint")]
     pub rig: bool,
+    /// Turn on View ▸ Joint sets (SBS centres, vertices coloured by set, the set table).
+    #[arg(long)]
+    pub joint_sets: bool,
+    /// Open the sweep panel with this motion (twist, bend or weight) and run it on the selected joint.
+    #[arg(long, value_name = "MOTION")]
+    pub sweep: Option<crate::analysis::sweep::Motion>,
     /// Restore the newest unsaved work left by an editor that did not quit, without asking.
     #[arg(long)]
     pub recover: bool,
@@ -78,6 +84,8 @@ pub fn run(args: &OpenArgs) -> Result<(), CliError> {
         paint: args.paint,
         rig: args.rig,
         recover: args.recover,
+        joint_sets: args.joint_sets,
+        sweep: args.sweep,
         screenshot,
         bench_frames: args.bench_frames,
     };

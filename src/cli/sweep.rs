@@ -46,7 +46,7 @@ fn extension(path: &Path) -> String {
 }
 
 /// Resolves `names` to joint nodes of `model` (every weighted joint when empty).
-fn joints(model: &Model, names: &[String], path: &Path) -> Result<Vec<usize>, CliError> {
+pub(super) fn joints(model: &Model, names: &[String], path: &Path) -> Result<Vec<usize>, CliError> {
     let weighted = sweep::weighted_joints(model);
     if names.is_empty() {
         if weighted.is_empty() {

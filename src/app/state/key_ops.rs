@@ -67,7 +67,7 @@ impl EditorState {
     }
 
     /// Changes the clips through `f` (which returns whether it changed anything) as one undo step.
-    fn edit_clips(&mut self, label: &'static str, f: impl FnOnce(&mut Vec<Clip>) -> bool) -> bool {
+    pub(super) fn edit_clips(&mut self, label: &'static str, f: impl FnOnce(&mut Vec<Clip>) -> bool) -> bool {
         let mut m = (*self.model).clone();
         if !f(&mut m.clips) || m.clips == self.model.clips {
             return false;

@@ -58,6 +58,10 @@ pub fn view_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
     ui.checkbox(&mut s.view.grid, "Grid");
     ui.checkbox(&mut s.view.materials, "Materials")
         .on_hover_text("the materials' base colours and textures (paint mode shows weights instead)");
+    ui.checkbox(&mut s.analysis.sets.on, "Joint sets").on_hover_text(
+        "SBS internals: each joint set's centre of rotation with lines to its joints, vertices coloured by set, \
+         the set table (Pose and Rig mode)",
+    );
     ui.checkbox(&mut s.show_frame_times, "Frame times")
         .on_hover_text("median CPU time of each frame stage over the last 60 frames");
     ui.horizontal_wrapped(|ui| {
@@ -75,6 +79,14 @@ pub fn view_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
             }
         }
     });
+    let mut sweep = s.analysis.sweep.open;
+    if ui.toggle_value(&mut sweep, "Sweep…").on_hover_text("stress-sweep a joint: curves per method, scrub").changed()
+    {
+        s.analysis.sweep.open = sweep;
+        if !sweep {
+            s.scrub_sweep(None);
+        }
+    }
     if ui.button("Frame selected (F)").clicked() {
         cmds.push(Command::FrameSelected);
     }

@@ -1,0 +1,86 @@
+//! The analysis views' side of the state: bringing the joint-sets table and colours up to date
+//! with the pose and weights shown, the sweep panel's scrub (posing the swept joint without an
+//! undo entry, and putting the earlier pose back), and adding the range-of-motion clip.
+
+use glam::DVec3;
+
+use super::{EditorState, Mode};
+use crate::analysis::poses::{bind_globals, bind_pose};
+use crate::analysis::rom::{rom_clip, RomRequest};
+use crate::analysis::sweep::{step_angle, step_pose, Motion};
+use crate::app::analysis::Scrub;
+use crate::app::command::Command;
+use crate::rig::Pose;
+
+impl EditorState {
+    /// Brings the analysis views up to date (cheap when nothing they show changed).
+    pub fn refresh_analysis(&mut self) {
+        let rest = Pose::rest();
+        // Rig mode shows the bind pose, as `refresh` deforms it.
+        let pose = if self.mode == Mode::Rig { &rest } else { &self.pose };
+        self.analysis.sets.refresh(
+            &self.model,
+            pose,
+            (self.model_rev, self.frame_rev),
+            (self.model_rev, self.history.revision()),
+        );
+        if self.analysis.sweep.model_changed(self.model_rev) {
+            // The scrubbed pose belonged to the previous model.
+            self.analysis.sweep.scrub = None;
+        }
+    }
+
+    /// Poses the swept joint at step `step` of the sweep panel's result in every panel (no undo
+    /// entry); `None` puts back the pose shown before scrubbing, unless the user posed since.
+    pub fn scrub_sweep(&mut self, step: Option<usize>) {
+        let Some(step) = step else {
+            if let Some(scrub) = self.analysis.sweep.scrub.take() {
+                if self.pose == scrub.shown {
+                    self.pose = scrub.saved;
+                    self.dirty = true;
+                }
+            }
+            return;
+        };
+        let Some(result) = &self.analysis.sweep.result else { return };
+        if result.sweep.motion == Motion::Weight || result.sweep.node >= self.model.nodes.len() {
+            return;
+        }
+        let angle = step_angle(step.min(result.steps - 1), result.steps, result.max_angle_deg.to_radians());
+        let (base, globals) = (bind_pose(&self.model), bind_globals(&self.model));
+        let axis = DVec3::from_array(result.sweep.axis);
+        let pose = step_pose(&self.model, &base, &globals, result.sweep.node, axis, angle);
+        let saved = match self.analysis.sweep.scrub.take() {
+            Some(s) if s.shown == self.pose => s.saved,
+            _ => self.pose.clone(),
+        };
+        self.pose = pose.clone();
+        self.playing = false;
+        self.dirty = true;
+        self.analysis.sweep.scrub = Some(Scrub { step, saved, shown: pose });
+    }
+
+    /// Adds the range-of-motion clip of `joints` as one undo step and shows it on the timeline.
+    pub(super) fn add_rom_clip(&mut self, joints: Vec<usize>, max_angle_rad: f64, seconds_per_motion: f64) {
+        let joints: Vec<usize> = joints.into_iter().filter(|&n| n < self.model.nodes.len()).collect();
+        if joints.is_empty() {
+            self.set_error("no joint to move: select a joint or choose one in the sweep panel".into());
+            return;
+        }
+        self.scrub_sweep(None);
+        let rom = rom_clip(&self.model, &RomRequest { joints, max_angle_rad, seconds_per_motion });
+        let name = rom.clip.name.clone().unwrap_or_default();
+        let (_, end) = rom.clip.range();
+        let motions = rom.segments.len();
+        let at = self.model.clips.len();
+        if self.edit_clips("Add ROM Clip", |clips| {
+            clips.push(rom.clip);
+            true
+        }) {
+            self.clip = Some(at);
+            self.playing = false;
+            self.apply(Command::SetTime(0.0));
+            self.set_info(format!("added clip {name:?}: {motions} motions, {end:.2} s"));
+        }
+    }
+}
