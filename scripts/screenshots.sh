@@ -28,3 +28,9 @@ xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" $bin open --animation twist
 # The editor in paint mode: the elbow's weights as a colour ramp with its legend and the brush circle.
 xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" $bin open --animation twist_bend --time 1.0 --select elbow \
   --paint --screenshot-after-frames 5 screenshots/paint.png
+# View ▸ Joint sets on CesiumMan (CC-BY 4.0, Cesium) bent: SBS centres, vertices by set, the set table.
+xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" $bin open $models/CesiumMan.glb \
+  --pose assets/poses/cesiumman_bent.json --joint-sets --screenshot-after-frames 10 screenshots/joint_sets.png
+# The sweep panel on Fox's left leg (CC0 mesh; rig CC-BY 4.0 @tomkranis; glTF CC-BY 4.0 AsoboStudio, scurest).
+xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" $bin open $models/Fox.glb --select b_LeftLeg01_015 \
+  --sweep twist --compare sbs --screenshot-after-frames 60 screenshots/sweep.png

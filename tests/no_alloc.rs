@@ -89,8 +89,16 @@ fn frames_after_the_first_allocate_nothing() {
         for (name, model) in &models {
             // The frame loop runs on one of the pool's workers, as the editor's deformation would
             // inside its pool; the pool itself exists before counting starts.
-            let n = pool.install(|| allocations_per_run(model, 6));
-            assert_eq!(n, 0, "{name}, {threads} threads: {n} allocations in 6 frames x 3 methods");
+            // An allocation in the frame loop happens every frame, so every attempt would count
+            // at least 18. Rayon's work-stealing deques grow and shrink their buffers now and
+            // then when an oversubscribed machine deschedules a worker (seen under load 10 on two
+            // cores with a three-thread pool): amortised, not per frame, so one clean run of three
+            // attempts is required.
+            let counts: Vec<usize> = (0..3).map(|_| pool.install(|| allocations_per_run(model, 6))).collect();
+            assert!(
+                counts.contains(&0),
+                "{name}, {threads} threads: {counts:?} allocations in 6 frames x 3 methods (three attempts)"
+            );
         }
     }
 }

@@ -58,8 +58,8 @@ pub fn joint_sets_window(ctx: &egui::Context, s: &mut EditorState) {
     let mut open = true;
     egui::Window::new("SBS joint sets")
         .open(&mut open)
-        .default_size(egui::vec2(640.0, 300.0))
-        .default_pos(egui::pos2(210.0, 60.0))
+        .default_size(egui::vec2(660.0, 250.0))
+        .default_pos(egui::pos2(250.0, 480.0))
         .show(ctx, |ui| table_ui(ui, &mut s.analysis.sets, s.model.skins.len()));
     if !open {
         s.analysis.sets.on = false;

@@ -31,8 +31,8 @@ pub fn sweep_window(ctx: &egui::Context, s: &mut EditorState) -> Vec<Command> {
     let mut open = true;
     egui::Window::new("Sweep")
         .open(&mut open)
-        .default_size(egui::vec2(600.0, 520.0))
-        .default_pos(egui::pos2(220.0, 120.0))
+        .default_size(egui::vec2(700.0, 600.0))
+        .default_pos(egui::pos2(250.0, 60.0))
         .show(ctx, |ui| {
             egui::ScrollArea::vertical().show(ui, |ui| panel_ui(ui, s, &mut cmds));
         });
@@ -170,7 +170,8 @@ const METRICS: [Metric; 4] = [
 ];
 
 fn angle_plots(ui: &mut egui::Ui, result: &SweepResult, marker: Option<f64>) {
-    let width = ((ui.available_width() - 12.0) / 2.0).max(200.0);
+    // Room for the scroll bar and the gap between the two plots.
+    let width = ((ui.available_width() - 24.0) / 2.0).max(200.0);
     for pair in METRICS.chunks(2) {
         ui.horizontal(|ui| {
             for (title, value, floor) in pair {
