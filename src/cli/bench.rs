@@ -50,6 +50,10 @@ pub struct BenchArgs {
     /// bound it sets.
     #[arg(long)]
     pub bandwidth: bool,
+    /// Densify the model in memory first (as `skinlab densify`) to at least this many skinned
+    /// vertices.
+    #[arg(long, value_name = "N", conflicts_with = "synthetic")]
+    pub densify: Option<usize>,
     /// Time automatic weights (bone heat, every joint of every skin) instead of deformation
     /// frames; `--frames` is the number of timed binds.
     #[arg(long)]
@@ -168,24 +172,6 @@ pub fn streamed_bytes(model: &Model) -> (usize, usize) {
     (bytes, vertices)
 }
 
-/// The share of skinned vertices in aligned groups of eight that share one packed set word (set
-/// and pivot): those the AVX2+FMA pass deforms eight at a time.
-#[must_use]
-pub fn lane_share(model: &Model) -> f64 {
-    let mut grouped = 0usize;
-    let mut total = 0usize;
-    for inst in &model.instances {
-        for p in &model.meshes[inst.mesh].primitives {
-            if let Some(inf) = &p.influences {
-                let words = inf.packed_sets();
-                total += words.len();
-                grouped += words.chunks_exact(8).filter(|g| g.iter().all(|&w| w == g[0])).count() * 8;
-            }
-        }
-    }
-    grouped as f64 / total.max(1) as f64
-}
-
 /// Runs `skinlab bench`.
 pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     if args.frames == 0 {
@@ -215,7 +201,16 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             }
             (model, title)
         }
-        (Some(path), None) => (load(path)?, path.display().to_string()),
+        (Some(path), None) => match args.densify {
+            Some(0) => return Err("--densify 0: need at least one vertex".into()),
+            Some(n) => {
+                let model = load(path)?;
+                let before = model.skinned_vertex_count();
+                let dense = crate::model::densify(&model, n).map_err(|e| format!("{}: {e}", path.display()))?;
+                (dense.model, format!("{} densified from {before} vertices ({} rounds)", path.display(), dense.rounds))
+            }
+            None => (load(path)?, path.display().to_string()),
+        },
         (None, None) => return Err("give a MODEL or --synthetic N".into()),
     };
     if args.bind {
@@ -238,10 +233,11 @@ fn report(args: &BenchArgs, model: &Model, title: &str) -> Result<(), CliError> 
         );
     }
     print_joint_kinds(model)?;
-    crate::outln!(
-        "vertices in groups of 8 sharing a set word (the eight-lane path): {:.1}%",
-        100.0 * lane_share(model)
-    );
+    let mut first_pose = Pose::rest();
+    animate(model, 0, &mut first_pose);
+    for line in super::bench_lanes::LaneBreakdown::of(model, &first_pose).lines() {
+        crate::outln!("{line}");
+    }
     crate::outln!(
         "vertices: {vertices}, threads: {threads}, frames: {} per method (+2 warm-up), interleaved{}",
         args.frames,

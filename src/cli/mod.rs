@@ -3,10 +3,12 @@
 
 pub mod bench;
 mod bench_bind;
+mod bench_lanes;
 mod bench_load;
 pub mod bind;
 pub mod deform;
 pub mod demo;
+pub mod densify;
 pub mod export;
 pub mod info;
 mod info_sets;
@@ -73,6 +75,9 @@ pub enum Command {
     /// Turn each joint alone through a twist and a bend and measure, per step and method, collapse,
     /// volume change, bulge and flips on the vertices it influences (JSON or CSV, optional plot).
     Sweep(sweep::SweepArgs),
+    /// Subdivide every skinned triangle primitive (midpoint edge splits, weights interpolated)
+    /// until the model has at least N skinned vertices, and write it as .glb/.gltf.
+    Densify(densify::DensifyArgs),
     /// Pose a model by inverse kinematics (`--ik JOINT=X,Y,Z`) and write a pose file.
     Pose(pose::PoseCmdArgs),
     /// Add a range-of-motion clip (each joint's twist and bends in turn) and export the model.
@@ -198,6 +203,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Rom(args)) => rom::run(&args),
         Some(Command::Export(args)) => export::run(&args),
         Some(Command::Demo(args)) => demo::run(&args),
+        Some(Command::Densify(args)) => densify::run(&args),
         #[cfg(feature = "gui")]
         Some(Command::Render(args)) => render::run(&args),
         #[cfg(feature = "gui")]

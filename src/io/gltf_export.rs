@@ -33,12 +33,14 @@ use crate::skinning::SkinningMethod;
 
 mod animations;
 mod bake;
+mod densify;
 mod files;
 mod json_refs;
 mod repack;
 mod skeleton;
 mod weights;
 
+pub use densify::{densified_bytes, export_densified};
 use files::{buffer_path, uri_encode, write_pair};
 use json_refs::{array_len, index, push, referenced};
 pub use weights::{float_weights, quantized_weights};
@@ -252,7 +254,19 @@ pub fn export_model(
     options: &ExportOptions,
     out: &Path,
 ) -> Result<ExportReport, ExportError> {
-    let (files, mut report) = export_bytes(model, source, options, out).map_err(|p| ExportError::new(out, p))?;
+    let (files, report) = export_bytes(model, source, options, out).map_err(|p| ExportError::new(out, p))?;
+    write_export(files, report, source, options, out)
+}
+
+/// Writes built export files to `out` (and the external buffer beside it), refusing the source's
+/// own files unless `options.overwrite_source`.
+fn write_export(
+    files: ExportedFiles,
+    mut report: ExportReport,
+    source: &SourceDocument,
+    options: &ExportOptions,
+    out: &Path,
+) -> Result<ExportReport, ExportError> {
     let mut targets = vec![out];
     if let Some((bin_path, _)) = &files.bin {
         targets.push(bin_path);

@@ -9,6 +9,9 @@
 //! weigh exactly 0; set 0 is the empty set (a vertex with no influence, which is not moved).
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use super::lane_order::{WindowOrder, WINDOW};
 
 /// The id of the empty joint set (a vertex with no influence).
 pub const EMPTY_SET: u32 = 0;
@@ -274,11 +277,25 @@ impl VertexSnapshot {
 }
 
 /// Influences of every vertex of one primitive (see the module docs for the layout).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Influences {
     slots: usize,
     weights: Vec<f32>,
     sets: Vec<u32>,
+    /// The eight-lane order of each window of vertices (`model::lane_order`), built on first
+    /// use and dropped when a vertex of the window changes its set word.
+    lanes: Vec<OnceLock<WindowOrder>>,
+}
+
+impl PartialEq for Influences {
+    fn eq(&self, other: &Self) -> bool {
+        self.slots == other.slots && self.weights == other.weights && self.sets == other.sets
+    }
+}
+
+/// Empty lane orders for `n` vertices.
+fn lane_windows(n: usize) -> Vec<OnceLock<WindowOrder>> {
+    (0..n.div_ceil(WINDOW)).map(|_| OnceLock::new()).collect()
 }
 
 impl Influences {
@@ -286,7 +303,12 @@ impl Influences {
     /// Every vertex must have at most `table.slots()` influences.
     pub fn from_vertices(vertices: &[VertexInfluences], table: &mut JointSetTable) -> Result<Self, InfluenceError> {
         let slots = table.slots();
-        let mut out = Self { slots, weights: vec![0.0; vertices.len() * slots], sets: vec![EMPTY_SET; vertices.len()] };
+        let mut out = Self {
+            slots,
+            weights: vec![0.0; vertices.len() * slots],
+            sets: vec![EMPTY_SET; vertices.len()],
+            lanes: lane_windows(vertices.len()),
+        };
         for (v, inf) in vertices.iter().enumerate() {
             out.set_vertex(v, inf, table)?;
         }
@@ -314,7 +336,11 @@ impl Influences {
         for (slot, &i) in order.iter().enumerate() {
             row[slot] = inf.pairs[i].1;
         }
-        self.sets[v] = id | ((pivot_slot as u32) << PIVOT_SHIFT);
+        let word = id | ((pivot_slot as u32) << PIVOT_SHIFT);
+        if self.sets[v] != word {
+            self.sets[v] = word;
+            self.lane_changed(v);
+        }
         Ok(())
     }
 
@@ -347,7 +373,26 @@ impl Influences {
     /// table, which holds because tables never drop sets.
     pub fn restore(&mut self, v: usize, snapshot: &VertexSnapshot) {
         self.weights[v * self.slots..(v + 1) * self.slots].copy_from_slice(&snapshot.weights[..self.slots]);
-        self.sets[v] = snapshot.word;
+        if self.sets[v] != snapshot.word {
+            self.sets[v] = snapshot.word;
+            self.lane_changed(v);
+        }
+    }
+
+    /// Drops the lane order of vertex `v`'s window (its set word changed).
+    fn lane_changed(&mut self, v: usize) {
+        if let Some(window) = self.lanes.get_mut(v / WINDOW) {
+            window.take();
+        }
+    }
+
+    /// The eight-lane order of window `w` (vertices `w · WINDOW ..`), built on first use after
+    /// a change; `None` beyond the last window.
+    #[must_use]
+    pub fn lane_window(&self, w: usize) -> Option<&WindowOrder> {
+        let start = w.checked_mul(WINDOW)?;
+        let words = self.sets.get(start..(start + WINDOW).min(self.sets.len()))?;
+        Some(self.lanes.get(w)?.get_or_init(|| WindowOrder::new(words)))
     }
 
     /// Vertex `v` as [`VertexInfluences`]: joints ascending except that the pivot comes first, so
@@ -368,7 +413,12 @@ impl Influences {
     #[must_use]
     pub fn gather(&self, vertices: &[u32]) -> Self {
         let k = self.slots;
-        let mut out = Self { slots: k, weights: Vec::with_capacity(vertices.len() * k), sets: Vec::new() };
+        let mut out = Self {
+            slots: k,
+            weights: Vec::with_capacity(vertices.len() * k),
+            sets: Vec::with_capacity(vertices.len()),
+            lanes: Vec::new(),
+        };
         for &v in vertices {
             let v = v as usize;
             if v < self.sets.len() {
@@ -376,6 +426,7 @@ impl Influences {
                 out.sets.push(self.sets[v]);
             }
         }
+        out.lanes = lane_windows(out.sets.len());
         out
     }
 

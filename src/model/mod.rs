@@ -3,13 +3,16 @@
 //! and the exporter all work on these types; nothing here knows about glTF or the GUI.
 
 pub mod animation;
+pub mod densify;
 pub mod edit_record;
 pub mod influences;
+pub mod lane_order;
 pub mod mesh;
 pub mod skeleton;
 pub mod skin;
 
 pub use animation::{Channel, ChannelPath, Clip, Interpolation};
+pub use densify::{densify, Densified, DensifyError, PrimitiveRefinement};
 pub use edit_record::ModelEdit;
 pub use influences::{InfluenceError, Influences, JointSetTable, EMPTY_SET};
 pub use mesh::{Mesh, Primitive, Topology};

@@ -77,7 +77,13 @@ impl Dqs<'_> {
     ) -> bool {
         use super::lanes::{weights, Q8, V8};
         let (set, pivot) = vertex_pass::locate::<K>(word, self.last);
-        if self.flags[set] != 0 {
+        let flags = self.flags[set];
+        if flags & SET_LBS_FALLBACK != 0 && flags & SET_EMPTY == 0 {
+            // The LBS fallback: LBS's eight-lane path.
+            super::lbs::lanes_cols::<K>(&self.frame.cols[set * K..set * K + K], w, p, n, op, on);
+            return true;
+        }
+        if flags != 0 {
             return false;
         }
         let wk = weights::<K>(w);

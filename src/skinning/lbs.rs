@@ -97,31 +97,49 @@ impl Lbs<'_> {
         op: &mut [Vec3],
         on: &mut [Vec3],
     ) -> bool {
-        use super::lanes::{pairwise, weights, F8, V8};
         let (set, _) = vertex_pass::locate::<K>(word, self.last);
         if self.flags[set] & SET_EMPTY != 0 {
             return false;
         }
-        let cols = &self.cols[set * K..set * K + K];
-        let wk = weights::<K>(w);
-        // Blended columns, one register per entry, rounded as `blend_cols` rounds.
-        let entry = |j: usize, comp: fn(&Vec3A) -> f32| {
-            let mut acc = [F8::zero(); K];
-            for (a, (c, &ws)) in acc.iter_mut().zip(cols.iter().zip(&wk)) {
-                *a = ws.mul(F8::splat(comp(&c[j])));
-            }
-            pairwise(&mut acc)
-        };
-        let col = |j: usize| V8 { x: entry(j, |v| v.x), y: entry(j, |v| v.y), z: entry(j, |v| v.z) };
-        let m = [col(0), col(1), col(2), col(3)];
-        let (v, nv) = (V8::load(p), V8::load(n));
-        // As `apply_cols`: m0 x + (m1 y + (m2 z + m3)), m0 x + (m1 y + m2 z).
-        let pos = m[0].scale(v.x).add(m[1].scale(v.y).add(m[2].scale(v.z).add(m[3])));
-        let nrm = m[0].scale(nv.x).add(m[1].scale(nv.y).add(m[2].scale(nv.z)));
-        pos.store(op);
-        nrm.unit().store(on);
+        lanes_cols::<K>(&self.cols[set * K..set * K + K], w, p, n, op, on);
         true
     }
+}
+
+/// LBS of eight vertices sharing one set (its `K` members' columns `cols`) in the lanes of
+/// 256-bit registers, rounded exactly as [`blend_cols`] and [`apply_cols`] round (also DQS's and
+/// SBS's path for one-joint sets and the LBS fallback).
+///
+/// # Safety
+/// The CPU must have AVX2 and FMA; `cols` holds `K` entries, `w` `8 K`, the others eight.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,avx2,fma")]
+pub(crate) unsafe fn lanes_cols<const K: usize>(
+    cols: &[[Vec3A; 4]],
+    w: &[f32],
+    p: &[Vec3],
+    n: &[Vec3],
+    op: &mut [Vec3],
+    on: &mut [Vec3],
+) {
+    use super::lanes::{pairwise, weights, F8, V8};
+    let wk = weights::<K>(w);
+    // Blended columns, one register per entry, rounded as `blend_cols` rounds.
+    let entry = |j: usize, comp: fn(&Vec3A) -> f32| {
+        let mut acc = [F8::zero(); K];
+        for (a, (c, &ws)) in acc.iter_mut().zip(cols.iter().zip(&wk)) {
+            *a = ws.mul(F8::splat(comp(&c[j])));
+        }
+        pairwise(&mut acc)
+    };
+    let col = |j: usize| V8 { x: entry(j, |v| v.x), y: entry(j, |v| v.y), z: entry(j, |v| v.z) };
+    let m = [col(0), col(1), col(2), col(3)];
+    let (v, nv) = (V8::load(p), V8::load(n));
+    // As `apply_cols`: m0 x + (m1 y + (m2 z + m3)), m0 x + (m1 y + m2 z).
+    let pos = m[0].scale(v.x).add(m[1].scale(v.y).add(m[2].scale(v.z).add(m[3])));
+    let nrm = m[0].scale(nv.x).add(m[1].scale(nv.y).add(m[2].scale(nv.z)));
+    pos.store(op);
+    nrm.unit().store(on);
 }
 
 fn pass<const K: usize>(

@@ -10,6 +10,8 @@ use glam::{Vec3, Vec3A, Vec4};
 use rayon::prelude::*;
 
 use super::DeformedPrimitive;
+use crate::model::influences::MAX_SLOTS;
+use crate::model::lane_order::{GROUP, WINDOW};
 use crate::model::Influences;
 
 /// Whether the AVX2+FMA variant may be used where the CPU has it (see [`set_wide_simd`]).
@@ -22,11 +24,8 @@ pub fn set_wide_simd(enabled: bool) {
     WIDE_SIMD.store(enabled, Ordering::Relaxed);
 }
 
-/// Vertices per group of the eight-lane path.
-const LANE_GROUP: usize = 8;
-
-/// Vertices per parallel work item.
-const CHUNK: usize = 8 * 1024;
+/// Vertices per parallel work item (whole lane-order windows).
+const CHUNK: usize = 4 * WINDOW;
 /// Primitives smaller than this are deformed on the calling thread.
 const PARALLEL_THRESHOLD: usize = 16 * 1024;
 
@@ -171,7 +170,8 @@ pub(crate) fn run<const K: usize, F: VertexKernel<K>>(
         match normals {
             Some(normals) => {
                 let rest_n = &normals[start..end];
-                let done = stream_with_normals_best::<K, F>(*kernel, pos, nrm, rest, rest_n, w, s);
+                let windows = Windows { inf, first: start / WINDOW };
+                let done = stream_with_normals_best::<K, F>(*kernel, pos, nrm, rest, rest_n, w, s, windows);
                 pos[done..].copy_from_slice(&rest[done..]);
                 nrm[done..].copy_from_slice(&rest_n[done..]);
             }
@@ -200,6 +200,7 @@ pub(crate) fn run<const K: usize, F: VertexKernel<K>>(
 
 /// The hot loop compiled for the best instruction set this CPU has (AVX2 with FMA where the CPU
 /// has them: VEX encoding and three-operand forms; SSE2 otherwise).
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn stream_with_normals_best<const K: usize, F: VertexKernel<K>>(
     kernel: F,
@@ -209,6 +210,7 @@ fn stream_with_normals_best<const K: usize, F: VertexKernel<K>>(
     rest_n: &[Vec3],
     w: &[f32],
     s: &[u32],
+    windows: Windows<'_>,
 ) -> usize {
     #[cfg(target_arch = "x86_64")]
     if WIDE_SIMD.load(Ordering::Relaxed)
@@ -216,9 +218,9 @@ fn stream_with_normals_best<const K: usize, F: VertexKernel<K>>(
         && std::arch::is_x86_feature_detected!("fma")
     {
         // SAFETY: the CPU has the features the function is compiled for.
-        return unsafe { stream_with_normals_avx2::<K, F>(kernel, pos, nrm, rest, rest_n, w, s) };
+        return unsafe { stream_with_normals_avx2::<K, F>(kernel, pos, nrm, rest, rest_n, w, s, windows) };
     }
-    stream_with_normals::<K, F>(kernel, pos, nrm, rest, rest_n, w, s)
+    stream_with_normals::<K, F>(kernel, pos, nrm, rest, rest_n, w, s, windows)
 }
 
 /// [`stream_with_normals`] compiled with AVX2 and FMA enabled.
@@ -227,6 +229,7 @@ fn stream_with_normals_best<const K: usize, F: VertexKernel<K>>(
 /// The CPU must support AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx,avx2,fma")]
+#[allow(clippy::too_many_arguments)]
 #[inline(never)]
 unsafe fn stream_with_normals_avx2<const K: usize, F: VertexKernel<K>>(
     kernel: F,
@@ -236,11 +239,13 @@ unsafe fn stream_with_normals_avx2<const K: usize, F: VertexKernel<K>>(
     rest_n: &[Vec3],
     w: &[f32],
     s: &[u32],
+    windows: Windows<'_>,
 ) -> usize {
-    stream_body::<K, F, Fused>(kernel, pos, nrm, rest, rest_n, w, s)
+    stream_body::<K, F, Fused>(kernel, pos, nrm, rest, rest_n, w, s, windows)
 }
 
 /// The hot loop for primitives with normals (SSE2); returns how many vertices it deformed.
+#[allow(clippy::too_many_arguments)]
 #[inline(never)]
 fn stream_with_normals<const K: usize, F: VertexKernel<K>>(
     kernel: F,
@@ -250,13 +255,24 @@ fn stream_with_normals<const K: usize, F: VertexKernel<K>>(
     rest_n: &[Vec3],
     w: &[f32],
     s: &[u32],
+    windows: Windows<'_>,
 ) -> usize {
-    stream_body::<K, F, Plain>(kernel, pos, nrm, rest, rest_n, w, s)
+    stream_body::<K, F, Plain>(kernel, pos, nrm, rest, rest_n, w, s, windows)
 }
 
-/// The loop itself: zipped slices, so no bounds checks; with `M::LANES`, runs of eight vertices
-/// that share a packed set word go through the kernel's eight-lane path.
+/// The lane-order windows of the vertices a chunk deforms: `inf`'s windows from `first` on.
+#[derive(Clone, Copy)]
+pub(crate) struct Windows<'a> {
+    inf: &'a Influences,
+    first: usize,
+}
+
+/// The loop itself. Without `M::LANES` a plain walk over zipped slices (no bounds checks); with
+/// it, window by window: each lane group of eight vertices sharing a packed set word
+/// (`model::lane_order`) is gathered, deformed in the lanes of 256-bit registers and scattered
+/// back, then the window's other vertices go one by one. Returns how many vertices it deformed.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith>(
     kernel: F,
     pos: &mut [Vec3],
@@ -265,36 +281,72 @@ fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith>(
     rest_n: &[Vec3],
     w: &[f32],
     s: &[u32],
+    windows: Windows<'_>,
 ) -> usize {
     let n = pos.len().min(nrm.len()).min(rest.len()).min(rest_n.len()).min(w.len() / K).min(s.len());
-    let mut i = 0;
-    while i < n {
-        #[cfg(target_arch = "x86_64")]
-        if M::LANES && i + LANE_GROUP <= n {
-            let words = &s[i..i + LANE_GROUP];
-            let word = words[0];
-            // SAFETY: `M::LANES` holds only for the AVX2+FMA variant, run after detection.
-            if words.iter().all(|&x| x == word)
-                && unsafe { kernel.lanes(word, &w[i * K..], &rest[i..], &rest_n[i..], &mut pos[i..], &mut nrm[i..]) }
-            {
-                i += LANE_GROUP;
-                continue;
+    #[cfg(target_arch = "x86_64")]
+    if M::LANES {
+        let mut base = 0;
+        let mut window = windows.first;
+        while base < n {
+            let len = WINDOW.min(n - base);
+            let one = |i: usize, pos: &mut [Vec3], nrm: &mut [Vec3]| {
+                let (a, b) =
+                    kernel.vertex::<M>(s[i], as_array(&w[i * K..(i + 1) * K]), rest[i].into(), rest_n[i].into());
+                pos[i] = a.into();
+                nrm[i] = b.into();
+            };
+            match windows.inf.lane_window(window).filter(|o| o.rest().len() + o.grouped() == len) {
+                Some(order) => {
+                    let mut gw = [0f32; GROUP * MAX_SLOTS];
+                    let (mut gp, mut gn) = ([Vec3::ZERO; GROUP], [Vec3::ZERO; GROUP]);
+                    let (mut op, mut on) = ([Vec3::ZERO; GROUP], [Vec3::ZERO; GROUP]);
+                    for group in order.groups() {
+                        for (l, &off) in group.iter().enumerate() {
+                            let i = base + off as usize;
+                            gp[l] = rest[i];
+                            gn[l] = rest_n[i];
+                            gw[l * K..(l + 1) * K].copy_from_slice(&w[i * K..(i + 1) * K]);
+                        }
+                        let word = s[base + group[0] as usize];
+                        // SAFETY: `M::LANES` holds only for the AVX2+FMA variant, run after detection.
+                        if unsafe { kernel.lanes(word, &gw[..GROUP * K], &gp, &gn, &mut op, &mut on) } {
+                            for (l, &off) in group.iter().enumerate() {
+                                pos[base + off as usize] = op[l];
+                                nrm[base + off as usize] = on[l];
+                            }
+                        } else {
+                            for &off in group {
+                                one(base + off as usize, pos, nrm);
+                            }
+                        }
+                    }
+                    for &off in order.rest() {
+                        one(base + off as usize, pos, nrm);
+                    }
+                }
+                None => {
+                    for i in base..base + len {
+                        one(i, pos, nrm);
+                    }
+                }
             }
+            base += len;
+            window += 1;
         }
-        // Up to the next group of eight, vertex by vertex.
-        let end = if M::LANES { (i + LANE_GROUP).min(n) } else { n };
-        for ((((p, q), (&v, &vn)), w), &word) in pos[i..end]
-            .iter_mut()
-            .zip(nrm[i..end].iter_mut())
-            .zip(rest[i..end].iter().zip(&rest_n[i..end]))
-            .zip(w[i * K..end * K].chunks_exact(K))
-            .zip(&s[i..end])
-        {
-            let (a, b) = kernel.vertex::<M>(word, as_array(w), v.into(), vn.into());
-            *p = a.into();
-            *q = b.into();
-        }
-        i = end;
+        return n;
+    }
+    let _ = windows;
+    for ((((p, q), (&v, &vn)), w), &word) in pos[..n]
+        .iter_mut()
+        .zip(nrm[..n].iter_mut())
+        .zip(rest[..n].iter().zip(&rest_n[..n]))
+        .zip(w[..n * K].chunks_exact(K))
+        .zip(&s[..n])
+    {
+        let (a, b) = kernel.vertex::<M>(word, as_array(w), v.into(), vn.into());
+        *p = a.into();
+        *q = b.into();
     }
     n
 }

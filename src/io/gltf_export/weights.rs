@@ -75,11 +75,11 @@ pub fn quantized_weights(weights: &[f64], scale: u32) -> Vec<u32> {
 
 /// JOINTS_n / WEIGHTS_n data of one primitive, `sets` of 4 slots per vertex.
 pub(super) struct EncodedWeights {
-    sets: usize,
-    joints: Vec<Vec<u8>>,
-    weights: Vec<Vec<u8>>,
-    trimmed: usize,
-    empty: usize,
+    pub(super) sets: usize,
+    pub(super) joints: Vec<Vec<u8>>,
+    pub(super) weights: Vec<Vec<u8>>,
+    pub(super) trimmed: usize,
+    pub(super) empty: usize,
 }
 
 pub(super) fn encode_weights(
