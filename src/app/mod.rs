@@ -12,6 +12,7 @@ pub mod file_menu;
 pub mod frame_bench;
 pub mod frame_times;
 pub mod gizmo;
+pub mod gizmo_drag;
 pub mod history;
 pub mod ik_input;
 pub mod paint_overlay;

@@ -65,6 +65,11 @@ impl SkinlabApp {
                 if self.state.mode == Mode::Pose {
                     cmds.extend(ui::ik_panel::ik_shortcuts(i, &self.state));
                     cmds.extend(ui::timeline::key_shortcuts(i));
+                    // Blender's orientation key: Local ⇄ World rings.
+                    if i.consume_key(Modifiers::NONE, Key::Comma) {
+                        let g = &mut self.state.gizmo;
+                        g.orientation = g.orientation.toggled();
+                    }
                 }
                 if self.state.mode == Mode::Rig {
                     if let Some(node) = self.state.selected {

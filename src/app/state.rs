@@ -111,6 +111,10 @@ pub struct EditorState {
     pub ik: IkState,
     /// The model's pose library (read lazily, see [`EditorState::sync_pose_library`]).
     pub poses: PoseLibraryState,
+    /// The rotation gizmo's settings (Local / World rings).
+    pub gizmo: super::gizmo::GizmoSettings,
+    /// The rotation fields' Euler order and the values typed into them.
+    pub rotation_fields: super::ui::rotation_fields::RotationFields,
     /// Viewport drawing options.
     pub view: ViewOptions,
     /// The shared camera.
@@ -210,6 +214,8 @@ impl EditorState {
             rig: RigState::default(),
             ik: IkState::default(),
             poses: PoseLibraryState::default(),
+            gizmo: super::gizmo::GizmoSettings::default(),
+            rotation_fields: super::ui::rotation_fields::RotationFields::default(),
             view: ViewOptions::default(),
             camera: OrbitCamera::default(),
             clip: None,

@@ -6,7 +6,6 @@
 
 use glam::{Vec2, Vec3};
 
-use super::gizmo::axis;
 use crate::render::OrbitCamera;
 
 /// Arrow length on screen, pixels.
@@ -129,6 +128,11 @@ pub fn grab_point(handle: Handle, camera: &OrbitCamera, joint: Vec3, origin: Vec
         Handle::Plane(n) => on_plane(axis(n)),
         Handle::Screen => on_plane(camera.back()),
     }
+}
+
+/// World axis 0 (X), 1 (Y) or 2 (Z).
+fn axis(i: usize) -> Vec3 {
+    Vec3::AXES[i.min(2)]
 }
 
 #[cfg(test)]

@@ -19,7 +19,8 @@ use glam::Vec2;
 
 use super::command::Command;
 use super::frame_times::Stage;
-use super::gizmo::{self, Gizmo, Handle};
+use super::gizmo::{self, Gizmo, Handle, JointFrame};
+use super::gizmo_drag::RotateDrag;
 use super::rig_input::{self, PanelPointer, RigInput};
 use super::state::{EditorState, Mode};
 use super::translate_gizmo::TranslateGizmo;
@@ -69,23 +70,13 @@ pub struct Viewport {
     pub preview_brush: bool,
     /// What the brush was over last frame (drawn as the brush circle and the read-out).
     pub hover: Option<(egui::Pos2, super::state::HoverInfo)>,
-    drag: Option<Drag>,
+    drag: Option<RotateDrag>,
     next_gesture: u64,
     rig: RigInput,
     ik: super::ik_input::IkInput,
     select: super::select_input::SelectInput,
     /// Where the viewport was drawn last frame (screen points).
     pub last_rect: Option<egui::Rect>,
-}
-
-struct Drag {
-    handle: Handle,
-    node: usize,
-    start: Vec2,
-    centre: Vec2,
-    local_start: glam::DQuat,
-    parent: glam::DQuat,
-    gesture: u64,
 }
 
 fn to_vec2(p: egui::Pos2) -> Vec2 {
@@ -223,7 +214,11 @@ impl Viewport {
             to_vec2(p - panel_rect(i).min.to_vec2())
         };
         let joint = s.selected.and_then(|n| s.node_position(n));
-        let gizmo = joint.filter(|_| s.mode == Mode::Pose).and_then(|j| Gizmo::new(&s.camera, j, size));
+        let gizmo = joint.filter(|_| s.mode == Mode::Pose).and_then(|j| {
+            let frame = JointFrame::of(&s.model, &s.pose, &s.model_from_node, s.selected?)?;
+            let axes = frame.ring_axes(s.gizmo.orientation).map(|a| a.as_vec3());
+            Gizmo::new(&s.camera, j, axes, s.gizmo.orientation, size)
+        });
         let mover = joint.filter(|_| s.mode == Mode::Rig).and_then(|j| TranslateGizmo::new(&s.camera, j, size));
         let panel_of = |p: egui::Pos2| (((p.x - rect.min.x) / panel_w).floor().max(0.0) as usize).min(panels - 1);
 
@@ -285,6 +280,9 @@ impl Viewport {
         }
         if s.mode == Mode::Pose {
             self.ik.draw(&painter, rect.min, s, size);
+        }
+        if let Some(d) = &self.drag {
+            draw_readout(&painter, rect, &d.readout());
         }
         if let Some(g) = &mover {
             rig_input::draw(&painter, rect.min, g, self.rig.active_handle());
@@ -415,29 +413,20 @@ impl Viewport {
             (i.pointer.primary_down(), i.pointer.secondary_down(), i.pointer.middle_down(), i.modifiers.shift)
         });
         if response.drag_started() && primary && !shift {
-            if let (Some(g), Some(p), Some(node)) = (gizmo, pointer, s.selected) {
-                if let Some(handle) = g.hit(local(p)) {
-                    let parent = s.model.nodes.nodes.get(node).and_then(|n| n.parent);
-                    let parent_rot = parent
-                        .and_then(|p| s.model_from_node.get(p))
-                        .map_or(glam::DQuat::IDENTITY, gizmo::world_rotation);
+            // Grab where the button went down: egui reports the drag a few pixels later.
+            let pressed_at = ui.input(|i| i.pointer.press_origin()).or(pointer);
+            if let (Some(g), Some(p), Some(node)) = (gizmo, pressed_at, s.selected) {
+                let frame = JointFrame::of(&s.model, &s.pose, &s.model_from_node, node);
+                if let (Some(handle), Some(frame)) = (g.hit(local(p)), frame) {
                     self.next_gesture += 1;
-                    self.drag = Some(Drag {
-                        handle,
-                        node,
-                        start: local(p),
-                        centre: g.centre,
-                        local_start: s.rotation_of(node),
-                        parent: parent_rot,
-                        gesture: self.next_gesture,
-                    });
+                    self.drag = Some(RotateDrag::start(g, handle, local(p), frame, self.next_gesture));
                 }
             }
         }
-        if let (Some(d), Some(p)) = (&self.drag, pointer) {
+        if let (Some(d), Some(p)) = (&mut self.drag, pointer) {
             if response.dragged() {
-                let world = gizmo::drag_rotation(d.handle, &s.camera, d.centre, d.start, local(p));
-                let rotation = gizmo::local_after(d.parent, world, d.local_start);
+                let (fine, snap) = ui.input(|i| (i.modifiers.shift, i.modifiers.command));
+                let rotation = d.update(local(p), fine, snap, &s.camera);
                 s.apply(Command::SetRotation { node: d.node, rotation, gesture: Some(d.gesture) });
             }
         }
@@ -522,27 +511,19 @@ fn draw_panel(g: &GpuShared, info: &egui::PaintCallbackInfo, camera: &OrbitCamer
 }
 
 fn draw_gizmo(painter: &egui::Painter, origin: egui::Pos2, g: &Gizmo, active: Option<Handle>) {
-    let at = |v: Vec2| origin + egui::vec2(v.x, v.y);
-    let centre = at(g.centre);
-    let disc = if active == Some(Handle::Trackball) { 140 } else { 90 };
-    painter.circle_stroke(
-        centre,
-        gizmo::RADIUS_PX * 1.1,
-        egui::Stroke::new(1.5, egui::Color32::from_white_alpha(disc)),
+    gizmo::draw(painter, origin, g, active);
+}
+
+/// The angle being applied, at the top of the viewport (where Blender's header shows it).
+fn draw_readout(painter: &egui::Painter, rect: egui::Rect, text: &str) {
+    let galley = painter.layout_no_wrap(text.to_owned(), egui::FontId::proportional(16.0), egui::Color32::WHITE);
+    let pos = egui::pos2(rect.center().x - galley.size().x * 0.5, rect.min.y + 8.0);
+    painter.rect_filled(
+        egui::Rect::from_min_size(pos, galley.size()).expand(5.0),
+        3.0,
+        egui::Color32::from_black_alpha(170),
     );
-    let colours = [
-        egui::Color32::from_rgb(230, 70, 70),
-        egui::Color32::from_rgb(90, 210, 90),
-        egui::Color32::from_rgb(80, 130, 240),
-    ];
-    for (i, ring) in g.rings.iter().enumerate() {
-        let width = if active == Some(Handle::Axis(i)) { 4.0 } else { 2.0 };
-        for w in ring.windows(2) {
-            let ((a, fa), (b, fb)) = (w[0], w[1]);
-            let c = if fa && fb { colours[i] } else { colours[i].gamma_multiply(0.3) };
-            painter.line_segment([at(a), at(b)], egui::Stroke::new(width, c));
-        }
-    }
+    painter.galley(pos, galley, egui::Color32::WHITE);
 }
 
 fn draw_legend(painter: &egui::Painter, rect: egui::Rect, max: f32, a: &str, b: &str) {

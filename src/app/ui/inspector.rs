@@ -1,17 +1,15 @@
 //! The inspector: skinning method (LBS / DQS / SBS), split view and comparison method, the
-//! difference overlay, view toggles and axis views, and the selected joint's rotation as Euler degrees (with the
-//! quaternion shown), reset buttons; Copy Pose, Paste and Paste Flipped.
-
-use eframe::egui;
-use glam::{DQuat, EulerRot};
+//! difference overlay, view toggles and axis views, and the selected joint: the gizmo's Local /
+//! World rings, its rotation fields (`rotation_fields.rs`: Euler in a chosen order, twist and bend
+//! about the bone) with the quaternion shown, reset buttons; Copy Pose, Paste and Paste Flipped.
 
 use crate::app::command::Command;
+use crate::app::gizmo::Orientation;
 use crate::app::state::EditorState;
+use crate::app::ui::rotation_fields::rotation_fields_ui;
 use crate::app::view_keys::ViewAxis;
 use crate::skinning::SkinningMethod;
-
-/// Accessible labels of the rotation fields (tests find the fields by these).
-pub const EULER_LABELS: [&str; 3] = ["Rotation X (°)", "Rotation Y (°)", "Rotation Z (°)"];
+use eframe::egui;
 
 /// Draws the inspector and returns the commands it issued.
 pub fn inspector_ui(ui: &mut egui::Ui, s: &mut EditorState, gesture: &mut u64) -> Vec<Command> {
@@ -131,35 +129,9 @@ pub fn skinning_ui(ui: &mut egui::Ui, s: &EditorState) -> Vec<Command> {
     cmds
 }
 
-fn joint_ui(ui: &mut egui::Ui, s: &EditorState, node: usize, gesture: &mut u64, cmds: &mut Vec<Command>) {
-    ui.label(egui::RichText::new(s.model.nodes.key(node)).strong());
-    let q = s.rotation_of(node);
-    let (x, y, z) = q.to_euler(EulerRot::XYZ);
-    let mut deg = [x.to_degrees(), y.to_degrees(), z.to_degrees()];
-    let mut changed = false;
-    let mut dragging = false;
-    let mut started = false;
-    egui::Grid::new("euler").num_columns(2).show(ui, |ui| {
-        for (i, label) in EULER_LABELS.iter().enumerate() {
-            let l = ui.label(*label);
-            let r = ui
-                .add(egui::DragValue::new(&mut deg[i]).speed(0.5).range(-360.0..=360.0).fixed_decimals(1))
-                .labelled_by(l.id);
-            changed |= r.changed();
-            dragging |= r.dragged();
-            started |= r.drag_started();
-            ui.end_row();
-        }
-    });
-    if started {
-        *gesture += 1;
-    }
-    if changed {
-        let rotation = DQuat::from_euler(EulerRot::XYZ, deg[0].to_radians(), deg[1].to_radians(), deg[2].to_radians());
-        cmds.push(Command::SetRotation { node, rotation, gesture: dragging.then_some(*gesture) });
-    }
-    ui.label(format!("quaternion (x, y, z, w): ({:.4}, {:.4}, {:.4}, {:.4})", q.x, q.y, q.z, q.w));
+fn joint_ui(ui: &mut egui::Ui, s: &mut EditorState, node: usize, gesture: &mut u64, cmds: &mut Vec<Command>) {
     ui.horizontal(|ui| {
+        ui.label(egui::RichText::new(s.model.nodes.key(node)).strong());
         if ui.button("Reset joint").clicked() {
             cmds.push(Command::ResetJoint(node));
         }
@@ -167,6 +139,21 @@ fn joint_ui(ui: &mut egui::Ui, s: &EditorState, node: usize, gesture: &mut u64, 
             cmds.push(Command::ResetPose);
         }
     });
+    ui.horizontal(|ui| {
+        ui.label("Gizmo");
+        for o in Orientation::ALL {
+            let hover = match o {
+                Orientation::Local => "rings about the joint's own axes (key , toggles)",
+                Orientation::World => "rings about the world's X, Y and Z (key , toggles)",
+            };
+            if ui.selectable_label(s.gizmo.orientation == o, o.label()).on_hover_text(hover).clicked() {
+                s.gizmo.orientation = o;
+            }
+        }
+    });
+    cmds.extend(rotation_fields_ui(ui, s, node, gesture));
+    let q = s.rotation_of(node);
+    ui.label(format!("local quaternion (x, y, z, w): ({:.4}, {:.4}, {:.4}, {:.4})", q.x, q.y, q.z, q.w));
 }
 
 /// The number key that selects a method.

@@ -1,4 +1,4 @@
-//! The editor's panels: the joint tree, the inspector (method, comparison, joint rotation), the
+//! The editor's panels: the joint tree, the inspector (method, comparison, joint rotation and its fields), the
 //! paint panel and its weight tools (selection, gradient, weight table, transfer), the rig panel, the joint-sets window, the sweep window and its plots, the timeline and the status line. Each panel reads the state and returns commands.
 
 pub mod ik_panel;
@@ -8,6 +8,7 @@ pub mod outliner;
 pub mod paint_panel;
 pub mod pose_library_panel;
 pub mod rig_panel;
+pub mod rotation_fields;
 pub mod status_bar;
 pub mod sweep_panel;
 pub mod sweep_plot;
