@@ -193,3 +193,85 @@ fn the_weight_motion_shows_sbs_jumping_and_sbs_c_continuous() {
     let c = &sw.curves[2].weight_steps;
     assert!(c.windows(2).all(|p| p[1].jump <= p[0].jump * 1.01 + 1e-7), "SBS-C's jump shrinks with the weight: {c:?}");
 }
+
+/// The range-of-motion clip drives the sweep: at the clip's keys the metrics equal the sweep's own
+/// steps at the same angles (0°, 45°, 90° of a twist and a bend on the cylinder), and each run
+/// holds exactly the keys of its motion, in time order.
+#[test]
+fn the_range_of_motion_clip_drives_the_sweep() {
+    use skinlab::analysis::rom::{rom_clip, RomRequest};
+    use skinlab::analysis::sweep::sweep_clip;
+    let mut model = rigs::two_bone_cylinder(41, 24);
+    let rom = rom_clip(
+        &model,
+        &RomRequest { joints: vec![1], max_angle_rad: std::f64::consts::FRAC_PI_2, seconds_per_motion: 1.0 },
+    );
+    model.clips.push(rom.clip.clone());
+    let request = |steps| SweepRequest {
+        joints: vec![1],
+        methods: METHODS.to_vec(),
+        motions: vec![Motion::Twist, Motion::Bend],
+        max_angle_rad: std::f64::consts::FRAC_PI_2,
+        steps,
+    };
+    let driven = sweep_clip(&model, "cylinder", &rom.clip, &request(3));
+    let own = sweep(&model, "cylinder", &request(3));
+    assert_eq!(driven.sweeps.len(), 2, "a twist run and a bend run");
+    for (d, o) in driven.sweeps.iter().zip(&own.sweeps) {
+        assert_eq!((d.motion, d.axis), (o.motion, o.axis));
+        for (dc, oc) in d.curves.iter().zip(&o.curves) {
+            let angles: Vec<f64> = dc.steps.iter().map(|m| m.angle_deg.round()).collect();
+            assert_eq!(angles, [0.0, 45.0, 90.0, 45.0, 0.0, -45.0, -90.0, -45.0, 0.0], "{}", dc.method);
+            let times: Vec<f64> = dc.steps.iter().map(|m| m.time_secs.unwrap()).collect();
+            assert!(times.windows(2).all(|w| w[0] < w[1]), "time order: {times:?}");
+            for (dm, om) in dc.steps[..3].iter().zip(&oc.steps) {
+                let what = format!("{} {:?} at {}°", dc.method, d.motion, om.angle_deg);
+                assert!((dm.angle_deg - om.angle_deg).abs() < 1e-4, "{what}: angle {}", dm.angle_deg);
+                assert!(
+                    (dm.collapse - om.collapse).abs() < 1e-4,
+                    "{what}: collapse {} vs {}",
+                    dm.collapse,
+                    om.collapse
+                );
+                assert!((dm.volume_change - om.volume_change).abs() < 1e-4, "{what}: volume");
+                assert!((dm.bulge - om.bulge).abs() < 1e-4, "{what}: bulge");
+            }
+        }
+    }
+    // LBS's twist collapse at the clip's 90° key, as in the sweep's own.
+    let lbs = &driven.sweeps[0].curves[0];
+    assert!(lbs.steps[2].collapse < 0.9, "LBS pinches at a 90° twist: {}", lbs.steps[2].collapse);
+}
+
+#[test]
+fn a_clip_driven_sweep_through_the_binary() {
+    let dir = tempfile::tempdir().unwrap();
+    let rom = dir.path().join("fox-rom.glb");
+    let made = skinlab([
+        "rom".as_ref(),
+        fox().as_os_str(),
+        "--joints".as_ref(),
+        "b_LeftLeg01_015".as_ref(),
+        "--max-angle".as_ref(),
+        "60".as_ref(),
+        "--out".as_ref(),
+        rom.as_os_str(),
+    ]);
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let report = dir.path().join("r.json");
+    let plot = dir.path().join("r.png");
+    let run = |extra: &[&str]| {
+        let mut args: Vec<&OsStr> = vec!["sweep".as_ref(), rom.as_os_str(), "--out".as_ref(), report.as_os_str()];
+        args.extend(extra.iter().map(OsStr::new));
+        skinlab(&args)
+    };
+    let ok = run(&["--clip", "ROM", "--joints", "b_LeftLeg01_015", "--plot", plot.to_str().unwrap()]);
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let steps = json["sweeps"][0]["curves"][0]["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 9, "0 → 60 → 0 → −60 → 0 in 30° keys");
+    assert!(steps.iter().all(|s| s["time_secs"].is_number()));
+    assert!(std::fs::metadata(&plot).unwrap().len() > 1000);
+    assert_one_error_line(&run(&["--clip", "Nope"]), &["--clip", "Nope", "ROM"]);
+    assert_one_error_line(&run(&["--clip", "ROM", "--motion", "weight"]), &["--motion weight", "--clip"]);
+}

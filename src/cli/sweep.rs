@@ -1,6 +1,6 @@
 //! `skinlab sweep MODEL [--joints NAME,...] [--method lbs,dqs,sbs] [--motion twist,bend]
-//! [--max-angle 180] [--steps 37] --out REPORT.json|.csv [--plot PLOT.png]`: the stress sweep of
-//! `analysis::sweep`. Every option is checked before any work; files are written atomically.
+//! [--max-angle 180] [--steps 37 | --clip NAME] --out REPORT.json|.csv [--plot PLOT.png]`: the stress
+//! sweep of `analysis::sweep`, on its own steps or on a clip's keys. Every option is checked before any work; files are written atomically.
 
 use std::path::{Path, PathBuf};
 
@@ -9,7 +9,7 @@ use clap::Args;
 use super::{load, CliError};
 use crate::analysis::sweep::{self, plot, Motion, SweepRequest};
 use crate::io::atomic_write;
-use crate::model::Model;
+use crate::model::{Clip, Model};
 use crate::skinning::SkinningMethod;
 
 /// Arguments of `skinlab sweep`.
@@ -33,6 +33,12 @@ pub struct SweepArgs {
     /// Steps from 0° to the largest angle, both included (2 to 10000).
     #[arg(long, default_value_t = 37)]
     pub steps: usize,
+    /// Measure at the key times of this clip of the model (a name, or #N for the N-th clip, e.g. the
+    /// range-of-motion clip of `skinlab rom`) instead of turning each joint through --steps up to
+    /// --max-angle: per joint and motion, the keys at which the clip turns the joint about that
+    /// motion's axis.
+    #[arg(long, value_name = "NAME")]
+    pub clip: Option<String>,
     /// The report: .json or .csv (replaced atomically).
     #[arg(long, value_name = "REPORT.json|.csv")]
     pub out: PathBuf,
@@ -70,6 +76,17 @@ pub(super) fn joints(model: &Model, names: &[String], path: &Path) -> Result<Vec
     Ok(out)
 }
 
+/// The clip named `name` (or `#N`, counted from 0) of `model`.
+fn clip<'m>(model: &'m Model, name: &str, path: &Path) -> Result<&'m Clip, CliError> {
+    let by_index = name.strip_prefix('#').and_then(|n| n.parse::<usize>().ok()).and_then(|n| model.clips.get(n));
+    by_index.or_else(|| model.clips.iter().find(|c| c.name.as_deref() == Some(name))).ok_or_else(|| {
+        let names: Vec<String> =
+            model.clips.iter().enumerate().map(|(i, c)| c.name.clone().unwrap_or_else(|| format!("#{i}"))).collect();
+        let known = if names.is_empty() { "the model has none".to_owned() } else { names.join(", ") };
+        format!("{}: --clip {name:?}: no such clip ({known})", path.display()).into()
+    })
+}
+
 /// Checks the options that need no model.
 fn check_options(args: &SweepArgs) -> Result<(), CliError> {
     let out_ext = extension(&args.out);
@@ -88,6 +105,9 @@ fn check_options(args: &SweepArgs) -> Result<(), CliError> {
     }
     if !(2..=10_000).contains(&args.steps) {
         return Err(format!("--steps {}: must be 2 to 10000", args.steps).into());
+    }
+    if args.clip.is_some() && args.motion.contains(&Motion::Weight) {
+        return Err("--motion weight turns nothing, so a clip cannot drive it: leave it out with --clip".into());
     }
     if args.method.is_empty() || args.motion.is_empty() {
         return Err("--method and --motion need at least one value".into());
@@ -122,7 +142,19 @@ pub fn run(args: &SweepArgs) -> Result<(), CliError> {
     }
     let request =
         SweepRequest { joints, methods, motions, max_angle_rad: args.max_angle.to_radians(), steps: args.steps };
-    let report = sweep::sweep(&model, &args.model.display().to_string(), &request);
+    let title = args.model.display().to_string();
+    let report = match &args.clip {
+        Some(name) => sweep::sweep_clip(&model, &title, clip(&model, name, &args.model)?, &request),
+        None => sweep::sweep(&model, &title, &request),
+    };
+    if report.sweeps.is_empty() && args.clip.is_some() {
+        return Err(format!(
+            "{}: --clip {:?} turns none of the chosen joints about a --motion axis",
+            args.model.display(),
+            args.clip.as_deref().unwrap_or_default()
+        )
+        .into());
+    }
     let written = if extension(&args.out) == "csv" {
         atomic_write(&args.out, |w| sweep::write_csv(w, &report))
     } else {

@@ -5,6 +5,7 @@
 //! collapse, volume change, bulge and flip. The `weight` motion instead measures, per method, how
 //! far a vertex jumps when the joint's weight on it goes from ε to 0 (`weight_jump`).
 
+mod clip;
 mod csv;
 pub mod plot;
 pub mod region;
@@ -16,6 +17,7 @@ use std::str::FromStr;
 use glam::DVec3;
 use serde::Serialize;
 
+pub use clip::sweep_clip;
 pub use csv::write_csv;
 use region::Region;
 
@@ -99,6 +101,9 @@ pub struct StepMetrics {
     pub bulge: f64,
     /// Largest vertex displacement since the previous step over the expected arc (0 at step 0).
     pub flip: f64,
+    /// The clip time of the step, seconds (sweeps driven by a clip only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_secs: Option<f64>,
 }
 
 /// One step of the `weight` motion.
@@ -169,6 +174,32 @@ fn sweep_bounds(out: &[Vec<DeformedPrimitive>]) -> DVec3 {
     }
 }
 
+/// What every sweep starts from: the bind pose and its joints, and the bind pose's deformation
+/// (LBS), centre and enclosed volume.
+struct Setup {
+    base: Pose,
+    globals: Vec<glam::DMat4>,
+    placements: Vec<glam::DMat4>,
+    deformer: Deformer,
+    rest: Vec<Vec<DeformedPrimitive>>,
+    origin: DVec3,
+    rest_volume: f64,
+}
+
+impl Setup {
+    fn new(model: &Model) -> Self {
+        let base = bind_pose(model);
+        let globals = bind_globals(model);
+        let placements = bind_placements(model);
+        let mut deformer = Deformer::new();
+        let mut rest = Vec::new();
+        deform_held(&mut deformer, model, &base, SkinningMethod::Lbs, &placements, &mut rest);
+        let origin = sweep_bounds(&rest);
+        let rest_volume = model_volume(model, &rest, origin);
+        Self { base, globals, placements, deformer, rest, origin, rest_volume }
+    }
+}
+
 /// The angle of step `k` of `steps` up to `max_angle_rad`.
 #[must_use]
 pub fn step_angle(k: usize, steps: usize, max_angle_rad: f64) -> f64 {
@@ -203,15 +234,8 @@ pub fn step_pose(
 /// Runs the sweep. Joints that influence no vertex get no entry.
 #[must_use]
 pub fn sweep(model: &Model, title: &str, request: &SweepRequest) -> SweepReport {
-    let base = bind_pose(model);
-    let globals = bind_globals(model);
-    let placements = bind_placements(model);
+    let Setup { base, globals, placements, mut deformer, rest, origin, rest_volume } = Setup::new(model);
     let steps = request.steps.max(2);
-    let mut deformer = Deformer::new();
-    let mut rest = Vec::new();
-    deform_held(&mut deformer, model, &base, SkinningMethod::Lbs, &placements, &mut rest);
-    let origin = sweep_bounds(&rest);
-    let rest_volume = model_volume(model, &rest, origin);
     let (mut out, mut previous) = (Vec::new(), Vec::new());
     let mut sweeps = Vec::new();
     for &node in &request.joints {
@@ -237,7 +261,14 @@ pub fn sweep(model: &Model, title: &str, request: &SweepRequest) -> SweepReport 
                     } else {
                         region.flip(&previous, &out, angle - step_angle(k - 1, steps, request.max_angle_rad))
                     };
-                    metrics.push(StepMetrics { angle_deg: angle.to_degrees(), collapse, volume_change, bulge, flip });
+                    metrics.push(StepMetrics {
+                        angle_deg: angle.to_degrees(),
+                        collapse,
+                        volume_change,
+                        bulge,
+                        flip,
+                        time_secs: None,
+                    });
                     std::mem::swap(&mut out, &mut previous);
                 }
                 curves.push(MethodCurve { method, steps: metrics, weight_steps: Vec::new() });

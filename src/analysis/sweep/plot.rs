@@ -73,7 +73,13 @@ pub fn draw(report: &SweepReport) -> (Vec<u8>, u32, u32) {
         canvas.text(x + 30, 10, m.label(), 2, INK);
         x += 30 + Canvas::text_width(m.label(), 2) + 24;
     }
-    let note = format!("{} STEPS TO {} DEG", report.steps, format_units(report.max_angle_deg as f32));
+    let clip_driven =
+        report.sweeps.iter().flat_map(|s| &s.curves).flat_map(|c| &c.steps).any(|m| m.time_secs.is_some());
+    let note = if clip_driven {
+        format!("{} CLIP KEYS, TURNS UP TO {} DEG", report.steps, format_units(report.max_angle_deg as f32))
+    } else {
+        format!("{} STEPS TO {} DEG", report.steps, format_units(report.max_angle_deg as f32))
+    };
     canvas.text(x + 10, 13, &note, 1, INK);
     if methods.len() > 1 {
         canvas.text(
@@ -96,10 +102,11 @@ pub fn draw(report: &SweepReport) -> (Vec<u8>, u32, u32) {
     (rgba, width, height)
 }
 
-/// One panel's content: titles, the x range (from 0), and one polyline per method.
+/// One panel's content: titles, the x range, and one polyline per method.
 struct Panel<'a> {
     title: &'a str,
     x_title: &'a str,
+    x_min: f64,
     x_max: f64,
     floor: (f64, f64),
     curves: Vec<(SkinningMethod, Vec<(f64, f64)>)>,
@@ -120,7 +127,8 @@ fn panel(canvas: &mut Canvas, (px, py): (i64, i64), spec: &Panel) {
     let (lo, hi, step) = nice_range(lo, hi);
     let ticks = ((hi - lo) / step).round().max(1.0) as i64;
     let span = (hi - lo).max(1e-12);
-    let to_x = |a: f64| x0 + ((a / spec.x_max.max(1e-12)) * (x1 - x0) as f64).round() as i64;
+    let x_span = (spec.x_max - spec.x_min).max(1e-12);
+    let to_x = |a: f64| x0 + (((a - spec.x_min) / x_span) * (x1 - x0) as f64).round() as i64;
     let to_y = |v: f64| y1 - (((v - lo) / span) * (y1 - y0) as f64).round() as i64;
     canvas.text(px + LEFT, py + 8, spec.title, 1, INK);
     for k in 0..=ticks {
@@ -133,7 +141,7 @@ fn panel(canvas: &mut Canvas, (px, py): (i64, i64), spec: &Panel) {
     for k in 0..=4 {
         let gx = x0 + (x1 - x0) * k / 4;
         canvas.fill(gx, y0, 1, y1 - y0, GRID);
-        let a = format_units((spec.x_max * k as f64 / 4.0) as f32);
+        let a = format_units((spec.x_min + (spec.x_max - spec.x_min) * k as f64 / 4.0) as f32);
         canvas.text(gx - Canvas::text_width(&a, 1) / 2, y1 + 5, &a, 1, INK);
     }
     canvas.fill(x0, y0, 1, y1 - y0 + 1, INK);
@@ -164,22 +172,31 @@ fn row_panels(sw: &super::JointSweep, max_angle: f64) -> Vec<Panel<'static>> {
         return vec![Panel {
             title: "JUMP AS THE WEIGHT GOES TO 0 (1/1000 DIAGONAL)",
             x_title: "-LOG10 WEIGHT",
+            x_min: 0.0,
             x_max,
             floor: (0.0, 0.01),
             curves,
         }];
     }
+    // A sweep driven by a clip goes back and forth in angle: it is drawn along the clip's time.
+    let times: Vec<f64> = sw.curves.iter().flat_map(|c| &c.steps).filter_map(|m| m.time_secs).collect();
+    let (x_title, x_min, x_max) = match (times.first(), times.iter().copied().reduce(f64::max)) {
+        (Some(&first), Some(last)) => ("CLIP TIME (S)", first.min(last), last),
+        _ => ("ANGLE (DEG)", 0.0, max_angle),
+    };
+    let x = |m: &super::StepMetrics| m.time_secs.unwrap_or(m.angle_deg);
     METRICS
         .iter()
         .map(|metric| Panel {
             title: metric.title,
-            x_title: "ANGLE (DEG)",
-            x_max: max_angle,
+            x_title,
+            x_min,
+            x_max,
             floor: metric.floor,
             curves: sw
                 .curves
                 .iter()
-                .map(|c| (c.method, c.steps.iter().map(|m| (m.angle_deg, (metric.value)(m))).collect()))
+                .map(|c| (c.method, c.steps.iter().map(|m| (x(m), (metric.value)(m))).collect()))
                 .collect(),
         })
         .collect()
