@@ -212,6 +212,21 @@ pub(crate) fn blend3<const K: usize>(table: &[Vec3A], weights: &[F8; K]) -> V8 {
     V8 { x: comp(|t| t.x), y: comp(|t| t.y), z: comp(|t| t.z) }
 }
 
+/// The four columns `Σ w_m · cols[m]` of `K` members (the same for every lane) with per-lane
+/// weights, one register per entry, rounded as `lbs::blend_cols::<K, Plain>` rounds.
+#[inline(always)]
+pub(crate) fn blend_cols<const K: usize>(cols: &[[Vec3A; 4]], weights: &[F8; K]) -> [V8; 4] {
+    let entry = |j: usize, comp: fn(&Vec3A) -> f32| {
+        let mut acc = [F8::zero(); K];
+        for (a, (c, &ws)) in acc.iter_mut().zip(cols[..K].iter().zip(weights)) {
+            *a = ws.mul(F8::splat(comp(&c[j])));
+        }
+        pairwise(&mut acc)
+    };
+    let col = |j: usize| V8 { x: entry(j, |v| v.x), y: entry(j, |v| v.y), z: entry(j, |v| v.z) };
+    [col(0), col(1), col(2), col(3)]
+}
+
 /// Sums products as `vertex_pass::blend4` does: `p[2m+1] + p[2m]`, then a balanced tree.
 #[inline(always)]
 pub(crate) fn pairwise<const K: usize>(p: &mut [F8; K]) -> F8 {

@@ -122,18 +122,8 @@ pub(crate) unsafe fn lanes_cols<const K: usize>(
     op: &mut [Vec3],
     on: &mut [Vec3],
 ) {
-    use super::lanes::{pairwise, weights, F8, V8};
-    let wk = weights::<K>(w);
-    // Blended columns, one register per entry, rounded as `blend_cols` rounds.
-    let entry = |j: usize, comp: fn(&Vec3A) -> f32| {
-        let mut acc = [F8::zero(); K];
-        for (a, (c, &ws)) in acc.iter_mut().zip(cols.iter().zip(&wk)) {
-            *a = ws.mul(F8::splat(comp(&c[j])));
-        }
-        pairwise(&mut acc)
-    };
-    let col = |j: usize| V8 { x: entry(j, |v| v.x), y: entry(j, |v| v.y), z: entry(j, |v| v.z) };
-    let m = [col(0), col(1), col(2), col(3)];
+    use super::lanes::{blend_cols, weights, V8};
+    let m = blend_cols::<K>(cols, &weights::<K>(w));
     let (v, nv) = (V8::load(p), V8::load(n));
     // As `apply_cols`: m0 x + (m1 y + (m2 z + m3)), m0 x + (m1 y + m2 z).
     let pos = m[0].scale(v.x).add(m[1].scale(v.y).add(m[2].scale(v.z).add(m[3])));

@@ -159,7 +159,7 @@ impl SbsC<'_> {
             _mm256_set1_pd, _mm256_setzero_pd, _mm256_sub_pd, _CMP_LE_OQ,
         };
 
-        use super::lanes::{pairwise, weights, F8, Q8, V8};
+        use super::lanes::{blend_cols as blend_cols8, weights, F8, Q8, V8};
         let f = self.frame;
         let (set, pivot) = vertex_pass::locate::<K>(word, self.last);
         if f.flags[set] != 0 {
@@ -219,16 +219,7 @@ impl SbsC<'_> {
             z: F8::from_f64(d8[2][0], d8[2][1]),
         };
         // Blended rigid columns, rounded as `blend_cols::<K, Plain>` rounds.
-        let cols = &f.rigid_cols[set * K..set * K + K];
-        let entry = |j: usize, comp: fn(&Vec3A) -> f32| {
-            let mut acc = [F8::zero(); K];
-            for (a, (c, &ws)) in acc.iter_mut().zip(cols.iter().zip(&wk)) {
-                *a = ws.mul(F8::splat(comp(&c[j])));
-            }
-            pairwise(&mut acc)
-        };
-        let col = |j: usize| V8 { x: entry(j, |v| v.x), y: entry(j, |v| v.y), z: entry(j, |v| v.z) };
-        let m = [col(0), col(1), col(2), col(3)];
+        let m = blend_cols8::<K>(&f.rigid_cols[set * K..set * K + K], &wk);
         let row = (set * K + pivot) * K;
         let s = Q8::blend::<K>(&f.quats[row..row + K], &wk);
         let k = s.length_squared().recip();

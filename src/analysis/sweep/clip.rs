@@ -8,12 +8,10 @@
 use glam::DVec3;
 
 use super::region::Region;
-use super::{motion_axis, JointSweep, MethodCurve, Motion, Setup, StepMetrics, SweepReport, SweepRequest};
-use crate::analysis::deformation::deform_held;
+use super::{motion_axis, Motion, Sample, Setup, SweepReport, SweepRequest};
 use crate::analysis::rom::sample_on_bind;
-use crate::analysis::volume::model_volume;
 use crate::model::{Clip, Model, Trs};
-use crate::rig::fk;
+use crate::rig::{fk, Pose};
 
 /// A turn smaller than this (radians) counts as none.
 const UNTURNED_RAD: f64 = 1e-6;
@@ -28,15 +26,15 @@ fn key_times(clip: &Clip) -> Vec<f64> {
     times
 }
 
-/// `node`'s turn from its bind rotation in model space at each of `times`: (angle, unit axis),
-/// the angle in [0, π].
-fn turns(model: &Model, clip: &Clip, bind: &[glam::DMat4], node: usize, times: &[f64]) -> Vec<(f64, DVec3)> {
+/// `node`'s turn from its bind rotation in model space in each of `poses`: (angle, unit axis), the
+/// angle in [0, π].
+fn turns(model: &Model, poses: &[Pose], bind: &[glam::DMat4], node: usize) -> Vec<(f64, DVec3)> {
     let bind_rotation = Trs::from_matrix(bind[node]).rotation;
     let mut globals = Vec::new();
-    times
+    poses
         .iter()
-        .map(|&t| {
-            fk::model_from_node(&model.nodes, &sample_on_bind(model, clip, t), &mut globals);
+        .map(|pose| {
+            fk::model_from_node(&model.nodes, pose, &mut globals);
             let q = (Trs::from_matrix(globals[node]).rotation * bind_rotation.conjugate()).normalize();
             let q = if q.w < 0.0 { -q } else { q };
             let v = DVec3::new(q.x, q.y, q.z);
@@ -61,56 +59,34 @@ fn keys_about(turns: &[(f64, DVec3)], axis: DVec3) -> Vec<(usize, f64)> {
 /// a motion's axis get no entry for it.
 #[must_use]
 pub fn sweep_clip(model: &Model, title: &str, clip: &Clip, request: &SweepRequest) -> SweepReport {
-    let Setup { globals, placements, mut deformer, rest, origin, rest_volume, .. } = Setup::new(model);
+    let mut setup = Setup::new(model);
+    let globals = setup.globals.clone();
     let times = key_times(clip);
-    let (mut out, mut previous) = (Vec::new(), Vec::new());
+    let poses: Vec<_> = times.iter().map(|&t| sample_on_bind(model, clip, t)).collect();
     let mut sweeps = Vec::new();
     let mut largest: f64 = 0.0;
     for &node in &request.joints {
-        let turns = turns(model, clip, &globals, node, &times);
+        let turns = turns(model, &poses, &globals, node);
         for &motion in request.motions.iter().filter(|&&m| m != Motion::Weight) {
             let axis = motion_axis(model, &globals, node, motion);
             let keys = keys_about(&turns, axis);
             if keys.is_empty() {
                 continue;
             }
-            let Some(region) = Region::new(model, &globals, node, axis, &rest) else { continue };
+            let Some(region) = Region::new(model, &globals, node, axis, &setup.rest) else { continue };
             largest = keys.iter().map(|k| k.1.abs()).fold(largest, f64::max);
-            let mut curves = Vec::new();
-            for &method in &request.methods {
-                let mut metrics = Vec::with_capacity(keys.len());
-                for (n, &(i, angle)) in keys.iter().enumerate() {
-                    let pose = sample_on_bind(model, clip, times[i]);
-                    deform_held(&mut deformer, model, &pose, method, &placements, &mut out);
-                    let (collapse, bulge) = region.collapse_and_bulge(&out, &globals, deformer.model_from_node());
-                    let volume = model_volume(model, &out, origin);
-                    let volume_change = if rest_volume != 0.0 { volume / rest_volume - 1.0 } else { 0.0 };
-                    // The flip compares consecutive keys of one run only.
-                    let flip = match n.checked_sub(1).map(|p| keys[p]) {
-                        Some((j, before)) if j + 1 == i => region.flip(&previous, &out, angle - before),
-                        _ => 0.0,
-                    };
-                    metrics.push(StepMetrics {
-                        angle_deg: angle.to_degrees(),
-                        collapse,
-                        volume_change,
-                        bulge,
-                        flip,
-                        time_secs: Some(times[i]),
-                    });
-                    std::mem::swap(&mut out, &mut previous);
-                }
-                curves.push(MethodCurve { method, steps: metrics, weight_steps: Vec::new() });
-            }
-            sweeps.push(JointSweep {
-                joint: model.nodes.key(node),
-                node,
-                motion,
-                axis: axis.to_array(),
-                influenced_vertices: region.len(),
-                rest_radius: region.rest_radius(),
-                curves,
-            });
+            // The flip compares consecutive keys of one run only.
+            let samples: Vec<Sample> = keys
+                .iter()
+                .enumerate()
+                .map(|(n, &(i, angle))| Sample {
+                    pose: poses[i].clone(),
+                    angle_rad: angle,
+                    arc_rad: n.checked_sub(1).map(|p| keys[p]).filter(|&(j, _)| j + 1 == i).map(|(_, b)| angle - b),
+                    time_secs: Some(times[i]),
+                })
+                .collect();
+            sweeps.push(setup.measure(model, (node, motion, axis), &region, &request.methods, &samples));
         }
     }
     SweepReport { model: title.to_owned(), max_angle_deg: largest.to_degrees(), steps: times.len(), sweeps }

@@ -174,8 +174,8 @@ fn sweep_bounds(out: &[Vec<DeformedPrimitive>]) -> DVec3 {
     }
 }
 
-/// What every sweep starts from: the bind pose and its joints, and the bind pose's deformation
-/// (LBS), centre and enclosed volume.
+/// What every sweep starts from: the bind pose and its joints, the bind pose's deformation (LBS),
+/// centre and enclosed volume; and the buffers its steps are deformed into.
 struct Setup {
     base: Pose,
     globals: Vec<glam::DMat4>,
@@ -184,6 +184,17 @@ struct Setup {
     rest: Vec<Vec<DeformedPrimitive>>,
     origin: DVec3,
     rest_volume: f64,
+    out: Vec<Vec<DeformedPrimitive>>,
+    previous: Vec<Vec<DeformedPrimitive>>,
+}
+
+/// One step of a run: the pose, the joint's turn, the turn since the previous step (`None` where
+/// a run starts: no flip is measured) and, for sweeps driven by a clip, the key time.
+struct Sample {
+    pose: Pose,
+    angle_rad: f64,
+    arc_rad: Option<f64>,
+    time_secs: Option<f64>,
 }
 
 impl Setup {
@@ -196,7 +207,50 @@ impl Setup {
         deform_held(&mut deformer, model, &base, SkinningMethod::Lbs, &placements, &mut rest);
         let origin = sweep_bounds(&rest);
         let rest_volume = model_volume(model, &rest, origin);
-        Self { base, globals, placements, deformer, rest, origin, rest_volume }
+        let (out, previous) = (Vec::new(), Vec::new());
+        Self { base, globals, placements, deformer, rest, origin, rest_volume, out, previous }
+    }
+
+    /// The metrics of one joint × motion run (`what`: node, motion, axis) at `samples`, per method.
+    fn measure(
+        &mut self,
+        model: &Model,
+        (node, motion, axis): (usize, Motion, DVec3),
+        region: &Region,
+        methods: &[SkinningMethod],
+        samples: &[Sample],
+    ) -> JointSweep {
+        let mut curves = Vec::new();
+        for &method in methods {
+            let mut metrics = Vec::with_capacity(samples.len());
+            for sample in samples {
+                deform_held(&mut self.deformer, model, &sample.pose, method, &self.placements, &mut self.out);
+                let (collapse, bulge) =
+                    region.collapse_and_bulge(&self.out, &self.globals, self.deformer.model_from_node());
+                let volume = model_volume(model, &self.out, self.origin);
+                let volume_change = if self.rest_volume != 0.0 { volume / self.rest_volume - 1.0 } else { 0.0 };
+                let flip = sample.arc_rad.map_or(0.0, |arc| region.flip(&self.previous, &self.out, arc));
+                metrics.push(StepMetrics {
+                    angle_deg: sample.angle_rad.to_degrees(),
+                    collapse,
+                    volume_change,
+                    bulge,
+                    flip,
+                    time_secs: sample.time_secs,
+                });
+                std::mem::swap(&mut self.out, &mut self.previous);
+            }
+            curves.push(MethodCurve { method, steps: metrics, weight_steps: Vec::new() });
+        }
+        JointSweep {
+            joint: model.nodes.key(node),
+            node,
+            motion,
+            axis: axis.to_array(),
+            influenced_vertices: region.len(),
+            rest_radius: region.rest_radius(),
+            curves,
+        }
     }
 }
 
@@ -234,9 +288,9 @@ pub fn step_pose(
 /// Runs the sweep. Joints that influence no vertex get no entry.
 #[must_use]
 pub fn sweep(model: &Model, title: &str, request: &SweepRequest) -> SweepReport {
-    let Setup { base, globals, placements, mut deformer, rest, origin, rest_volume } = Setup::new(model);
+    let mut setup = Setup::new(model);
+    let globals = setup.globals.clone();
     let steps = request.steps.max(2);
-    let (mut out, mut previous) = (Vec::new(), Vec::new());
     let mut sweeps = Vec::new();
     for &node in &request.joints {
         for &motion in &request.motions {
@@ -245,43 +299,19 @@ pub fn sweep(model: &Model, title: &str, request: &SweepRequest) -> SweepReport 
                 continue;
             }
             let axis = motion_axis(model, &globals, node, motion);
-            let Some(region) = Region::new(model, &globals, node, axis, &rest) else { continue };
-            let mut curves = Vec::new();
-            for &method in &request.methods {
-                let mut metrics = Vec::with_capacity(steps);
-                for k in 0..steps {
+            let Some(region) = Region::new(model, &globals, node, axis, &setup.rest) else { continue };
+            let samples: Vec<Sample> = (0..steps)
+                .map(|k| {
                     let angle = step_angle(k, steps, request.max_angle_rad);
-                    let pose = step_pose(model, &base, &globals, node, axis, angle);
-                    deform_held(&mut deformer, model, &pose, method, &placements, &mut out);
-                    let (collapse, bulge) = region.collapse_and_bulge(&out, &globals, deformer.model_from_node());
-                    let volume = model_volume(model, &out, origin);
-                    let volume_change = if rest_volume != 0.0 { volume / rest_volume - 1.0 } else { 0.0 };
-                    let flip = if k == 0 {
-                        0.0
-                    } else {
-                        region.flip(&previous, &out, angle - step_angle(k - 1, steps, request.max_angle_rad))
-                    };
-                    metrics.push(StepMetrics {
-                        angle_deg: angle.to_degrees(),
-                        collapse,
-                        volume_change,
-                        bulge,
-                        flip,
+                    Sample {
+                        pose: step_pose(model, &setup.base, &globals, node, axis, angle),
+                        angle_rad: angle,
+                        arc_rad: k.checked_sub(1).map(|p| angle - step_angle(p, steps, request.max_angle_rad)),
                         time_secs: None,
-                    });
-                    std::mem::swap(&mut out, &mut previous);
-                }
-                curves.push(MethodCurve { method, steps: metrics, weight_steps: Vec::new() });
-            }
-            sweeps.push(JointSweep {
-                joint: model.nodes.key(node),
-                node,
-                motion,
-                axis: axis.to_array(),
-                influenced_vertices: region.len(),
-                rest_radius: region.rest_radius(),
-                curves,
-            });
+                    }
+                })
+                .collect();
+            sweeps.push(setup.measure(model, (node, motion, axis), &region, &request.methods, &samples));
         }
     }
     SweepReport { model: title.to_owned(), max_angle_deg: request.max_angle_rad.to_degrees(), steps, sweeps }
