@@ -213,18 +213,24 @@ pub(crate) fn blend3<const K: usize>(table: &[Vec3A], weights: &[F8; K]) -> V8 {
 }
 
 /// The four columns `Σ w_m · cols[m]` of `K` members (the same for every lane) with per-lane
-/// weights, one register per entry, rounded as `lbs::blend_cols::<K, Plain>` rounds.
+/// weights, one register per entry, rounded as `lbs::blend_cols::<K, Plain>` rounds. Written
+/// without closures so that everything inlines into the AVX2 callers (a closure here would be
+/// compiled without their target features and call each intrinsic).
 #[inline(always)]
 pub(crate) fn blend_cols<const K: usize>(cols: &[[Vec3A; 4]], weights: &[F8; K]) -> [V8; 4] {
-    let entry = |j: usize, comp: fn(&Vec3A) -> f32| {
-        let mut acc = [F8::zero(); K];
-        for (a, (c, &ws)) in acc.iter_mut().zip(cols[..K].iter().zip(weights)) {
-            *a = ws.mul(F8::splat(comp(&c[j])));
+    let zero = V8 { x: F8::zero(), y: F8::zero(), z: F8::zero() };
+    let mut m = [zero; 4];
+    for (j, mj) in m.iter_mut().enumerate() {
+        let mut acc = [[F8::zero(); K]; 3];
+        for (slot, (c, &ws)) in cols[..K].iter().zip(weights).enumerate() {
+            acc[0][slot] = ws.mul(F8::splat(c[j].x));
+            acc[1][slot] = ws.mul(F8::splat(c[j].y));
+            acc[2][slot] = ws.mul(F8::splat(c[j].z));
         }
-        pairwise(&mut acc)
-    };
-    let col = |j: usize| V8 { x: entry(j, |v| v.x), y: entry(j, |v| v.y), z: entry(j, |v| v.z) };
-    [col(0), col(1), col(2), col(3)]
+        let [ax, ay, az] = &mut acc;
+        *mj = V8 { x: pairwise(ax), y: pairwise(ay), z: pairwise(az) };
+    }
+    m
 }
 
 /// Sums products as `vertex_pass::blend4` does: `p[2m+1] + p[2m]`, then a balanced tree.

@@ -290,18 +290,44 @@ fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith>(
         let mut window = windows.first;
         while base < n {
             let len = WINDOW.min(n - base);
-            let one = |i: usize, pos: &mut [Vec3], nrm: &mut [Vec3]| {
+            // A function, not a closure: a closure would be compiled without the AVX2/FMA target
+            // features of the caller, so the fused kernels' intrinsics would become calls.
+            #[inline(always)]
+            fn vertex_at<const K: usize, F: VertexKernel<K>, M: Arith>(
+                kernel: &F,
+                (s, w, rest, rest_n): (&[u32], &[f32], &[Vec3], &[Vec3]),
+                i: usize,
+                pos: &mut [Vec3],
+                nrm: &mut [Vec3],
+            ) {
                 let (a, b) =
                     kernel.vertex::<M>(s[i], as_array(&w[i * K..(i + 1) * K]), rest[i].into(), rest_n[i].into());
                 pos[i] = a.into();
                 nrm[i] = b.into();
-            };
+            }
+            let data = (s, w, rest, rest_n);
             match windows.inf.lane_window(window).filter(|o| o.rest().len() + o.grouped() == len) {
                 Some(order) => {
                     let mut gw = [0f32; GROUP * MAX_SLOTS];
                     let (mut gp, mut gn) = ([Vec3::ZERO; GROUP], [Vec3::ZERO; GROUP]);
                     let (mut op, mut on) = ([Vec3::ZERO; GROUP], [Vec3::ZERO; GROUP]);
                     for group in order.groups() {
+                        let first = base + group[0] as usize;
+                        if usize::from(group[GROUP - 1] - group[0]) == GROUP - 1 {
+                            // Eight consecutive vertices (ascending, distinct offsets): a run in the
+                            // file's order, deformed in place without a gather or scatter.
+                            let word = s[first];
+                            let w8 = &w[first * K..(first + GROUP) * K];
+                            let (p8, n8) = (&rest[first..first + GROUP], &rest_n[first..first + GROUP]);
+                            let (o8, m8) = (&mut pos[first..first + GROUP], &mut nrm[first..first + GROUP]);
+                            // SAFETY: `M::LANES` holds only for the AVX2+FMA variant, run after detection.
+                            if !unsafe { kernel.lanes(word, w8, p8, n8, o8, m8) } {
+                                for i in first..first + GROUP {
+                                    vertex_at::<K, F, M>(&kernel, data, i, pos, nrm);
+                                }
+                            }
+                            continue;
+                        }
                         for (l, &off) in group.iter().enumerate() {
                             let i = base + off as usize;
                             gp[l] = rest[i];
@@ -317,17 +343,17 @@ fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith>(
                             }
                         } else {
                             for &off in group {
-                                one(base + off as usize, pos, nrm);
+                                vertex_at::<K, F, M>(&kernel, data, base + off as usize, pos, nrm);
                             }
                         }
                     }
                     for &off in order.rest() {
-                        one(base + off as usize, pos, nrm);
+                        vertex_at::<K, F, M>(&kernel, data, base + off as usize, pos, nrm);
                     }
                 }
                 None => {
                     for i in base..base + len {
-                        one(i, pos, nrm);
+                        vertex_at::<K, F, M>(&kernel, data, i, pos, nrm);
                     }
                 }
             }
