@@ -299,11 +299,7 @@ fn cylinder_bent_90_loses_less_volume_under_sbs_than_lbs() {
 fn engine_matches_reference_on_every_shared_model() {
     let mut rng = Lcg(2026);
     let mut report = Vec::new();
-    for entry in std::fs::read_dir(common::shared_models()).unwrap() {
-        let path = entry.unwrap().path();
-        if !matches!(path.extension().and_then(|e| e.to_str()), Some("glb" | "gltf")) {
-            continue;
-        }
+    for path in common::shared_model_files() {
         let model = skinlab::io::load_model(&path).unwrap();
         let mut poses = vec![Pose::rest()];
         for _ in 0..3 {

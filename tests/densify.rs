@@ -15,7 +15,6 @@ mod common;
 mod js_check;
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use common::rigs::{build, joint, MeshSpec};
 use glam::{DQuat, DVec3, Vec3};
@@ -24,17 +23,6 @@ use skinlab::io::{load_document, load_model, ExportOptions};
 use skinlab::model::{densify, Model};
 use skinlab::rig::{sample, Pose};
 use skinlab::skinning::{DeformedPrimitive, Deformer, SkinningMethod};
-
-fn models() -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(common::shared_models())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "glb" || e == "gltf"))
-        .collect();
-    out.sort();
-    assert_eq!(out.len(), 9);
-    out
-}
 
 type Key = [u32; 3];
 
@@ -148,7 +136,7 @@ fn a_closed_cube_with_seams_stays_closed_through_full_and_partial_rounds() {
 
 #[test]
 fn every_shared_model_densifies_without_cracks_within_its_limit_and_keeps_its_vertices() {
-    for path in models() {
+    for path in common::shared_model_files() {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let model = load_model(&path).unwrap();
         let before = model.skinned_vertex_count();
@@ -202,7 +190,7 @@ fn every_shared_model_densifies_without_cracks_within_its_limit_and_keeps_its_ve
 
 #[test]
 fn original_vertices_deform_as_in_the_source_at_rest_and_posed_with_every_method() {
-    for path in models() {
+    for path in common::shared_model_files() {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let model = load_model(&path).unwrap();
         let dense = densify(&model, model.skinned_vertex_count() * 2).unwrap();
@@ -239,7 +227,7 @@ fn the_written_file_validates_loads_in_three_js_and_reads_back_as_the_dense_mode
     let dir = tempfile::tempdir().unwrap();
     let mut files = Vec::new();
     let mut expected = Vec::new();
-    for path in models() {
+    for path in common::shared_model_files() {
         let (model, source) = load_document(&path).unwrap();
         let dense = densify(&model, model.skinned_vertex_count() * 3).unwrap();
         let stem = path.file_stem().unwrap().to_string_lossy().into_owned();

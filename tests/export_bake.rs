@@ -5,6 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
 #[path = "common/export_check.rs"]
 mod export_check;
 
@@ -43,7 +44,7 @@ fn baked_pose_equals_deform() {
     let dir = tempfile::tempdir().unwrap();
     let methods = SkinningMethod::ALL;
     let mut pairs = Vec::new();
-    for (i, src) in models().into_iter().enumerate() {
+    for (i, src) in common::shared_model_files().into_iter().enumerate() {
         let (model, source) = load_document(&src).unwrap();
         let pose = test_pose(&model);
         let method = methods[i % methods.len()];

@@ -6,6 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
 #[path = "common/export_check.rs"]
 mod export_check;
 
@@ -28,7 +29,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_skinlab");
 fn unchanged_export_round_trips_every_model() {
     let dir = tempfile::tempdir().unwrap();
     let mut pairs = Vec::new();
-    for src in models() {
+    for src in common::shared_model_files() {
         let (model, source) = load_document(&src).unwrap();
         let mut outs = vec![(dir.path().join(format!("{}.glb", stem(&src))), Container::Glb)];
         if src.extension().unwrap() == "gltf" || stem(&src) == "RiggedSimple" {
@@ -72,7 +73,7 @@ fn unchanged_export_round_trips_every_model() {
 fn reencoded_weights_round_trip_in_every_format() {
     let dir = tempfile::tempdir().unwrap();
     let mut pairs = Vec::new();
-    for src in models() {
+    for src in common::shared_model_files() {
         let (model, source) = load_document(&src).unwrap();
         let skinned: BTreeSet<(usize, usize)> = {
             let (json, _) = read_gltf(&src);
@@ -197,7 +198,7 @@ fn edit_some(model: &mut Model, step: usize) -> Vec<(usize, usize, usize)> {
 fn edited_weights_come_through_the_cli_and_nothing_else_changes() {
     let dir = tempfile::tempdir().unwrap();
     let mut pairs = Vec::new();
-    for src in models() {
+    for src in common::shared_model_files() {
         let (mut model, source) = load_document(&src).unwrap();
         let edited = edit_some(&mut model, 2);
         if edited.is_empty() {

@@ -268,11 +268,7 @@ fn reference_sbs_c(c: &[DMat4], pairs: &[(u16, f32)], pivot: usize, v: DVec3, n:
 fn matches_its_definition_on_every_shared_model() {
     let mut rng = Lcg(77);
     let mut report = Vec::new();
-    for entry in std::fs::read_dir(common::shared_models()).unwrap() {
-        let path = entry.unwrap().path();
-        if !matches!(path.extension().and_then(|e| e.to_str()), Some("glb" | "gltf")) {
-            continue;
-        }
+    for path in common::shared_model_files() {
         let model = skinlab::io::load_model(&path).unwrap();
         let mut pose = Pose::rest();
         for skin in &model.skins {

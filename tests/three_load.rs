@@ -6,6 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
 #[path = "common/gltf_edit.rs"]
 mod gltf_edit;
 #[path = "common/js_check.rs"]
@@ -20,17 +21,6 @@ use skinlab::io::{export_model, load_document, Bake, Container, ExportOptions, W
 use skinlab::model::Model;
 use skinlab::rig::{sample, Pose};
 use skinlab::skinning::SkinningMethod;
-
-fn models() -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(gltf_edit::models_dir())
-        .expect("shared models directory")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "glb" || e == "gltf"))
-        .collect();
-    out.sort();
-    assert_eq!(out.len(), 9, "expected the 9 shared models");
-    out
-}
 
 /// Animation #0 at 0.3 s, or for a model without animations a few rotated joints.
 fn pose(model: &Model) -> Pose {
@@ -55,7 +45,7 @@ fn every_export_of_every_model_loads_in_three_js_and_validates() {
     let dir = tempfile::tempdir().unwrap();
     // (export, its source, baked)
     let mut exports: Vec<(PathBuf, PathBuf, bool)> = Vec::new();
-    for src in models() {
+    for src in common::shared_model_files() {
         let (model, source) = load_document(&src).unwrap();
         for format in [WeightsFormat::Float, WeightsFormat::U16, WeightsFormat::U8] {
             let out = dir.path().join(format!("{}-{format}.glb", stem(&src)));

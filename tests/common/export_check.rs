@@ -16,17 +16,6 @@ use skinlab::model::Model;
 /// The shared models folder.
 pub const MODELS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/models");
 
-pub fn models() -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(MODELS)
-        .expect("shared models directory")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "glb" || e == "gltf"))
-        .collect();
-    out.sort();
-    assert_eq!(out.len(), 9, "expected the 9 shared models in {MODELS}");
-    out
-}
-
 pub fn stem(p: &Path) -> String {
     p.file_stem().unwrap().to_string_lossy().into_owned()
 }

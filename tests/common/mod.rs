@@ -14,6 +14,19 @@ pub fn shared_models() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/models"))
 }
 
+/// The nine shared models (`.glb` and `.gltf` files of [`shared_models`]), sorted by path.
+pub fn shared_model_files() -> Vec<PathBuf> {
+    let dir = shared_models();
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("shared models directory")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "glb" || e == "gltf"))
+        .collect();
+    out.sort();
+    assert_eq!(out.len(), 9, "expected the 9 shared models in {}", dir.display());
+    out
+}
+
 /// Diagonal of the bounding box of a point set.
 pub fn bbox_diagonal(points: impl IntoIterator<Item = Vec3>) -> f32 {
     let mut lo = Vec3::splat(f32::INFINITY);
