@@ -5,6 +5,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+#[path = "common/symmetric_rig.rs"]
+mod symmetric_rig;
 #[path = "common/ui_harness.rs"]
 #[allow(dead_code)]
 mod ui_harness;
@@ -18,9 +20,9 @@ use glam::{DMat4, DQuat, DVec3};
 use skinlab::app::command::Command;
 use skinlab::app::state::EditorState;
 use skinlab::app::SkinlabApp;
-use skinlab::model::{Model, Node, NodeTransform, NodeTree, Trs};
-use skinlab::rig::mirror_pose::reflect_rotation;
+use skinlab::model::Model;
 use skinlab::rig::{fk, Pose};
+use symmetric_rig::{reflect, symmetric_arms};
 use ui_harness::{bend_elbow, Scripted};
 
 const ELBOW: usize = 2;
@@ -168,43 +170,9 @@ fn a_broken_library_file_is_reported_and_not_overwritten_until_replaced() {
     );
 }
 
-const N: DVec3 = DVec3::X;
-
-fn reflect(v: DVec3) -> DVec3 {
-    v - 2.0 * v.dot(N) * N
-}
-
-/// root → spine → {arm.L → forearm.L → hand.L, arm.R → forearm.R → hand.R}, the right side's
-/// rest frames the left's reflected across x = 0.
+/// The symmetric arms as a model without meshes.
 fn symmetric_rig() -> Model {
-    let left = [
-        (DVec3::new(0.2, 1.0, 0.05), DQuat::from_euler(glam::EulerRot::XYZ, 0.2, -0.4, 1.1)),
-        (DVec3::new(0.0, 0.6, 0.1), DQuat::from_euler(glam::EulerRot::XYZ, -0.3, 0.2, 0.1)),
-        (DVec3::new(0.05, 0.5, 0.0), DQuat::from_euler(glam::EulerRot::XYZ, 0.1, 0.7, -0.2)),
-    ];
-    let node = |name: &str, parent: Option<usize>, t: DVec3, r: DQuat| Node {
-        name: Some(name.into()),
-        parent,
-        rest: NodeTransform::Trs(Trs { translation: t, rotation: r, scale: DVec3::ONE }),
-        ..Node::default()
-    };
-    let mut nodes = vec![
-        node("root", None, DVec3::ZERO, DQuat::IDENTITY),
-        node("spine", Some(0), DVec3::new(0.0, 1.0, 0.0), DQuat::from_rotation_x(0.2)),
-    ];
-    for (side, names) in [(0, ["arm.L", "forearm.L", "hand.L"]), (1, ["arm.R", "forearm.R", "hand.R"])] {
-        for (k, (t, r)) in left.iter().enumerate() {
-            let parent = if k == 0 { 1 } else { nodes.len() - 1 };
-            let (t, r) = if side == 0 { (*t, *r) } else { (reflect(*t), reflect_rotation(*r, N)) };
-            nodes.push(node(names[k], Some(parent), t, r));
-        }
-    }
-    for i in 0..nodes.len() {
-        if let Some(p) = nodes[i].parent {
-            nodes[p].children.push(i);
-        }
-    }
-    Model { nodes: NodeTree::new(nodes, vec![0]), ..Model::default() }
+    Model { nodes: symmetric_arms(), ..Model::default() }
 }
 
 fn positions(model: &Model, pose: &Pose) -> Vec<DVec3> {
