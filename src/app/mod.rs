@@ -19,6 +19,7 @@ pub mod paint_overlay;
 pub mod recent;
 pub mod recovery;
 pub mod rig_input;
+pub mod screenshot;
 pub mod select_input;
 mod shortcuts;
 pub mod state;
@@ -29,26 +30,18 @@ pub mod view_keys;
 pub mod viewport;
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 use eframe::egui;
 
 use command::Command;
 use dialogs::FileDialogs;
+pub use screenshot::ScreenshotPlan;
 use state::{EditorState, Mode};
 use viewport::Viewport;
 
 use crate::skinning::SkinningMethod;
-
-/// Saves the window after a number of frames, then closes it (for tests and README pictures).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ScreenshotPlan {
-    /// Frames to draw first.
-    pub after_frames: u64,
-    /// The PNG to write.
-    pub path: PathBuf,
-}
 
 /// The editor application.
 pub struct SkinlabApp {
@@ -292,28 +285,6 @@ impl SkinlabApp {
             });
         });
     }
-
-    fn screenshot_step(&mut self, ctx: &egui::Context) {
-        let Some(plan) = &self.screenshot else { return };
-        self.frames += 1;
-        ctx.request_repaint();
-        if self.screenshot_done.load(Ordering::SeqCst) {
-            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
-            return;
-        }
-        if self.frames == plan.after_frames.max(1) {
-            let (path, done, error) =
-                (plan.path.clone(), Arc::clone(&self.screenshot_done), Arc::clone(&self.screenshot_error));
-            ctx.request_screenshot(move |img: Arc<egui::ColorImage>| {
-                if let Err(e) = save_png(&path, &img) {
-                    if let Ok(mut slot) = error.lock() {
-                        *slot = Some(e);
-                    }
-                }
-                done.store(true, Ordering::SeqCst);
-            });
-        }
-    }
 }
 
 /// What dropping a file does: a .gltf/.glb opens as the model, a .json loads as a pose, anything
@@ -326,17 +297,6 @@ pub fn dropped_command(path: PathBuf) -> Command {
         // Anything else goes to the model loader, which names the file and the problem.
         _ => Command::OpenModel(path),
     }
-}
-
-fn save_png(path: &std::path::Path, img: &egui::ColorImage) -> Result<(), String> {
-    use image::ImageEncoder as _;
-    let [w, h] = img.size;
-    let rgba: Vec<u8> = img.pixels.iter().flat_map(|c| c.to_array()).collect();
-    let mut png = Vec::new();
-    image::codecs::png::PngEncoder::new(&mut png)
-        .write_image(&rgba, w as u32, h as u32, image::ExtendedColorType::Rgba8)
-        .map_err(|e| format!("{}: cannot encode PNG: {e}", path.display()))?;
-    crate::io::atomic_write(path, |f| f.write_all(&png)).map_err(|e| format!("{}: cannot write: {e}", path.display()))
 }
 
 impl eframe::App for SkinlabApp {
