@@ -27,6 +27,12 @@ pub fn shared_model_files() -> Vec<PathBuf> {
     out
 }
 
+/// The shared model `name`, loaded, or `None` where the file is missing.
+pub fn shared_model(name: &str) -> Option<skinlab::model::Model> {
+    let path = shared_models().join(name);
+    path.exists().then(|| skinlab::io::load_model(&path).unwrap())
+}
+
 /// Diagonal of the bounding box of a point set.
 pub fn bbox_diagonal(points: impl IntoIterator<Item = Vec3>) -> f32 {
     let mut lo = Vec3::splat(f32::INFINITY);
