@@ -5,6 +5,7 @@
 
 mod buffers;
 mod checks;
+mod influences;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -15,15 +16,15 @@ use gltf::accessor::{DataType, Dimensions};
 use gltf::mesh::Mode;
 use gltf::Semantic;
 
-use super::accessor::{read_expect, Buffers};
+use super::accessor::{read_expect, read_expect_as, Buffers};
 use super::{LoadError, SourceDocument};
-use crate::model::influences::VertexInfluences;
 use crate::model::{
-    Channel, ChannelPath, Clip, Influences, Interpolation, JointSetTable, Mesh, Model, Node, NodeTransform, NodeTree,
-    Primitive, Skin, SkinnedInstance, Topology, Trs,
+    Channel, ChannelPath, Clip, Interpolation, JointSetTable, Mesh, Model, Node, NodeTransform, NodeTree, Primitive,
+    Skin, SkinnedInstance, SlotInfluences, Topology, Trs,
 };
 use buffers::load_buffers;
 use checks::{check_container, check_integer_ranges, check_unvalidated_indices, raw_json, validation_message};
+use influences::import_influences;
 
 /// Seconds each stage of loading a glTF file took (`skinlab bench MODEL --load`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -149,7 +150,7 @@ fn import(
     let mut mesh_used = vec![false; meshes.len()];
     let mut instances = Vec::new();
     let mut rigid_instances = Vec::new();
-    let mut raw_influences: HashMap<usize, Vec<Option<Vec<VertexInfluences>>>> = HashMap::new();
+    let mut raw_influences: HashMap<usize, Vec<Option<SlotInfluences>>> = HashMap::new();
     for &n in &scene_nodes {
         let node = &tree.nodes[n];
         let (Some(mesh), Some(skin)) = (node.mesh, node.skin) else {
@@ -190,8 +191,8 @@ fn import(
         let meshes_of_skin: Vec<usize> = bound.iter().filter(|((_, sk), _)| *sk == s).map(|(_, &m)| m).collect();
         let k = meshes_of_skin
             .iter()
-            .flat_map(|m| raw_influences[m].iter().flatten().flatten())
-            .map(|v| v.pairs.len())
+            .flat_map(|m| raw_influences[m].iter().flatten())
+            .map(SlotInfluences::max_count)
             .max()
             .unwrap_or(1);
         skin.sets = JointSetTable::new(k);
@@ -200,8 +201,7 @@ fn import(
         for m in ordered {
             for (p, raw) in raw_influences[&m].iter().enumerate() {
                 if let Some(raw) = raw {
-                    let inf = Influences::from_vertices(raw, &mut skin.sets)
-                        .map_err(|e| format!("mesh {m} primitive {p}: {e}"))?;
+                    let inf = raw.lay_out(&mut skin.sets).map_err(|e| format!("mesh {m} primitive {p}: {e}"))?;
                     meshes[m].primitives[p].influences = Some(inf);
                 }
             }
@@ -309,8 +309,8 @@ fn import_skin(skin: &gltf::Skin<'_>, buffers: &Buffers<'_>) -> Result<Skin, Str
     Ok(Skin { name: skin.name().map(str::to_owned), joints, joint_from_bind, sets: JointSetTable::default() })
 }
 
-fn vec3s(v: &[f64]) -> Vec<Vec3> {
-    v.chunks_exact(3).map(|c| Vec3::new(c[0] as f32, c[1] as f32, c[2] as f32)).collect()
+fn vec3s(v: &[f32]) -> Vec<Vec3> {
+    v.chunks_exact(3).map(|c| Vec3::new(c[0], c[1], c[2])).collect()
 }
 
 fn import_geometry(
@@ -321,7 +321,7 @@ fn import_geometry(
     let what = format!("mesh {} primitive {}", mesh.index(), prim.index());
     let pos_acc = prim.get(&Semantic::Positions).ok_or_else(|| format!("{what} has no POSITION"))?;
     let positions =
-        vec3s(&read_expect(&format!("{what} POSITION"), buffers, &pos_acc, &[Dimensions::Vec3], &[DataType::F32])?);
+        vec3s(&read_expect_as(&format!("{what} POSITION"), buffers, &pos_acc, &[Dimensions::Vec3], &[DataType::F32])?);
     if positions.iter().any(|p| !p.is_finite()) {
         return Err(format!("{what} POSITION holds a non-finite number"));
     }
@@ -329,7 +329,7 @@ fn import_geometry(
     let normals = match prim.get(&Semantic::Normals) {
         None => None,
         Some(acc) => {
-            let normals = vec3s(&read_expect(
+            let normals = vec3s(&read_expect_as(
                 &format!("{what} NORMAL"),
                 buffers,
                 &acc,
@@ -347,24 +347,17 @@ fn import_geometry(
     };
     let indices: Vec<u32> = match prim.indices() {
         Some(acc) => {
-            let raw = read_expect(
+            let indices: Vec<u32> = read_expect_as(
                 &format!("{what} indices"),
                 buffers,
                 &acc,
                 &[Dimensions::Scalar],
                 &[DataType::U8, DataType::U16, DataType::U32],
             )?;
-            let mut out = Vec::with_capacity(raw.len());
-            for v in raw {
-                if v as usize >= n {
-                    return Err(format!(
-                        "{what} indices (accessor {}): index {v} is beyond the {n} vertices",
-                        acc.index()
-                    ));
-                }
-                out.push(v as u32);
+            if let Some(v) = indices.iter().find(|&&v| v as usize >= n) {
+                return Err(format!("{what} indices (accessor {}): index {v} is beyond the {n} vertices", acc.index()));
             }
-            out
+            indices
         }
         None => (0..n as u32).collect(),
     };
@@ -390,67 +383,6 @@ fn import_geometry(
         Mode::Lines | Mode::LineLoop | Mode::LineStrip => (Topology::Lines, Vec::new()),
     };
     Ok(Primitive { positions, normals, triangles, topology, influences: None })
-}
-
-/// Reads JOINTS_n/WEIGHTS_n (every set present, in order) and applies the weight rules.
-fn import_influences(
-    mesh: &gltf::Mesh<'_>,
-    prim: &gltf::Primitive<'_>,
-    buffers: &Buffers<'_>,
-    joint_count: usize,
-) -> Result<Option<Vec<VertexInfluences>>, String> {
-    let what = format!("mesh {} primitive {}", mesh.index(), prim.index());
-    let n = prim.get(&Semantic::Positions).map_or(0, |a| a.count());
-    let mut joints: Vec<Vec<f64>> = Vec::new();
-    let mut weights: Vec<Vec<f64>> = Vec::new();
-    for set in 0.. {
-        let (j, w) = (prim.get(&Semantic::Joints(set)), prim.get(&Semantic::Weights(set)));
-        let (j, w) = match (j, w) {
-            (None, None) => break,
-            (Some(j), Some(w)) => (j, w),
-            (Some(_), None) => return Err(format!("{what} has JOINTS_{set} but no WEIGHTS_{set}")),
-            (None, Some(_)) => return Err(format!("{what} has WEIGHTS_{set} but no JOINTS_{set}")),
-        };
-        let jv = read_expect(
-            &format!("{what} JOINTS_{set}"),
-            buffers,
-            &j,
-            &[Dimensions::Vec4],
-            &[DataType::U8, DataType::U16],
-        )?;
-        let wv = read_expect(
-            &format!("{what} WEIGHTS_{set}"),
-            buffers,
-            &w,
-            &[Dimensions::Vec4],
-            &[DataType::F32, DataType::U8, DataType::U16],
-        )?;
-        if (w.data_type() != DataType::F32) && !w.normalized() {
-            return Err(format!("{what} WEIGHTS_{set} (accessor {}) is an integer type but not normalized", w.index()));
-        }
-        if jv.len() != n * 4 || wv.len() != n * 4 {
-            return Err(format!("{what} JOINTS_{set}/WEIGHTS_{set} do not have one element per vertex ({n})"));
-        }
-        joints.push(jv);
-        weights.push(wv);
-    }
-    if joints.is_empty() {
-        return Ok(None);
-    }
-    let slots = joints.len() * 4;
-    let mut out = Vec::with_capacity(n);
-    let mut js = vec![0u32; slots];
-    let mut ws = vec![0f32; slots];
-    for v in 0..n {
-        for (s, (jset, wset)) in joints.iter().zip(&weights).enumerate() {
-            for c in 0..4 {
-                js[s * 4 + c] = jset[v * 4 + c] as u32;
-                ws[s * 4 + c] = wset[v * 4 + c] as f32;
-            }
-        }
-        out.push(VertexInfluences::from_slots(v, &js, &ws, joint_count).map_err(|e| format!("{what}: {e}"))?);
-    }
-    Ok(Some(out))
 }
 
 fn import_clip(anim: &gltf::Animation<'_>, buffers: &Buffers<'_>) -> Result<Clip, String> {

@@ -23,7 +23,9 @@ pub fn read_input(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
     let file = std::fs::File::open(path).map_err(|e| problem(&e))?;
     // The path may have been replaced since: check what was opened.
     check_kind(&file.metadata().map_err(|e| problem(&e))?)?;
-    let mut data = Vec::new();
+    // Sized from the metadata so that a large file is read without growing the vector (one more
+    // byte to see that the file grew past the cap).
+    let mut data = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0).saturating_add(1));
     file.take(cap.saturating_add(1)).read_to_end(&mut data).map_err(|e| problem(&e))?;
     if data.len() as u64 > cap {
         return Err(too_large(data.len() as u64, cap));

@@ -315,6 +315,20 @@ impl Influences {
         Ok(out)
     }
 
+    /// Influences from a finished layout: `slots` weights per vertex and one packed set word each
+    /// (see [`Influences::pack`]), whose sets are in the table the caller interned them in.
+    pub(crate) fn from_layout(slots: usize, weights: Vec<f32>, sets: Vec<u32>) -> Self {
+        let lanes = lane_windows(sets.len());
+        Self { slots, weights, sets, lanes }
+    }
+
+    /// The packed set word of set `id` with its pivot in sorted slot `pivot_slot`.
+    #[inline]
+    #[must_use]
+    pub fn pack(id: u32, pivot_slot: usize) -> u32 {
+        id | ((pivot_slot as u32) << PIVOT_SHIFT)
+    }
+
     /// Replaces the influences of vertex `v` (already validated and normalised).
     pub fn set_vertex(
         &mut self,
@@ -336,7 +350,7 @@ impl Influences {
         for (slot, &i) in order.iter().enumerate() {
             row[slot] = inf.pairs[i].1;
         }
-        let word = id | ((pivot_slot as u32) << PIVOT_SHIFT);
+        let word = Self::pack(id, pivot_slot);
         if self.sets[v] != word {
             self.sets[v] = word;
             self.lane_changed(v);

@@ -10,6 +10,7 @@ pub mod lane_order;
 pub mod mesh;
 pub mod skeleton;
 pub mod skin;
+pub mod slot_influences;
 
 pub use animation::{Channel, ChannelPath, Clip, Interpolation};
 pub use densify::{densify, Densified, DensifyError, PrimitiveRefinement};
@@ -18,6 +19,7 @@ pub use influences::{InfluenceError, Influences, JointSetTable, EMPTY_SET};
 pub use mesh::{Mesh, Primitive, Topology};
 pub use skeleton::{Node, NodeTransform, NodeTree, Trs};
 pub use skin::Skin;
+pub use slot_influences::SlotInfluences;
 
 /// A node of the default scene that draws a mesh with a skin (the unit that `deform` writes).
 #[derive(Clone, Debug, PartialEq)]
