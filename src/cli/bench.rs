@@ -12,7 +12,7 @@ use super::{load, CliError};
 use crate::bandwidth::{self, StreamBytes};
 use crate::model::Model;
 use crate::rig::Pose;
-use crate::skinning::frame::{SET_LBS_FALLBACK, SET_STRETCH, SET_UNIFORM_STRETCH};
+use crate::skinning::frame::{SET_LBS_FALLBACK, SET_ONE_JOINT, SET_STRETCH, SET_UNIFORM_STRETCH};
 use crate::skinning::{DeformedPrimitive, Deformer, SkinningMethod};
 use crate::synthetic::{animate, animate_moving, SyntheticRig};
 
@@ -358,7 +358,7 @@ fn print_joint_kinds(model: &Model) -> Result<(), CliError> {
         let kinds = frame.joint_kinds();
         let flagged = |flag: u8| frame.flags.iter().filter(|&&f| f & flag != 0).count();
         crate::outln!(
-            "skin {si} parts: {} joints in use, {} need a polar split, {} stretched ({} uniformly), {} degenerate; sets: {} stretched ({} uniformly), {} LBS fallback",
+            "skin {si} parts: {} joints in use, {} need a polar split, {} stretched ({} uniformly), {} degenerate; sets: {} stretched ({} uniformly), {} one joint, {} LBS fallback",
             kinds.used,
             kinds.polar_solved,
             kinds.stretched,
@@ -366,6 +366,7 @@ fn print_joint_kinds(model: &Model) -> Result<(), CliError> {
             kinds.degenerate,
             flagged(SET_STRETCH),
             flagged(SET_UNIFORM_STRETCH),
+            flagged(SET_ONE_JOINT),
             flagged(SET_LBS_FALLBACK)
         );
     }

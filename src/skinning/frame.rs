@@ -36,6 +36,12 @@ pub const SET_FAR_CENTRE: u8 = 8;
 /// `v_s = (Σ w_j s_j) v` and `n_s` is along `n` ([`SkinFrame::scales`]).
 pub const SET_UNIFORM_STRETCH: u8 = 16;
 
+/// Set flag: the set has one joint and no non-uniform stretch. Its vertices have weight 1, so
+/// every method is `C v`, and the normals `normalise(A n)` (LBS) and `normalise(R S⁻¹ n)` (DQS,
+/// SBS) agree because `S` is `I` or `s I`: every method evaluates it with LBS's columns, at LBS's
+/// cost.
+pub const SET_ONE_JOINT: u8 = 32;
+
 /// A centre farther than this many skin extents from the origin is "far": in f32 the terms of
 /// `Q (v_s − r_c) + Σ w_i D_i r_c` would cancel digits of size |r_c|.
 pub const FAR_CENTRE_EXTENTS: f64 = 32.0;
@@ -369,6 +375,9 @@ fn set_flags(joints: &[JointPart], members: &[u16], set: usize) -> u8 {
     }
     if flag & SET_STRETCH != 0 && uniform {
         flag |= SET_UNIFORM_STRETCH;
+    }
+    if members.len() == 1 && (flag & SET_STRETCH == 0 || uniform) {
+        flag |= SET_ONE_JOINT;
     }
     flag
 }
