@@ -148,6 +148,8 @@ struct Kept {
     /// Seconds per computed set (tables and centre, one thread) in the last pass that computed
     /// any; 0 before the first.
     set_secs: f64,
+    /// Whether the last prepare's skin extent differs from the one before it.
+    extent_changed: bool,
 }
 
 impl SkinFrame {
@@ -218,9 +220,11 @@ impl SkinFrame {
         let valid = if keep { self.kept_sets(table.all_padded(), k) } else { 0 };
         self.slots = k;
         self.resize_tables(table.len(), method);
+        let extent_before = self.extent;
         if matches!(method, SkinningMethod::Sbs | SkinningMethod::SbsC) {
             self.extent = self.extent(skin, model_from_node);
         }
+        self.kept.extent_changed = self.extent.to_bits() != extent_before.to_bits();
         self.fill_sets(skin, 0..table.len(), valid);
         self.kept.members.truncate(valid * k);
         self.kept.members.extend_from_slice(&table.all_padded()[valid * k..]);
@@ -272,6 +276,7 @@ impl SkinFrame {
             k: self.slots,
             method,
             extent: self.extent,
+            extent_changed: self.kept.extent_changed,
         };
         let threads = rayon::current_num_threads();
         let set_secs = if self.kept.set_secs > 0.0 { self.kept.set_secs } else { DEFAULT_SET_SECS };
@@ -372,7 +377,8 @@ impl SkinFrame {
 /// Whether two matrices are equal bit for bit (a joint whose `model_from_bind` kept every bit
 /// keeps its part).
 fn same_bits(a: &DMat4, b: &DMat4) -> bool {
-    a.to_cols_array().iter().zip(b.to_cols_array()).all(|(x, y)| x.to_bits() == y.to_bits())
+    let (a, b): (&[f64; 16], &[f64; 16]) = (a.as_ref(), b.as_ref());
+    a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
 }
 
 /// The `SET_*` flags of a set from its joints' parts (`set` is its id: the empty set is flagged).

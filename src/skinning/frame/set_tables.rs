@@ -56,6 +56,9 @@ pub(super) struct SetPass<'a> {
     pub method: SkinningMethod,
     /// The skin's extent (SBS's far-centre test).
     pub extent: f64,
+    /// Whether the extent differs from the one the kept sets were tested against (only then can
+    /// a kept set's far-centre flag change).
+    pub extent_changed: bool,
 }
 
 /// The tables of a contiguous range of sets, split off the frame's vectors.
@@ -320,6 +323,9 @@ impl SetPass<'_> {
         let set = t.first + i;
         let far_of = |c: DVec3| c.length() > FAR_CENTRE_EXTENTS * self.extent;
         if !self.is_dirty(set) {
+            if !self.extent_changed {
+                return 0;
+            }
             let centre = t.far_centres[i];
             if far_of(centre) != (t.flags[i] & SET_FAR_CENTRE != 0) {
                 self.images(t, i, centre, far_of(centre));
