@@ -24,9 +24,10 @@ pub fn set_wide_simd(enabled: bool) {
     WIDE_SIMD.store(enabled, Ordering::Relaxed);
 }
 
-/// Vertices per parallel work item (whole lane-order windows).
+/// Vertices per parallel work item (whole lane-order windows) when the caller gives no task size.
 const CHUNK: usize = 4 * WINDOW;
-/// Primitives smaller than this are deformed on the calling thread.
+/// Primitives smaller than this are deformed on the calling thread when the caller gives no task
+/// size.
 const PARALLEL_THRESHOLD: usize = 16 * 1024;
 
 /// One method's per-vertex formula over `K` weight slots.
@@ -147,12 +148,20 @@ impl Arith for Fused {
 
 /// Runs `kernel` over every vertex of a primitive into `out` (resized to the vertex count). The
 /// vertices beyond the influences' length, if any, keep their rest position and normal.
+///
+/// `task_vertices` is the least number of vertices worth a parallel task (the deformer derives it
+/// from the measured cost per vertex, [`crate::skinning::SkinFrame::task_vertices`]): the
+/// primitive is split into tasks of whole lane-order windows, at least that large, over rayon's
+/// threads (rayon splits the windows in halves as threads steal, never below that size), and stays
+/// on the calling thread when it is smaller than two tasks. 0: split primitives from 16k vertices
+/// on into 8k-vertex tasks.
 pub(crate) fn run<const K: usize, F: VertexKernel<K>>(
     kernel: &F,
     inf: &Influences,
     positions: &[Vec3],
     normals: Option<&[Vec3]>,
     out: &mut DeformedPrimitive,
+    task_vertices: usize,
 ) {
     let n = positions.len();
     out.resize(n, normals.is_some());
@@ -182,16 +191,32 @@ pub(crate) fn run<const K: usize, F: VertexKernel<K>>(
             }
         }
     };
-    if n < PARALLEL_THRESHOLD || rayon::current_num_threads() == 1 {
-        chunk(0, &mut out.positions, &mut out.normals);
-    } else if normals.is_some() {
-        out.positions
-            .par_chunks_mut(CHUNK)
-            .zip(out.normals.par_chunks_mut(CHUNK))
-            .enumerate()
-            .for_each(|(c, (p, q))| chunk(c * CHUNK, p, q));
+    let (min_task, split_from) = if task_vertices == 0 {
+        (CHUNK, PARALLEL_THRESHOLD)
     } else {
-        out.positions.par_chunks_mut(CHUNK).enumerate().for_each(|(c, p)| chunk(c * CHUNK, p, &mut []));
+        // Whole windows, the nearest count to `task_vertices` (at least one).
+        let task = (task_vertices.saturating_add(WINDOW / 2) / WINDOW).max(1) * WINDOW;
+        (task, task.saturating_mul(2))
+    };
+    if n < split_from || rayon::current_num_threads() == 1 {
+        chunk(0, &mut out.positions, &mut out.normals);
+        return;
+    }
+    // Items of one window; rayon never makes a task of fewer than `per_task` of them.
+    let per_task = min_task / WINDOW;
+    if normals.is_some() {
+        out.positions
+            .par_chunks_mut(WINDOW)
+            .zip(out.normals.par_chunks_mut(WINDOW))
+            .enumerate()
+            .with_min_len(per_task)
+            .for_each(|(c, (p, q))| chunk(c * WINDOW, p, q));
+    } else {
+        out.positions
+            .par_chunks_mut(WINDOW)
+            .enumerate()
+            .with_min_len(per_task)
+            .for_each(|(c, p)| chunk(c * WINDOW, p, &mut []));
     }
 }
 
