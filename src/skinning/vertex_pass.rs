@@ -97,7 +97,7 @@ impl Arith for Fused {
     #[inline(always)]
     fn madd3(a: Vec3A, b: Vec3A, c: Vec3A) -> Vec3A {
         use std::arch::x86_64::_mm_fmadd_ps;
-        // SAFETY: only reached from `stream_with_normals_avx2`, called after detecting FMA.
+        // SAFETY: only reached from `stream_avx2`, called after detecting FMA.
         unsafe { _mm_fmadd_ps(a.into(), b.into(), c.into()).into() }
     }
     #[inline(always)]
@@ -130,7 +130,7 @@ impl Arith for Fused {
         };
         // (x, y, z, w) -> (z, x, y, w) in each half.
         const ZXY: i32 = 0b11_01_00_10;
-        // SAFETY: only reached from `stream_with_normals_avx2`, called after detecting AVX2 and FMA.
+        // SAFETY: only reached from `stream_avx2`, called after detecting AVX2 and FMA.
         unsafe {
             let cross = |a: __m256, b: __m256| {
                 let c = _mm256_fmsub_ps(_mm256_permute_ps::<ZXY>(a), b, _mm256_mul_ps(a, _mm256_permute_ps::<ZXY>(b)));
@@ -180,16 +180,13 @@ pub(crate) fn run<const K: usize, F: VertexKernel<K>>(
             Some(normals) => {
                 let rest_n = &normals[start..end];
                 let windows = Windows { inf, first: start / WINDOW };
-                let done = stream_with_normals_best::<K, F>(*kernel, pos, nrm, rest, rest_n, w, s, windows);
+                let done = stream_best::<K, F, true>(*kernel, pos, nrm, rest, rest_n, w, s, windows);
                 pos[done..].copy_from_slice(&rest[done..]);
                 nrm[done..].copy_from_slice(&rest_n[done..]);
             }
             None => {
-                let mut done = 0;
-                for ((p, &v), (w, &word)) in pos.iter_mut().zip(rest).zip(w.chunks_exact(K).zip(s)) {
-                    *p = kernel.vertex::<Plain>(word, as_array(w), v.into(), Vec3A::ZERO).0.into();
-                    done += 1;
-                }
+                let windows = Windows { inf, first: start / WINDOW };
+                let done = stream_best::<K, F, false>(*kernel, pos, &mut [], rest, &[], w, s, windows);
                 pos[done..].copy_from_slice(&rest[done..]);
             }
         }
@@ -224,10 +221,12 @@ pub(crate) fn run<const K: usize, F: VertexKernel<K>>(
 }
 
 /// The hot loop compiled for the best instruction set this CPU has (AVX2 with FMA where the CPU
-/// has them: VEX encoding and three-operand forms; SSE2 otherwise).
+/// has them: VEX encoding, three-operand forms and the eight lanes; SSE2 otherwise). With
+/// `NORMALS` false, `nrm` and `rest_n` are not read (the normals are computed from zero and
+/// dropped, as in the per-vertex path).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn stream_with_normals_best<const K: usize, F: VertexKernel<K>>(
+fn stream_best<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(
     kernel: F,
     pos: &mut [Vec3],
     nrm: &mut [Vec3],
@@ -243,12 +242,12 @@ fn stream_with_normals_best<const K: usize, F: VertexKernel<K>>(
         && std::arch::is_x86_feature_detected!("fma")
     {
         // SAFETY: the CPU has the features the function is compiled for.
-        return unsafe { stream_with_normals_avx2::<K, F>(kernel, pos, nrm, rest, rest_n, w, s, windows) };
+        return unsafe { stream_avx2::<K, F, NORMALS>(kernel, pos, nrm, rest, rest_n, w, s, windows) };
     }
-    stream_with_normals::<K, F>(kernel, pos, nrm, rest, rest_n, w, s, windows)
+    stream_sse2::<K, F, NORMALS>(kernel, pos, nrm, rest, rest_n, w, s, windows)
 }
 
-/// [`stream_with_normals`] compiled with AVX2 and FMA enabled.
+/// [`stream_body`] compiled with AVX2 and FMA enabled.
 ///
 /// # Safety
 /// The CPU must support AVX2 and FMA.
@@ -256,7 +255,7 @@ fn stream_with_normals_best<const K: usize, F: VertexKernel<K>>(
 #[target_feature(enable = "avx,avx2,fma")]
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
-unsafe fn stream_with_normals_avx2<const K: usize, F: VertexKernel<K>>(
+unsafe fn stream_avx2<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(
     kernel: F,
     pos: &mut [Vec3],
     nrm: &mut [Vec3],
@@ -266,13 +265,13 @@ unsafe fn stream_with_normals_avx2<const K: usize, F: VertexKernel<K>>(
     s: &[u32],
     windows: Windows<'_>,
 ) -> usize {
-    stream_body::<K, F, Fused>(kernel, pos, nrm, rest, rest_n, w, s, windows)
+    stream_body::<K, F, Fused, NORMALS>(kernel, pos, nrm, rest, rest_n, w, s, windows)
 }
 
-/// The hot loop for primitives with normals (SSE2); returns how many vertices it deformed.
+/// [`stream_body`] for any x86_64 CPU (SSE2); returns how many vertices it deformed.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
-fn stream_with_normals<const K: usize, F: VertexKernel<K>>(
+fn stream_sse2<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(
     kernel: F,
     pos: &mut [Vec3],
     nrm: &mut [Vec3],
@@ -282,7 +281,7 @@ fn stream_with_normals<const K: usize, F: VertexKernel<K>>(
     s: &[u32],
     windows: Windows<'_>,
 ) -> usize {
-    stream_body::<K, F, Plain>(kernel, pos, nrm, rest, rest_n, w, s, windows)
+    stream_body::<K, F, Plain, NORMALS>(kernel, pos, nrm, rest, rest_n, w, s, windows)
 }
 
 /// The lane-order windows of the vertices a chunk deforms: `inf`'s windows from `first` on.
@@ -292,13 +291,17 @@ pub(crate) struct Windows<'a> {
     first: usize,
 }
 
-/// The loop itself. Without `M::LANES` a plain walk over zipped slices (no bounds checks); with
-/// it, window by window: each lane group of eight vertices sharing a packed set word
-/// (`model::lane_order`) is gathered, deformed in the lanes of 256-bit registers and scattered
-/// back, then the window's other vertices go one by one. Returns how many vertices it deformed.
+/// The loop itself. Without `NORMALS` (`nrm` and `rest_n` may then be empty), a plain walk over
+/// zipped slices with zero normals whose results are dropped: even with AVX2 the lanes would
+/// cost more there, since they compute normals regardless (1M-vertex Fox, one thread, CPU time
+/// per LBS frame: 10.6 ms in the lanes, 4.1 ms per vertex). Without `M::LANES` the same walk with
+/// normals. With it, window by window: each lane group of eight vertices sharing a packed set
+/// word (`model::lane_order`) is deformed in the lanes of 256-bit registers (in place for a run
+/// of eight consecutive vertices, else gathered and scattered back), then the window's other
+/// vertices go one by one. Returns how many vertices it deformed.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith>(
+fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith, const NORMALS: bool>(
     kernel: F,
     pos: &mut [Vec3],
     nrm: &mut [Vec3],
@@ -308,7 +311,14 @@ fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith>(
     s: &[u32],
     windows: Windows<'_>,
 ) -> usize {
-    let n = pos.len().min(nrm.len()).min(rest.len()).min(rest_n.len()).min(w.len() / K).min(s.len());
+    let n = pos.len().min(rest.len()).min(w.len() / K).min(s.len());
+    if !NORMALS {
+        for ((p, &v), (w, &word)) in pos[..n].iter_mut().zip(&rest[..n]).zip(w[..n * K].chunks_exact(K).zip(&s[..n])) {
+            *p = kernel.vertex::<M>(word, as_array(w), v.into(), Vec3A::ZERO).0.into();
+        }
+        return n;
+    }
+    let n = n.min(nrm.len()).min(rest_n.len());
     #[cfg(target_arch = "x86_64")]
     if M::LANES {
         let mut base = 0;
