@@ -240,10 +240,20 @@ pub fn diversify_sets(model: &mut Model, sets: usize) -> Result<usize, Influence
 /// rotation by up to about 40° about its own fixed axis, with its own phase. Works on any model;
 /// updates the overrides in place (no allocation once every joint has one).
 pub fn animate(model: &Model, frame: usize, pose: &mut Pose) {
+    animate_moving(model, frame, usize::MAX, pose);
+}
+
+/// [`animate`] with only `moving` of skin 0's joints (spread evenly over its joint list, the
+/// first at index n/moving − 1, so never the root unless all move) at
+/// frame `frame`; the others hold their frame-0 pose (their descendants still move with them).
+pub fn animate_moving(model: &Model, frame: usize, moving: usize, pose: &mut Pose) {
     let Some(skin) = model.skins.first() else {
         return;
     };
+    let n = skin.joints.len();
+    let m = moving.min(n);
     for (j, &node) in skin.joints.iter().enumerate() {
+        let frame = if (j + 1) * m / n != j * m / n { frame } else { 0 };
         let seed = j as f64;
         let axis = DVec3::new((seed * 1.3).sin(), (seed * 0.7).cos(), (seed * 2.1).sin() + 0.2).normalize_or(DVec3::Y);
         let angle = 0.7 * (0.05 * frame as f64 + 0.9 * seed).sin();

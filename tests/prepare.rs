@@ -1,7 +1,8 @@
 //! The per-frame preparation's shortcuts change nothing: joint parts shared between skins with the
 //! same joints, parts computed only for the joints some set reads (and, after painting, for the
 //! joints a new set reads for the first time) give exactly the deformation of a skin prepared on
-//! its own from scratch.
+//! its own from scratch; and the parts and set tables a deformer keeps across poses (for joints
+//! and sets that did not change) give exactly what a preparation from scratch gives.
 
 mod common;
 
@@ -9,7 +10,7 @@ use skinlab::model::influences::VertexInfluences;
 use skinlab::model::{Influences, JointSetTable, Model};
 use skinlab::rig::Pose;
 use skinlab::skinning::{dqs, lbs, sbs, sbs_c, DeformedPrimitive, Deformer, SkinFrame, SkinningMethod};
-use skinlab::synthetic::{animate, SyntheticRig};
+use skinlab::synthetic::{animate, animate_moving, diversify_sets, SyntheticRig};
 
 /// Deforms primitive `prim` of `instance` with a frame prepared for that skin alone.
 fn alone(model: &Model, pose: &Pose, method: SkinningMethod, instance: usize, prim: usize) -> DeformedPrimitive {
@@ -103,5 +104,90 @@ fn a_painted_set_on_joints_no_set_read_gets_their_parts() {
         let mut full = DeformedPrimitive::default();
         fresh.deform_primitive(&model, &inst, 0, &mut full);
         assert_eq!(out, full, "{method}: re-skin after the dab equals a fresh preparation");
+    }
+}
+
+/// `deform_all` with a deformer kept across frames against one that prepares from scratch.
+fn assert_kept_equals_fresh(
+    what: &str,
+    model: &Model,
+    kept: &mut Deformer,
+    pose: &Pose,
+    method: SkinningMethod,
+) -> skinlab::skinning::FrameStats {
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    kept.deform_all(model, pose, method, &mut a);
+    let mut fresh = Deformer::new();
+    fresh.disable_reuse(true);
+    fresh.deform_all(model, pose, method, &mut b);
+    assert_eq!(fresh.stats.sets_computed, fresh.stats.sets, "{what}: from scratch computes every set");
+    assert!(a == b, "{what}: kept parts and tables must give the fresh result bit for bit");
+    kept.stats
+}
+
+#[test]
+fn kept_parts_and_sets_give_the_fresh_result_bit_for_bit() {
+    let mut synthetic = SyntheticRig { vertices: 6000, joints: 40, influences: 4 }.build().unwrap();
+    diversify_sets(&mut synthetic, 300).unwrap();
+    let mut models = vec![("synthetic".to_string(), synthetic)];
+    for file in ["Fox.glb", "Character_HumanoidRig.glb", "Stegosaurus.glb"] {
+        if let Some(m) = common::shared_model(file) {
+            models.push((file.to_string(), m));
+        }
+    }
+    for (name, model) in &models {
+        for method in SkinningMethod::MENU {
+            let mut kept = Deformer::new();
+            let mut pose = Pose::rest();
+            let mut reused = false;
+            // All joints, then a few joints moving, then a pose that does not change at all.
+            for (frame, moving) in [(0, usize::MAX), (1, usize::MAX), (2, 2), (3, 2), (4, 1), (4, 1), (5, usize::MAX)] {
+                animate_moving(model, frame, moving, &mut pose);
+                let what = format!("{name} {method} frame {frame} moving {moving}");
+                let stats = assert_kept_equals_fresh(&what, model, &mut kept, &pose, method);
+                reused |= stats.sets_computed < stats.sets;
+                if frame == 4 && moving == 1 && kept.stats.sets_computed == 0 {
+                    assert_eq!(kept.stats.joint_parts, 0, "{what}: nothing moved, nothing computed");
+                }
+            }
+            assert!(reused, "{name} {method}: moving a few joints keeps some sets");
+            // The same deformer on another method, then back.
+            let other = if method == SkinningMethod::Lbs { SkinningMethod::Sbs } else { SkinningMethod::Lbs };
+            assert_kept_equals_fresh(&format!("{name} {method} → {other}"), model, &mut kept, &pose, other);
+            animate_moving(model, 6, 3, &mut pose);
+            assert_kept_equals_fresh(&format!("{name} {other} → {method}"), model, &mut kept, &pose, method);
+        }
+    }
+}
+
+/// Painting appends a set (prepared in the same pose), then the next pose keeps or recomputes it
+/// like any other set.
+#[test]
+fn a_set_painted_between_poses_is_kept_correctly() {
+    let base = SyntheticRig { vertices: 3000, joints: 12, influences: 4 }.build().unwrap();
+    for method in SkinningMethod::MENU {
+        let mut model = base.clone();
+        let mut kept = Deformer::new();
+        let mut pose = Pose::rest();
+        animate_moving(&model, 1, usize::MAX, &mut pose);
+        let mut out = Vec::new();
+        kept.deform_all(&model, &pose, method, &mut out);
+        let dab = VertexInfluences { pairs: vec![(2, 0.5), (7, 0.3), (11, 0.2)] };
+        let painted: Vec<u32> = (100..140).collect();
+        let inf = model.meshes[0].primitives[0].influences.as_mut().unwrap();
+        for &v in &painted {
+            inf.set_vertex(v as usize, &dab, &mut model.skins[0].sets).unwrap();
+        }
+        assert!(kept.prepare_new_sets(&model) >= 1, "{method}");
+        for (frame, moving) in [(2, 1), (3, 4), (3, 4), (4, usize::MAX)] {
+            animate_moving(&model, frame, moving, &mut pose);
+            assert_kept_equals_fresh(
+                &format!("{method} frame {frame} after the dab"),
+                &model,
+                &mut kept,
+                &pose,
+                method,
+            );
+        }
     }
 }

@@ -12,9 +12,9 @@ use super::{load, CliError};
 use crate::bandwidth::{self, StreamBytes};
 use crate::model::Model;
 use crate::rig::Pose;
-use crate::skinning::frame::{SET_LBS_FALLBACK, SET_STRETCH, SET_UNIFORM_STRETCH};
+use crate::skinning::frame::{SET_LBS_FALLBACK, SET_ONE_JOINT, SET_STRETCH, SET_UNIFORM_STRETCH};
 use crate::skinning::{DeformedPrimitive, Deformer, SkinningMethod};
-use crate::synthetic::{animate, SyntheticRig};
+use crate::synthetic::{animate, animate_moving, SyntheticRig};
 
 /// Arguments of `skinlab bench`.
 #[derive(Debug, Args)]
@@ -58,6 +58,15 @@ pub struct BenchArgs {
     /// frames; `--frames` is the number of timed binds.
     #[arg(long)]
     pub bind: bool,
+    /// Move only this many joints per frame (spread evenly over the first skin's joints; the
+    /// others hold their first pose), as the editor's usual frame does: the preparation then
+    /// recomputes only the joints that moved and the sets that contain them.
+    #[arg(long, value_name = "N")]
+    pub moving: Option<usize>,
+    /// Prepare every pose from scratch (no parts or set tables kept across poses), to measure
+    /// what keeping them saves.
+    #[arg(long)]
+    pub no_reuse: bool,
     /// Time loading the model file to its first deformed buffers, per stage (read, parse,
     /// import, joint sets, first deformation); `--frames` loads, at most 10.
     #[arg(long, conflicts_with_all = ["synthetic", "bind"], requires = "model")]
@@ -73,8 +82,8 @@ pub struct MethodTimes {
     pub centre_secs: Vec<f64>,
     /// Seconds in FK and preparation (centres included), one per frame.
     pub prepare_secs: Vec<f64>,
-    /// Centres solved per frame.
-    pub centre_solves: usize,
+    /// Centres solved, one per frame.
+    pub centre_solves: Vec<f64>,
     /// Seconds of forward kinematics, one per frame.
     pub fk_secs: Vec<f64>,
     /// Seconds of `model_from_bind` and joint parts, one per frame.
@@ -83,8 +92,12 @@ pub struct MethodTimes {
     pub tables_secs: Vec<f64>,
     /// Joint parts computed per frame (every skin).
     pub joint_parts: usize,
-    /// Joint sets prepared per frame (every skin).
+    /// Joint sets in the tables (every skin).
     pub sets: usize,
+    /// Joint sets whose tables were computed, one per frame (the others were kept).
+    pub sets_computed: Vec<f64>,
+    /// Joint parts computed, one per frame.
+    pub parts_computed: Vec<f64>,
 }
 
 /// The median of a non-empty list (0 for an empty one).
@@ -103,11 +116,24 @@ pub fn median(values: &[f64]) -> f64 {
     }
 }
 
-/// Deforms `frames` + 2 frames of changing poses with every method (interleaved) and returns the
-/// timings of the timed frames, printing a progress line to stderr for long runs.
-pub fn time_methods(model: &Model, methods: &[SkinningMethod], frames: usize) -> Vec<MethodTimes> {
+/// How the benchmark poses the model frame after frame.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Motion {
+    /// Joints moving per frame (`None`: all).
+    pub moving: Option<usize>,
+    /// Prepare every pose from scratch.
+    pub no_reuse: bool,
+}
+
+/// Deforms `frames` + 2 frames of changing poses with every method (interleaved, one deformer
+/// per method as the editor has one per panel) and returns the timings of the timed frames,
+/// printing a progress line to stderr for long runs.
+pub fn time_methods(model: &Model, methods: &[SkinningMethod], frames: usize, motion: Motion) -> Vec<MethodTimes> {
     const WARM_UP: usize = 2;
-    let mut deformer = Deformer::new();
+    let mut deformers: Vec<Deformer> = methods.iter().map(|_| Deformer::new()).collect();
+    for d in &mut deformers {
+        d.disable_reuse(motion.no_reuse);
+    }
     let mut outs: Vec<Vec<Vec<DeformedPrimitive>>> = vec![Vec::new(); methods.len()];
     let mut times = vec![MethodTimes::default(); methods.len()];
     let mut pose = Pose::rest();
@@ -116,8 +142,9 @@ pub fn time_methods(model: &Model, methods: &[SkinningMethod], frames: usize) ->
     let mut progress_shown = false;
     let tty = std::io::stderr().is_terminal();
     for frame in 0..frames + WARM_UP {
-        animate(model, frame, &mut pose);
+        animate_moving(model, frame, motion.moving.unwrap_or(usize::MAX), &mut pose);
         for (m, &method) in methods.iter().enumerate() {
+            let deformer = &mut deformers[m];
             let t0 = Instant::now();
             deformer.deform_all(model, &pose, method, &mut outs[m]);
             let secs = t0.elapsed().as_secs_f64();
@@ -126,12 +153,14 @@ pub fn time_methods(model: &Model, methods: &[SkinningMethod], frames: usize) ->
                 t.frame_secs.push(secs);
                 t.centre_secs.push(deformer.stats.centre_secs);
                 t.prepare_secs.push(deformer.stats.prepare_secs);
-                t.centre_solves = deformer.stats.centre_solves;
+                t.centre_solves.push(deformer.stats.centre_solves as f64);
                 t.fk_secs.push(deformer.stats.fk_secs);
                 t.parts_secs.push(deformer.stats.parts_secs);
                 t.tables_secs.push(deformer.stats.tables_secs);
                 t.joint_parts = deformer.stats.joint_parts;
                 t.sets = deformer.stats.sets;
+                t.sets_computed.push(deformer.stats.sets_computed as f64);
+                t.parts_computed.push(deformer.stats.joint_parts as f64);
             }
         }
         if last_progress.elapsed().as_secs_f64() > 1.0 {
@@ -243,7 +272,16 @@ fn report(args: &BenchArgs, model: &Model, title: &str) -> Result<(), CliError> 
         args.frames,
         if args.sse2 { ", SSE2 variant" } else { "" }
     );
-    let times = time_methods(model, &args.method, args.frames);
+    let motion = Motion { moving: args.moving, no_reuse: args.no_reuse };
+    if let Some(m) = args.moving {
+        crate::outln!(
+            "moving: {m} joints per frame (the others hold their pose){}",
+            if args.no_reuse { ", no reuse" } else { "" }
+        );
+    } else if args.no_reuse {
+        crate::outln!("no reuse: every pose prepared from scratch");
+    }
+    let times = time_methods(model, &args.method, args.frames, motion);
     crate::outln!(
         "{:<6} {:>10} {:>10} {:>10} {:>12} {:>11}",
         "method",
@@ -271,7 +309,7 @@ fn report(args: &BenchArgs, model: &Model, title: &str) -> Result<(), CliError> 
         if method == SkinningMethod::Sbs {
             crate::outln!(
                 "       sbs centres: {} solved per frame, {:.3} ms median",
-                t.centre_solves,
+                median(&t.centre_solves),
                 median(&t.centre_secs) * 1e3
             );
         }
@@ -320,7 +358,7 @@ fn print_joint_kinds(model: &Model) -> Result<(), CliError> {
         let kinds = frame.joint_kinds();
         let flagged = |flag: u8| frame.flags.iter().filter(|&&f| f & flag != 0).count();
         crate::outln!(
-            "skin {si} parts: {} joints in use, {} need a polar split, {} stretched ({} uniformly), {} degenerate; sets: {} stretched ({} uniformly), {} LBS fallback",
+            "skin {si} parts: {} joints in use, {} need a polar split, {} stretched ({} uniformly), {} degenerate; sets: {} stretched ({} uniformly), {} one joint, {} LBS fallback",
             kinds.used,
             kinds.polar_solved,
             kinds.stretched,
@@ -328,6 +366,7 @@ fn print_joint_kinds(model: &Model) -> Result<(), CliError> {
             kinds.degenerate,
             flagged(SET_STRETCH),
             flagged(SET_UNIFORM_STRETCH),
+            flagged(SET_ONE_JOINT),
             flagged(SET_LBS_FALLBACK)
         );
     }
@@ -346,17 +385,22 @@ fn print_preparation(methods: &[SkinningMethod], times: &[MethodTimes]) -> Resul
         "centres µs (/c ns)",
         "total µs"
     );
+    crate::outln!(
+        "       (medians; parts and sets counted where computed, the others kept from the last pose; set tables and centres are CPU time over the threads)"
+    );
     let per = |secs: f64, n: usize| if n == 0 { 0.0 } else { secs * 1e9 / n as f64 };
     for (&method, t) in methods.iter().zip(times) {
         let (fk, parts, tables, centres) =
             (median(&t.fk_secs), median(&t.parts_secs), median(&t.tables_secs), median(&t.centre_secs));
+        let (parts_n, sets_n) = (median(&t.parts_computed) as usize, median(&t.sets_computed) as usize);
+        let solves_n = median(&t.centre_solves) as usize;
         crate::outln!(
             "{:<6} {:>8.1} {:>22} {:>22} {:>22} {:>9.1}",
             method.name(),
             fk * 1e6,
-            format!("{:.1} ({} × {:.0})", parts * 1e6, t.joint_parts, per(parts, t.joint_parts)),
-            format!("{:.1} ({} × {:.0})", tables * 1e6, t.sets, per(tables, t.sets)),
-            format!("{:.1} ({} × {:.0})", centres * 1e6, t.centre_solves, per(centres, t.centre_solves)),
+            format!("{:.1} ({} × {:.0})", parts * 1e6, parts_n, per(parts, parts_n)),
+            format!("{:.1} ({} × {:.0})", tables * 1e6, sets_n, per(tables, sets_n)),
+            format!("{:.1} ({} × {:.0})", centres * 1e6, solves_n, per(centres, solves_n)),
             median(&t.prepare_secs) * 1e6
         );
     }

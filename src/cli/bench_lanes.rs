@@ -4,7 +4,7 @@
 use crate::model::lane_order::WINDOW;
 use crate::model::Model;
 use crate::rig::Pose;
-use crate::skinning::frame::{SET_EMPTY, SET_FAR_CENTRE, SET_LBS_FALLBACK, SET_STRETCH};
+use crate::skinning::frame::{SET_EMPTY, SET_FAR_CENTRE, SET_LBS_FALLBACK, SET_ONE_JOINT, SET_STRETCH};
 use crate::skinning::{Deformer, SkinningMethod};
 
 /// Where each skinned vertex goes in the per-vertex pass.
@@ -21,9 +21,14 @@ pub struct LaneBreakdown {
     pub leftover: usize,
     /// Vertices without influence (never moved; in the lanes' count above where they group).
     pub empty: usize,
-    /// Grouped vertices whose set takes the slow per-vertex path in DQS and SBS in the pose given
-    /// (a stretched joint, or for SBS a far centre), by method: (dqs, sbs).
+    /// Grouped vertices whose set leaves the lanes for the per-vertex path in the pose given, by
+    /// method (dqs, sbs): SBS's far centres (evaluated in f64).
     pub slow_sets: (usize, usize),
+    /// Vertices whose set has one joint and no non-uniform stretch (DQS and SBS deform them with
+    /// LBS's columns), in the pose given.
+    pub one_joint: usize,
+    /// Vertices whose set is stretched (DQS and SBS blend the stretches first), in the pose given.
+    pub stretched: usize,
 }
 
 impl LaneBreakdown {
@@ -42,6 +47,11 @@ impl LaneBreakdown {
                 out.total += words.len();
                 out.contiguous += words.chunks_exact(8).filter(|g| g.iter().all(|&w| w == g[0])).count() * 8;
                 out.empty += (0..inf.len()).filter(|&v| inf.set_of(v) == 0).count();
+                for v in 0..inf.len() {
+                    let f = flags(&deformers[0], inf.set_of(v) as usize);
+                    out.one_joint += usize::from(f & SET_ONE_JOINT != 0);
+                    out.stretched += usize::from(f & (SET_STRETCH | SET_ONE_JOINT) == SET_STRETCH);
+                }
                 for w in 0..words.len().div_ceil(WINDOW) {
                     let Some(order) = inf.lane_window(w) else { continue };
                     out.grouped += order.grouped();
@@ -50,8 +60,8 @@ impl LaneBreakdown {
                         let set = inf.set_of(w * WINDOW + group[0] as usize) as usize;
                         for (slot, d) in [&mut out.slow_sets.0, &mut out.slow_sets.1].into_iter().zip(&deformers) {
                             let f = flags(d, set);
-                            let lbs_path = f & SET_LBS_FALLBACK != 0;
-                            if f & SET_EMPTY == 0 && !lbs_path && f & (SET_STRETCH | SET_FAR_CENTRE) != 0 {
+                            let lbs_path = f & (SET_LBS_FALLBACK | SET_ONE_JOINT) != 0;
+                            if f & SET_EMPTY == 0 && !lbs_path && f & SET_FAR_CENTRE != 0 {
                                 *slot += 8;
                             }
                         }
@@ -82,10 +92,18 @@ impl LaneBreakdown {
         if self.empty > 0 {
             lines.push(format!("  ({:.1}% have no influence and are not moved)", pct(self.empty)));
         }
+        if self.one_joint + self.stretched > 0 {
+            lines.push(format!(
+                "  in this pose: {:.1}% in one-joint sets (LBS's columns in every method), {:.1}% in other stretched sets \
+                 (stretches blended per lane)",
+                pct(self.one_joint),
+                pct(self.stretched)
+            ));
+        }
         let (dqs, sbs) = self.slow_sets;
         if dqs + sbs > 0 {
             lines.push(format!(
-                "  of the groups, per vertex in this pose: dqs {:.1}% (stretched joints), sbs {:.1}% (stretched joints, far centres)",
+                "  of the groups, per vertex in this pose: dqs {:.1}%, sbs {:.1}% (far centres, evaluated in f64)",
                 pct(dqs),
                 pct(sbs)
             ));

@@ -1,9 +1,11 @@
 //! Dense f64 linear algebra through nalgebra: polar decomposition of joint matrices and the
 //! least-squares centre of rotation of the SBS paper (section 4). The only module that uses nalgebra.
 
+mod centre_sums;
 mod polar_newton;
 pub mod triangle;
 
+pub use centre_sums::{CentreSums, NORMAL_EQUATIONS_MIN_SINGULAR};
 pub use polar_newton::polar_newton;
 
 use glam::{DMat3, DVec3};
@@ -57,19 +59,30 @@ pub fn polar_rotation(a: DMat3) -> Option<DMat3> {
 /// by SVD pseudo-inverse with singular values below [`CENTRE_SINGULAR_EPS`] treated as zero.
 /// `rotations[i]`, `translations[i]` are the rigid parts of the set's joints; fewer than two give 0.
 ///
-/// The stacked `3·n(n−1)/2 × 3` system is first reduced to an upper-triangular `R` (with `Qᵀe`) by
-/// Givens rotations, one row at a time: the same singular values and least-squares solution,
-/// no allocation for any set size, and only a 3x3 SVD (nalgebra's general SVD of tall matrices
-/// mis-factors some inputs, e.g. ones with zero rows).
+/// Well-conditioned systems are solved by their normal equations built from per-joint sums
+/// ([`CentreSums`]); the others by [`truncated_centre`].
 #[must_use]
 pub fn least_squares_centre(rotations: &[DMat3], translations: &[DVec3]) -> DVec3 {
     let n = rotations.len().min(translations.len());
     if n < 2 {
         return DVec3::ZERO;
     }
-    if let Some(x) = normal_equations_solve(rotations, translations, n) {
-        return x;
+    let mut sums = CentreSums::new();
+    for (r, &t) in rotations.iter().zip(translations).take(n) {
+        sums.add(r, t, r.transpose() * t);
     }
+    sums.solve().unwrap_or_else(|| truncated_centre(&rotations[..n], &translations[..n]))
+}
+
+/// The spec's truncated pseudo-inverse solution of the centre system, for any conditioning: the
+/// stacked `3·n(n−1)/2 × 3` system is reduced to an upper-triangular `R` (with `Qᵀe`) by Givens
+/// rotations, one row at a time (the same singular values and least-squares solution, no
+/// allocation for any set size), then solved directly where `R` is certainly far from singular,
+/// else by a 3x3 SVD with singular values below [`CENTRE_SINGULAR_EPS`] dropped (nalgebra's
+/// general SVD of tall matrices mis-factors some inputs, e.g. ones with zero rows).
+#[must_use]
+pub fn truncated_centre(rotations: &[DMat3], translations: &[DVec3]) -> DVec3 {
+    let n = rotations.len().min(translations.len());
     let mut r = [[0.0f64; 3]; 3];
     let mut y = [0.0f64; 3];
     for a in 0..n {
@@ -125,47 +138,6 @@ pub fn centre_system_singular_values(rotations: &[DMat3]) -> [f64; 3] {
     }
     values.sort_by(|a, b| b.total_cmp(a));
     values
-}
-
-/// A smallest singular value at least this large lets [`least_squares_centre`] use the normal
-/// equations: their error grows with the squared condition number, here at most (2 n / 0.01)² ε.
-const NORMAL_EQUATIONS_MIN_SINGULAR: f64 = 1e-2;
-
-/// The centre by the normal equations `DᵀD x = Dᵀe` (Cholesky), when `D` is certainly well
-/// conditioned: the Cholesky factor `L` is, up to signs, the QR triangle `Rᵀ`, so `σ_min(D) ≥
-/// 1/‖L⁻¹‖_F` as in [`well_conditioned_solve`], and the bound must clear
-/// [`NORMAL_EQUATIONS_MIN_SINGULAR`], far above the truncation threshold. About three times
-/// cheaper than the Givens reduction; `None` otherwise.
-fn normal_equations_solve(rotations: &[DMat3], translations: &[DVec3], n: usize) -> Option<DVec3> {
-    let mut m = DMat3::ZERO;
-    let mut b = DVec3::ZERO;
-    for a in 0..n {
-        for c in a + 1..n {
-            let d = rotations[a] - rotations[c];
-            let dt = d.transpose();
-            m += dt * d;
-            b += dt * (translations[c] - translations[a]);
-        }
-    }
-    let l00 = m.x_axis.x.sqrt();
-    let l10 = m.x_axis.y / l00;
-    let l20 = m.x_axis.z / l00;
-    let l11 = (m.y_axis.y - l10 * l10).sqrt();
-    let l21 = (m.y_axis.z - l20 * l10) / l11;
-    let l22 = (m.z_axis.z - l20 * l20 - l21 * l21).sqrt();
-    // L⁻¹ (lower triangular).
-    let (i00, i11, i22) = (1.0 / l00, 1.0 / l11, 1.0 / l22);
-    let i10 = -l10 * i00 * i11;
-    let i21 = -l21 * i11 * i22;
-    let i20 = (l10 * l21 - l20 * l11) * i00 * i11 * i22;
-    let frobenius2 = i00 * i00 + i11 * i11 + i22 * i22 + i10 * i10 + i21 * i21 + i20 * i20;
-    let bound = NORMAL_EQUATIONS_MIN_SINGULAR;
-    if !(frobenius2.is_finite() && frobenius2 * bound * bound <= 1.0) {
-        return None;
-    }
-    // x = L⁻ᵀ L⁻¹ b.
-    let y = DVec3::new(i00 * b.x, i10 * b.x + i11 * b.y, i20 * b.x + i21 * b.y + i22 * b.z);
-    Some(DVec3::new(i00 * y.x + i10 * y.y + i20 * y.z, i11 * y.y + i21 * y.z, i22 * y.z))
 }
 
 /// A smallest singular value of the triangle at least this far above [`CENTRE_SINGULAR_EPS`]
@@ -311,6 +283,27 @@ mod tests {
                 assert!((fast - dense).length() <= 1e-9 * (1.0 + dense.length()), "n {n} seed {seed}: {fast} {dense}");
             }
         }
+    }
+
+    /// Where the normal equations refuse (nearly one rotation axis, equal rotations), the
+    /// truncated pseudo-inverse still equals the dense SVD's.
+    #[test]
+    fn near_singular_systems_match_the_dense_svd() {
+        for (i, tilt) in [0.0, 1e-9, 1e-7, 1e-5, 1e-3].into_iter().enumerate() {
+            let axis = |e: f64| DVec3::new(e, 0.2 * e, 1.0).normalize();
+            let rots = [
+                DMat3::IDENTITY,
+                DMat3::from_axis_angle(axis(0.0), 0.5),
+                DMat3::from_axis_angle(axis(tilt), 1.1),
+                DMat3::from_axis_angle(axis(-tilt), 0.2),
+            ];
+            let ts = [DVec3::ZERO, DVec3::new(0.3, -0.1, 0.5), DVec3::new(-0.2, 0.4, 0.1), DVec3::new(1.0, 0.2, -0.3)];
+            let got = least_squares_centre(&rots, &ts);
+            let dense = dense_centre(&rots, &ts);
+            assert!((got - dense).length() <= 1e-7 * (1.0 + dense.length()), "case {i}: {got} {dense}");
+        }
+        let r = DMat3::from_rotation_y(0.3);
+        assert_eq!(least_squares_centre(&[r; 4], &[DVec3::X, DVec3::Y, DVec3::Z, DVec3::ONE]), DVec3::ZERO);
     }
 
     #[test]

@@ -29,8 +29,11 @@ pub struct FrameStats {
     pub tables_secs: f64,
     /// Joint parts computed, every skin (parts copied from a skin with the same joints not counted).
     pub joint_parts: usize,
-    /// Joint sets prepared, every skin.
+    /// Joint sets in the skins' tables, every skin.
     pub sets: usize,
+    /// Joint sets whose tables (and SBS centres) were computed, every skin; the others were kept
+    /// from the previous pose (their joints did not move).
+    pub sets_computed: usize,
 }
 /// Reusable deformation state for one model.
 #[derive(Clone, Debug, Default)]
@@ -38,6 +41,8 @@ pub struct Deformer {
     model_from_node: Vec<DMat4>,
     frames: Vec<SkinFrame>,
     method: Option<SkinningMethod>,
+    /// Recompute every joint and set every pose (see [`Deformer::disable_reuse`]).
+    no_reuse: bool,
     /// Costs of the last preparation.
     pub stats: FrameStats,
 }
@@ -63,6 +68,7 @@ impl Deformer {
                 .iter()
                 .position(|other| other.joints == skin.joints && other.joint_from_bind == skin.joint_from_bind);
             let frame = &mut rest[0];
+            frame.disable_reuse(self.no_reuse);
             frame.prepare_sharing(skin, &self.model_from_node, method, twin.map(|t| &done[t]));
             stats.centre_solves += frame.centre_solves;
             stats.centre_secs += frame.centre_secs;
@@ -70,10 +76,18 @@ impl Deformer {
             stats.tables_secs += frame.tables_secs;
             stats.joint_parts += frame.parts_computed;
             stats.sets += skin.sets.len();
+            stats.sets_computed += frame.sets_computed;
         }
         stats.prepare_secs = started.elapsed().as_secs_f64();
         self.stats = stats;
         self.method = Some(method);
+    }
+
+    /// With `disabled`, every pose is prepared from scratch instead of keeping the parts of joints
+    /// whose `model_from_bind` did not change and the tables of sets whose joints did not (for
+    /// measurements and tests: the results are bit-identical either way).
+    pub fn disable_reuse(&mut self, disabled: bool) {
+        self.no_reuse = disabled;
     }
 
     /// Every node's `model_from_node` in the prepared pose.

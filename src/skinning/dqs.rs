@@ -4,19 +4,21 @@
 
 use glam::{Vec3, Vec3A, Vec4};
 
-use super::frame::{SkinFrame, SET_EMPTY, SET_LBS_FALLBACK, SET_STRETCH};
+use super::frame::{SkinFrame, SET_EMPTY, SET_UNIFORM_STRETCH};
 use super::lbs::{apply_cols, blend_cols};
+use super::stretch::{Stretches, STRETCHED};
 use super::vertex_pass::{self, blend, cross, inverse_length, recip, Arith, Plain, VertexKernel};
-use super::{blend_stretch, DeformedPrimitive};
+use super::DeformedPrimitive;
 use crate::model::Influences;
 
 /// The DQS kernel over one prepared frame (its tables as slices, so that they stay in registers).
 #[derive(Clone, Copy)]
 struct Dqs<'a> {
-    frame: &'a SkinFrame,
     flags: &'a [u8],
+    cols: &'a [[Vec3A; 4]],
     quats: &'a [Vec4],
     duals: &'a [Vec4],
+    stretches: Stretches<'a>,
     /// The largest valid set id.
     last: u32,
 }
@@ -44,12 +46,19 @@ impl<const K: usize> VertexKernel<K> for Dqs<'_> {
         // SAFETY: `set <= last` and `pivot < K`; `pass` verified the table sizes.
         unsafe {
             let flags = *self.flags.get_unchecked(set);
-            if flags != 0 {
-                return slow_vertex::<K>(self.frame, flags, set, pivot, w, p, n);
-            }
+            let (vs, ns) = if flags == 0 {
+                (p, n)
+            } else if flags & !STRETCHED == 0 {
+                self.stretches.apply::<K, M>(flags & SET_UNIFORM_STRETCH != 0, set * K, w, p, n)
+            } else if flags & SET_EMPTY != 0 {
+                return (p, n);
+            } else {
+                // One joint, or the LBS fallback: LBS's columns (LBS's cost).
+                return apply_cols::<Plain>(&blend_cols::<K, Plain>(self.cols, set, w), p, n);
+            };
             // Blends with separate multiplies and adds (see `lbs`), rotations with FMA.
             let row = (set * K + pivot) * K;
-            apply::<M>(blend::<K, _>(self.quats, row, w), blend::<K, _>(self.duals, row, w), p, n)
+            apply::<M>(blend::<K, _>(self.quats, row, w), blend::<K, _>(self.duals, row, w), vs, ns)
         }
     }
 
@@ -75,22 +84,29 @@ impl Dqs<'_> {
         op: &mut [Vec3],
         on: &mut [Vec3],
     ) -> bool {
-        use super::lanes::{weights, Q8, V8};
+        use super::lanes::{stretch, weights, Q8, V8};
         let (set, pivot) = vertex_pass::locate::<K>(word, self.last);
         let flags = self.flags[set];
-        if flags & SET_LBS_FALLBACK != 0 && flags & SET_EMPTY == 0 {
-            // The LBS fallback: LBS's eight-lane path.
-            super::lbs::lanes_cols::<K>(&self.frame.cols[set * K..set * K + K], w, p, n, op, on);
+        if flags & !STRETCHED != 0 {
+            if flags & SET_EMPTY != 0 {
+                return false;
+            }
+            // One joint, or the LBS fallback: LBS's eight-lane path.
+            super::lbs::lanes_cols::<K>(&self.cols[set * K..set * K + K], w, p, n, op, on);
             return true;
-        }
-        if flags != 0 {
-            return false;
         }
         let wk = weights::<K>(w);
         let row = (set * K + pivot) * K;
         let real = Q8::blend::<K>(&self.quats[row..row + K], &wk);
         let dual = Q8::blend::<K>(&self.duals[row..row + K], &wk);
         let (v, nv) = (V8::load(p), V8::load(n));
+        let (v, nv) = if flags == 0 {
+            (v, nv)
+        } else {
+            let (st, members) = (self.stretches, set * K..set * K + K);
+            let uniform = flags & SET_UNIFORM_STRETCH != 0;
+            stretch::<K>(uniform, &st.scales[members.clone()], &st.matrices[members], &wk, v, nv)
+        };
         let k = real.length_squared().recip();
         let k = k.add(k);
         // k (w_r u_d − w_d u_r + u_r × u_d)
@@ -101,32 +117,6 @@ impl Dqs<'_> {
         nrm.store(on);
         true
     }
-}
-
-/// Empty sets, the LBS fallback and stretched joints.
-///
-/// # Safety
-/// As in the kernel: `set` and `pivot` index the prepared tables.
-#[cold]
-#[inline(never)]
-unsafe fn slow_vertex<const K: usize>(
-    f: &SkinFrame,
-    flags: u8,
-    set: usize,
-    pivot: usize,
-    w: &[f32; K],
-    p: Vec3A,
-    n: Vec3A,
-) -> (Vec3A, Vec3A) {
-    if flags & SET_EMPTY != 0 {
-        return (p, n);
-    }
-    if flags & SET_LBS_FALLBACK != 0 {
-        return apply_cols::<Plain>(&blend_cols::<K, Plain>(&f.cols, set, w), p, n);
-    }
-    let row = (set * K + pivot) * K;
-    let (vs, ns) = if flags & SET_STRETCH != 0 { blend_stretch::<K>(f, set * K, w, p, n) } else { (p, n) };
-    apply::<Plain>(blend::<K, _>(&f.quats, row, w), blend::<K, _>(&f.duals, row, w), vs, ns)
 }
 
 fn pass<const K: usize>(
@@ -142,12 +132,20 @@ fn pass<const K: usize>(
         && frame.cols.len() >= sets * K
         && frame.quats.len() >= sets * K * K
         && frame.duals.len() >= sets * K * K
-        && frame.stretches.len() >= sets * K;
+        && frame.stretches.len() >= sets * K
+        && frame.scales.len() >= sets * K;
     if !ok {
         super::rest_copy(positions, normals, out);
         return;
     }
-    let kernel = Dqs { frame, flags: &frame.flags, quats: &frame.quats, duals: &frame.duals, last: sets as u32 - 1 };
+    let kernel = Dqs {
+        flags: &frame.flags,
+        cols: &frame.cols,
+        quats: &frame.quats,
+        duals: &frame.duals,
+        stretches: Stretches { scales: &frame.scales, matrices: &frame.stretches },
+        last: sets as u32 - 1,
+    };
     vertex_pass::run::<K, _>(&kernel, inf, positions, normals, out);
 }
 

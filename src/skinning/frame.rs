@@ -1,21 +1,25 @@
 //! Per-pose preparation of one skin: joint parts (spec "Methods": C_i = [A_i | t_i],
 //! A_i = R_i S_i) and, per distinct joint set, padded member tables and the SBS centre r_c.
 //! Nothing here allocates once the buffers have grown to the skin's size.
+//!
+//! Across poses a frame keeps what did not change: a joint's part is recomputed only when its
+//! `model_from_bind` changed (bitwise), and a set's tables and centre only when one of its joints
+//! changed (the editor's usual frame moves a few joints). Results are bit-identical to a fresh
+//! preparation.
 
 mod joint_parts;
 mod new_sets;
+mod set_tables;
 
 use std::time::Instant;
 
-use glam::{DMat3, DMat4, DQuat, DVec3, DVec4, Mat3, Vec3A, Vec4};
-use rayon::prelude::*;
+use glam::{DMat3, DMat4, DVec3, DVec4, Mat3, Vec3A, Vec4};
 
 use super::SkinningMethod;
-use crate::maths;
-use crate::model::influences::MAX_SLOTS;
 use crate::model::{Skin, EMPTY_SET};
 pub use joint_parts::JointKinds;
-use joint_parts::{joint_part, part, quat_vec4, JointPart, REST_PART};
+use joint_parts::{joint_part, part, JointPart, REST_PART};
+use set_tables::{SetPass, Tables};
 
 /// Set flag: the set is empty (its vertices are not moved).
 pub const SET_EMPTY: u8 = 1;
@@ -32,13 +36,22 @@ pub const SET_FAR_CENTRE: u8 = 8;
 /// `v_s = (Σ w_j s_j) v` and `n_s` is along `n` ([`SkinFrame::scales`]).
 pub const SET_UNIFORM_STRETCH: u8 = 16;
 
+/// Set flag: the set has one joint and no non-uniform stretch. Its vertices have weight 1, so
+/// every method is `C v`, and the normals `normalise(A n)` (LBS) and `normalise(R S⁻¹ n)` (DQS,
+/// SBS) agree because `S` is `I` or `s I`: every method evaluates it with LBS's columns, at LBS's
+/// cost.
+pub const SET_ONE_JOINT: u8 = 32;
+
 /// A centre farther than this many skin extents from the origin is "far": in f32 the terms of
 /// `Q (v_s − r_c) + Σ w_i D_i r_c` would cancel digits of size |r_c|.
 pub const FAR_CENTRE_EXTENTS: f64 = 32.0;
 
-/// Sets with at least this many centre solves are solved on rayon's threads (waking the pool costs
-/// more than a few hundred solves: 0.09 ms on two threads against 0.05 ms on one for 90 sets).
-const PARALLEL_CENTRES: usize = 1024;
+/// The set pass goes to rayon's threads only when the sets to compute are expected to take at least
+/// this long on one thread (waking the pool and splitting costs some tens of microseconds).
+const PARALLEL_SETS_SECS: f64 = 60e-6;
+
+/// Expected cost of one set's tables and centre before any was measured.
+const DEFAULT_SET_SECS: f64 = 100e-9;
 
 /// Everything the per-vertex pass reads for one skin in the current pose. Member tables hold
 /// `slots` entries per set, aligned with each vertex's weight slots; the quaternion tables hold,
@@ -98,14 +111,41 @@ pub struct SkinFrame {
     /// Seconds spent on the per-set flags and member tables in the last [`SkinFrame::prepare`].
     pub tables_secs: f64,
     /// Joint parts computed by the last [`SkinFrame::prepare`] (those copied from a skin with the
-    /// same joints are not counted).
+    /// same joints, and those kept from the previous pose, are not counted).
     pub parts_computed: usize,
+    /// Sets whose tables (and SBS centre) the last [`SkinFrame::prepare`] computed; the others
+    /// kept theirs from the previous pose.
+    pub sets_computed: usize,
+    /// Whether the last [`SkinFrame::prepare`] split the set pass over rayon's threads.
+    pub sets_parallel: bool,
     /// The skin's extent in the prepared pose (far-centre test), for [`SkinFrame::prepare_new_sets`].
     extent: f64,
     /// Per joint: whether a set of the table reads it (only those joints get parts).
     used: Vec<bool>,
     /// The method the parts were computed for.
     method: Option<SkinningMethod>,
+    /// What is kept across poses.
+    kept: Kept,
+}
+
+/// What a frame keeps across poses to skip unchanged joints and sets.
+#[derive(Clone, Debug, Default)]
+struct Kept {
+    /// Scratch for the new pose's `model_from_bind` (swapped with the frame's).
+    next_from_bind: Vec<DMat4>,
+    /// Per joint: its part is current for `model_from_bind` and the method.
+    current: Vec<bool>,
+    /// Per joint: its part changed in the last prepare (or was never computed).
+    dirty: Vec<bool>,
+    /// Per set: its tables must be computed in the current pass.
+    set_dirty: Vec<bool>,
+    /// The padded members of the sets whose tables are current, `slots` per set.
+    members: Vec<u16>,
+    /// Recompute everything every pose (for measurements and tests).
+    disabled: bool,
+    /// Seconds per computed set (tables and centre, one thread) in the last pass that computed
+    /// any; 0 before the first.
+    set_secs: f64,
 }
 
 impl SkinFrame {
@@ -125,21 +165,40 @@ impl SkinFrame {
         shared: Option<&SkinFrame>,
     ) {
         let started = Instant::now();
-        crate::rig::fk::model_from_bind(skin, model_from_node, &mut self.model_from_bind);
         let table = &skin.sets;
+        let n_joints = skin.joints.len();
+        let keep = !self.kept.disabled
+            && self.method == Some(method)
+            && self.slots == table.slots()
+            && self.joints.len() == n_joints;
+        crate::rig::fk::model_from_bind(skin, model_from_node, &mut self.kept.next_from_bind);
+        let kept = &mut self.kept;
+        kept.current.resize(n_joints, false);
+        kept.dirty.resize(n_joints, true);
+        for j in 0..n_joints {
+            let same = keep
+                && kept.current[j]
+                && self.model_from_bind.get(j).is_some_and(|old| same_bits(old, &kept.next_from_bind[j]));
+            kept.dirty[j] = !same;
+        }
+        std::mem::swap(&mut self.model_from_bind, &mut kept.next_from_bind);
         self.used.clear();
-        self.used.resize(skin.joints.len(), false);
+        self.used.resize(n_joints, false);
         for &j in table.all_padded() {
             if let Some(u) = self.used.get_mut(usize::from(j)) {
                 *u = true;
             }
         }
-        self.joints.resize(skin.joints.len(), REST_PART);
+        self.joints.resize(n_joints, REST_PART);
         self.method = Some(method);
         self.parts_computed = 0;
         let shared = shared.filter(|s| s.method == Some(method) && s.used.len() == self.used.len());
-        for j in 0..self.used.len() {
+        for j in 0..n_joints {
             if !self.used[j] {
+                self.kept.current[j] = false;
+                continue;
+            }
+            if !self.kept.dirty[j] {
                 continue;
             }
             match shared {
@@ -149,24 +208,70 @@ impl SkinFrame {
                     self.parts_computed += 1;
                 }
             }
+            self.kept.current[j] = true;
         }
         let parts_done = Instant::now();
-        self.slots = table.slots();
-        self.resize_tables(table.len(), method);
-        self.centre_solves = 0;
-        self.centre_secs = 0.0;
-        for set in 0..table.len() {
-            self.fill_set(skin, set, method);
-        }
-        let tables_done = Instant::now();
         self.parts_secs = (parts_done - started).as_secs_f64();
-        self.tables_secs = (tables_done - parts_done).as_secs_f64();
+        let k = table.slots();
+        let valid = if keep { self.kept_sets(table.all_padded(), k) } else { 0 };
+        self.slots = k;
+        self.resize_tables(table.len(), method);
         if matches!(method, SkinningMethod::Sbs | SkinningMethod::SbsC) {
             self.extent = self.extent(skin, model_from_node);
         }
-        if method == SkinningMethod::Sbs {
-            self.prepare_centres(skin, 0);
+        self.fill_sets(skin, 0..table.len(), valid);
+        self.kept.members.truncate(valid * k);
+        self.kept.members.extend_from_slice(&table.all_padded()[valid * k..]);
+    }
+
+    /// How many leading sets of `members` (the table's padded members, `k` per set) the frame's
+    /// tables were computed for.
+    fn kept_sets(&self, members: &[u16], k: usize) -> usize {
+        let kept = &self.kept.members;
+        let len = kept.len().min(members.len()).min(self.flags.len() * k);
+        if k == 0 || kept[..len] != members[..len] {
+            return 0;
         }
+        len / k
+    }
+
+    /// Recomputes every pose from scratch when `disabled` (for measurements and tests; the
+    /// results are the same either way).
+    pub fn disable_reuse(&mut self, disabled: bool) {
+        self.kept.disabled = disabled;
+    }
+
+    /// The set pass over `sets` (sets below `valid` are kept unless a member joint changed),
+    /// on rayon's threads when the sets to compute are expected to take long enough; records
+    /// its statistics.
+    fn fill_sets(&mut self, skin: &Skin, sets: std::ops::Range<usize>, valid: usize) {
+        let method = self.method.unwrap_or(SkinningMethod::Lbs);
+        let joints = std::mem::take(&mut self.joints);
+        let mut set_dirty = std::mem::take(&mut self.kept.set_dirty);
+        let to_compute = set_tables::set_dirty(&skin.sets, &self.kept.dirty, valid, &mut set_dirty);
+        let pass = SetPass {
+            joints: &joints,
+            table: &skin.sets,
+            set_dirty: &set_dirty,
+            k: self.slots,
+            method,
+            extent: self.extent,
+        };
+        let threads = rayon::current_num_threads();
+        let set_secs = if self.kept.set_secs > 0.0 { self.kept.set_secs } else { DEFAULT_SET_SECS };
+        let parallel = threads > 1 && to_compute as f64 * set_secs >= PARALLEL_SETS_SECS;
+        let grain = if parallel { (sets.len() / (4 * threads)).max(32) } else { usize::MAX };
+        let stats = pass.run(Tables::of(self, sets), grain);
+        self.joints = joints;
+        self.kept.set_dirty = set_dirty;
+        if stats.sets > 0 {
+            self.kept.set_secs = (stats.tables_secs + stats.centre_secs) / stats.sets as f64;
+        }
+        self.sets_parallel = parallel;
+        self.sets_computed = stats.sets;
+        self.tables_secs = stats.tables_secs;
+        self.centre_secs = stats.centre_secs;
+        self.centre_solves = stats.solves;
     }
 
     /// Computes the parts of joints that sets appended since the last prepare read for the first
@@ -180,6 +285,9 @@ impl SkinFrame {
             if j < self.used.len() && !self.used[j] {
                 self.used[j] = true;
                 self.joints[j] = joint_part(&self.model_from_bind[j], method);
+                if let Some(c) = self.kept.current.get_mut(j) {
+                    *c = true;
+                }
             }
         }
     }
@@ -223,113 +331,6 @@ impl SkinFrame {
         self.set_lens.resize(if continuous { n_sets } else { 0 }, 0);
     }
 
-    /// Flags and member tables of one set (everything but its SBS centre).
-    fn fill_set(&mut self, skin: &Skin, set: usize, method: SkinningMethod) {
-        let table = &skin.sets;
-        let k = self.slots;
-        let mut flag = if set as u32 == EMPTY_SET { SET_EMPTY } else { 0 };
-        let mut uniform = true;
-        for &j in table.joints(set as u32) {
-            let part = part(&self.joints, j);
-            if part.degenerate {
-                flag |= SET_LBS_FALLBACK;
-            }
-            if part.has_stretch {
-                flag |= SET_STRETCH;
-            }
-            uniform &= part.uniform_scale > 0.0;
-        }
-        if flag & SET_STRETCH != 0 && uniform {
-            flag |= SET_UNIFORM_STRETCH;
-        }
-        self.flags[set] = flag;
-        let members = table.padded(set as u32);
-        let base = set * k;
-        for (m, &j) in members.iter().enumerate() {
-            self.cols[base + m] = part(&self.joints, j).cols;
-        }
-        if method == SkinningMethod::Lbs {
-            return;
-        }
-        if flag & SET_STRETCH != 0 {
-            // Stretches are read only for sets flagged `SET_STRETCH`.
-            for (m, &j) in members.iter().enumerate() {
-                let part = part(&self.joints, j);
-                self.stretches[base + m] = part.stretch;
-                self.scales[base + m] = part.uniform_scale;
-            }
-        }
-        // A vertex's pivot is its largest weight, never a zero-weight padding slot: only the
-        // rows of real members are read.
-        let pivots = table.joints(set as u32).len().clamp(1, k);
-        let dqs = method == SkinningMethod::Dqs;
-        match k {
-            0..=4 => self.signed_rows::<4>(base, members, pivots, dqs),
-            5..=8 => self.signed_rows::<8>(base, members, pivots, dqs),
-            _ => self.signed_rows::<MAX_SLOTS>(base, members, pivots, dqs),
-        }
-        if method == SkinningMethod::SbsC {
-            self.set_lens[set] = table.joints(set as u32).len().min(k) as u8;
-            self.fill_pairs(set, members);
-        }
-    }
-
-    /// The signed quaternion (and, for DQS, dual) rows of one set's first `pivots` pivot slots:
-    /// each member's quaternion gathered once in f64 (sign tests) and f32, at most `N` members.
-    fn signed_rows<const N: usize>(&mut self, base: usize, members: &[u16], pivots: usize, dqs: bool) {
-        let k = members.len().min(N);
-        let mut q64 = [DQuat::IDENTITY; N];
-        let mut q32 = [Vec4::W; N];
-        let mut d32 = [Vec4::ZERO; N];
-        for (m, &j) in members.iter().take(k).enumerate() {
-            let part = part(&self.joints, j);
-            q64[m] = part.rotation;
-            q32[m] = quat_vec4(part.rotation);
-            d32[m] = part.dual;
-        }
-        for pivot in 0..pivots.min(k) {
-            let qp = q64[pivot];
-            let row = (base + pivot) * self.slots;
-            for m in 0..k {
-                let negate = qp.dot(q64[m]) < 0.0;
-                self.quats[row + m] = if negate { -q32[m] } else { q32[m] };
-                if dqs {
-                    self.duals[row + m] = if negate { -d32[m] } else { d32[m] };
-                }
-            }
-        }
-    }
-
-    /// Continuous SBS's per-set tables: each member's rigid part and each slot pair's normal
-    /// equations (padding slots carry weight 0, so their pairs never count).
-    fn fill_pairs(&mut self, set: usize, members: &[u16]) {
-        let k = self.slots;
-        for (m, &j) in members.iter().enumerate() {
-            let part = part(&self.joints, j);
-            let r = part.rotation_matrix;
-            self.rigid[set * k + m] = (r, part.translation);
-            self.rigid_cols[set * k + m] = [
-                r.x_axis.as_vec3().into(),
-                r.y_axis.as_vec3().into(),
-                r.z_axis.as_vec3().into(),
-                part.translation.as_vec3().into(),
-            ];
-        }
-        let mut pair = set * k * k.saturating_sub(1) / 2;
-        for a in 0..k {
-            for b in a + 1..k {
-                let (ra, ta) = self.rigid[set * k + a];
-                let (rb, tb) = self.rigid[set * k + b];
-                let d = ra - rb;
-                let m = d.transpose() * d;
-                let e = d.transpose() * (tb - ta);
-                self.pairs[pair] =
-                    [m.x_axis.x, m.y_axis.x, m.z_axis.x, m.y_axis.y, m.z_axis.y, m.z_axis.z, e.x, e.y, e.z];
-                pair += 1;
-            }
-        }
-    }
-
     /// The skin's extent in the prepared pose (SBS and continuous SBS; 0 otherwise): the length
     /// the far-centre test compares |r_c| with ([`FAR_CENTRE_EXTENTS`] of them).
     #[must_use]
@@ -350,77 +351,33 @@ impl SkinFrame {
         }
         extent
     }
-
-    /// SBS step 2 for the sets from `first` on: one least-squares centre per distinct set of two
-    /// or more joints (closed form for two; on rayon's threads when there are many), then each
-    /// member's image D_j r_c of it (or, for far centres, the cancellation-free f64 parts). Adds to
-    /// `centre_solves` and `centre_secs`.
-    fn prepare_centres(&mut self, skin: &Skin, first: usize) {
-        let started = Instant::now();
-        let table = &skin.sets;
-        let k = self.slots;
-        let joints = &self.joints;
-        let flags = &self.flags;
-        let solves = (first.max(1)..table.len())
-            .filter(|&set| table.joints(set as u32).len() >= 2 && flags[set] & SET_LBS_FALLBACK == 0)
-            .count();
-        let solve = |set: usize, centre: &mut DVec3| {
-            *centre = if set as u32 == EMPTY_SET || flags[set] & SET_LBS_FALLBACK != 0 {
-                DVec3::ZERO
-            } else {
-                set_centre(joints, table.joints(set as u32))
-            };
-        };
-        let centres = &mut self.far_centres[first..];
-        if solves >= PARALLEL_CENTRES && rayon::current_num_threads() > 1 {
-            centres.par_iter_mut().enumerate().with_min_len(8).for_each(|(i, c)| solve(first + i, c));
-        } else {
-            for (i, c) in centres.iter_mut().enumerate() {
-                solve(first + i, c);
-            }
-        }
-        for set in first..table.len() {
-            let centre = self.far_centres[set];
-            self.centres[set] = centre.as_vec3().into();
-            let padded = table.padded(set as u32);
-            if centre.length() > FAR_CENTRE_EXTENTS * self.extent {
-                self.flags[set] |= SET_FAR_CENTRE;
-                for (slot, &j) in padded.iter().enumerate() {
-                    let part = part(&self.joints, j);
-                    let q = part.rotation;
-                    self.far_quats[set * k + slot] = DVec4::new(q.x, q.y, q.z, q.w);
-                    self.far_points[set * k + slot] = part.rotation * centre + part.translation;
-                }
-            } else {
-                for (slot, &j) in padded.iter().enumerate() {
-                    let part = part(&self.joints, j);
-                    self.points[set * k + slot] = (part.rotation * centre + part.translation).as_vec3().into();
-                }
-            }
-        }
-        self.centre_solves += solves;
-        self.centre_secs += started.elapsed().as_secs_f64();
-    }
 }
 
-/// The centre of one set's joints: none for one joint, the closed form for two, the
-/// least-squares solve otherwise (spec "sbs" step 2). Allocation-free.
-fn set_centre(joints: &[JointPart], members: &[u16]) -> DVec3 {
-    match members {
-        [] | [_] => DVec3::ZERO,
-        [a, b] => {
-            let (a, b) = (&joints[*a as usize], &joints[*b as usize]);
-            maths::two_joint_centre(a.rotation, a.translation, b.rotation, b.translation)
+/// Whether two matrices are equal bit for bit (a joint whose `model_from_bind` kept every bit
+/// keeps its part).
+fn same_bits(a: &DMat4, b: &DMat4) -> bool {
+    a.to_cols_array().iter().zip(b.to_cols_array()).all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+/// The `SET_*` flags of a set from its joints' parts (`set` is its id: the empty set is flagged).
+fn set_flags(joints: &[JointPart], members: &[u16], set: usize) -> u8 {
+    let mut flag = if set as u32 == EMPTY_SET { SET_EMPTY } else { 0 };
+    let mut uniform = true;
+    for &j in members {
+        let part = part(joints, j);
+        if part.degenerate {
+            flag |= SET_LBS_FALLBACK;
         }
-        _ => {
-            let mut rotations = [DMat3::IDENTITY; MAX_SLOTS];
-            let mut translations = [DVec3::ZERO; MAX_SLOTS];
-            let n = members.len().min(MAX_SLOTS);
-            for (i, &j) in members.iter().take(n).enumerate() {
-                rotations[i] = joints[j as usize].rotation_matrix;
-                translations[i] = joints[j as usize].translation;
-            }
-            maths::least_squares_centre(&rotations[..n], &translations[..n])
+        if part.has_stretch {
+            flag |= SET_STRETCH;
         }
+        uniform &= part.uniform_scale > 0.0;
     }
+    if flag & SET_STRETCH != 0 && uniform {
+        flag |= SET_UNIFORM_STRETCH;
+    }
+    if members.len() == 1 && (flag & SET_STRETCH == 0 || uniform) {
+        flag |= SET_ONE_JOINT;
+    }
+    flag
 }

@@ -16,7 +16,7 @@ use std::arch::x86_64::{
     _mm256_sub_ps, _CMP_GT_OQ,
 };
 
-use glam::{Vec3, Vec3A, Vec4};
+use glam::{Mat3, Vec3, Vec3A, Vec4};
 
 /// Vertices per lane group (`vertex_pass` groups vertices by the same count).
 const LANES: usize = 8;
@@ -210,6 +210,53 @@ pub(crate) fn blend3<const K: usize>(table: &[Vec3A], weights: &[F8; K]) -> V8 {
         pairwise(&mut acc)
     };
     V8 { x: comp(|t| t.x), y: comp(|t| t.y), z: comp(|t| t.z) }
+}
+
+/// `Σ w_m · table[m]` over `K` scalars (the same for every lane), rounded as the per-vertex
+/// path's `blend::<K, f32>` rounds.
+#[inline(always)]
+pub(crate) fn blend1<const K: usize>(table: &[f32], weights: &[F8; K]) -> F8 {
+    let mut acc = [F8::zero(); K];
+    for (a, (&t, &wm)) in acc.iter_mut().zip(table[..K].iter().zip(weights)) {
+        *a = wm.mul(F8::splat(t));
+    }
+    pairwise(&mut acc)
+}
+
+/// `(v_s, n_s)` of eight vertices of a stretched set, rounded exactly as
+/// `stretch::Stretches::apply` rounds: `uniform` (the set is flagged `SET_UNIFORM_STRETCH`):
+/// `v_s = (Σ w_j s_j) v`, `n_s = n`; otherwise `S = Σ w_j S_j` per lane, `v_s = S v` and
+/// `n_s = adj(S) n` (see `stretch`). `scales` and `matrices` hold the set's `K` members.
+#[inline(always)]
+pub(crate) fn stretch<const K: usize>(
+    uniform: bool,
+    scales: &[f32],
+    matrices: &[Mat3],
+    weights: &[F8; K],
+    v: V8,
+    n: V8,
+) -> (V8, V8) {
+    if uniform {
+        return (v.scale(blend1::<K>(scales, weights)), n);
+    }
+    let zero = V8 { x: F8::zero(), y: F8::zero(), z: F8::zero() };
+    let mut s = [zero; 3];
+    for (j, sj) in s.iter_mut().enumerate() {
+        let mut acc = [[F8::zero(); K]; 3];
+        for (slot, (m, &ws)) in matrices[..K].iter().zip(weights).enumerate() {
+            let c = m.col(j);
+            acc[0][slot] = ws.mul(F8::splat(c.x));
+            acc[1][slot] = ws.mul(F8::splat(c.y));
+            acc[2][slot] = ws.mul(F8::splat(c.z));
+        }
+        let [ax, ay, az] = &mut acc;
+        *sj = V8 { x: pairwise(ax), y: pairwise(ay), z: pairwise(az) };
+    }
+    let [s0, s1, s2] = s;
+    let vs = s0.madd(v.x, s1.madd(v.y, s2.scale(v.z)));
+    let (a0, a1, a2) = (s1.cross(s2), s2.cross(s0), s0.cross(s1));
+    let ns = a0.madd(n.x, a1.madd(n.y, a2.scale(n.z)));
+    (vs, ns)
 }
 
 /// The four columns `Σ w_m · cols[m]` of `K` members (the same for every lane) with per-lane

@@ -14,6 +14,7 @@ mod lanes;
 pub mod lbs;
 pub mod sbs;
 pub mod sbs_c;
+mod stretch;
 mod vertex_pass;
 
 pub use deformer::{Deformer, FrameStats};
@@ -121,32 +122,6 @@ macro_rules! dispatch_slots {
     };
 }
 pub(crate) use dispatch_slots;
-
-/// v_s = Σ w_i S_i v and n_s = (Σ w_i S_i)⁻¹ n for a set with stretched joints (spec "Rigid
-/// parts"); for uniform stretches (`SET_UNIFORM_STRETCH`) a weighted sum of scales.
-#[inline]
-pub(crate) fn blend_stretch<const K: usize>(
-    frame: &SkinFrame,
-    base: usize,
-    w: &[f32; K],
-    v: glam::Vec3A,
-    n: glam::Vec3A,
-) -> (glam::Vec3A, glam::Vec3A) {
-    if frame.flags.get(base / K).is_some_and(|&f| f & frame::SET_UNIFORM_STRETCH != 0) {
-        // Every S_j = s_j I: Σ w_j S_j = (Σ w_j s_j) I, and (Σ w_j S_j)⁻¹ n is along n, whose
-        // length the methods normalise away.
-        let s: f32 = frame.scales[base..base + K].iter().zip(w).map(|(&s, &wm)| s * wm).sum();
-        return (v * s, n);
-    }
-    let mut s = glam::Mat3::ZERO;
-    for (m, &wm) in w.iter().enumerate() {
-        s += frame.stretches[base + m] * wm;
-    }
-    let vs = glam::Vec3A::from(s * glam::Vec3::from(v));
-    let det = s.determinant();
-    let ns = if det > 0.0 { glam::Vec3A::from(s.inverse() * glam::Vec3::from(n)) } else { n };
-    (vs, ns)
-}
 
 /// Copies the rest shape into `out` (a primitive whose frame does not fit its influences).
 pub(crate) fn rest_copy(positions: &[Vec3], normals: Option<&[Vec3]>, out: &mut DeformedPrimitive) {

@@ -6,10 +6,11 @@
 
 use glam::{DQuat, DVec3, DVec4, Vec3, Vec3A, Vec4};
 
-use super::frame::{SkinFrame, SET_EMPTY, SET_FAR_CENTRE, SET_LBS_FALLBACK, SET_STRETCH};
+use super::frame::{SkinFrame, SET_EMPTY, SET_LBS_FALLBACK, SET_ONE_JOINT, SET_STRETCH, SET_UNIFORM_STRETCH};
 use super::lbs::{apply_cols, blend_cols};
+use super::stretch::{Stretches, STRETCHED};
 use super::vertex_pass::{self, blend, inverse_length, recip, unit, Arith, Plain, VertexKernel};
-use super::{blend_stretch, DeformedPrimitive};
+use super::DeformedPrimitive;
 use crate::model::Influences;
 
 /// The SBS kernel over one prepared frame (its tables as slices, so that they stay in registers).
@@ -17,9 +18,11 @@ use crate::model::Influences;
 struct Sbs<'a> {
     frame: &'a SkinFrame,
     flags: &'a [u8],
+    cols: &'a [[Vec3A; 4]],
     quats: &'a [Vec4],
     points: &'a [Vec3A],
     centres: &'a [Vec3A],
+    stretches: Stretches<'a>,
     /// The largest valid set id.
     last: u32,
 }
@@ -43,13 +46,20 @@ impl<const K: usize> VertexKernel<K> for Sbs<'_> {
         // sets (K members each, K² quaternions each).
         unsafe {
             let flags = *self.flags.get_unchecked(set);
-            if flags != 0 {
+            let (vs, ns) = if flags == 0 {
+                (p, n)
+            } else if flags & !STRETCHED == 0 {
+                self.stretches.apply::<K, M>(flags & SET_UNIFORM_STRETCH != 0, set * K, w, p, n)
+            } else if flags & (SET_ONE_JOINT | SET_LBS_FALLBACK) != 0 && flags & SET_EMPTY == 0 {
+                // LBS's columns (LBS's cost).
+                return apply_cols::<Plain>(&blend_cols::<K, Plain>(self.cols, set, w), p, n);
+            } else {
                 return slow_vertex::<K>(self.frame, flags, set, pivot, w, p, n);
-            }
+            };
             // Blends with separate multiplies and adds (see `lbs`), rotations with FMA.
             let s = blend::<K, _>(self.quats, (set * K + pivot) * K, w);
             let t = blend::<K, _>(self.points, set * K, w);
-            apply::<M>(s, t, *self.centres.get_unchecked(set), p, n)
+            apply::<M>(s, t, *self.centres.get_unchecked(set), vs, ns)
         }
     }
 
@@ -75,22 +85,30 @@ impl Sbs<'_> {
         op: &mut [Vec3],
         on: &mut [Vec3],
     ) -> bool {
-        use super::lanes::{blend3 as blend3_lanes, weights, Q8, V8};
+        use super::lanes::{blend3 as blend3_lanes, stretch, weights, Q8, V8};
         let (set, pivot) = vertex_pass::locate::<K>(word, self.last);
         let flags = self.flags[set];
-        if flags & SET_LBS_FALLBACK != 0 && flags & SET_EMPTY == 0 {
-            // The LBS fallback: LBS's eight-lane path.
-            super::lbs::lanes_cols::<K>(&self.frame.cols[set * K..set * K + K], w, p, n, op, on);
+        if flags & !STRETCHED != 0 {
+            if flags & (SET_ONE_JOINT | SET_LBS_FALLBACK) == 0 || flags & SET_EMPTY != 0 {
+                // Empty sets and far centres: the per-vertex path.
+                return false;
+            }
+            // One joint, or the LBS fallback: LBS's eight-lane path.
+            super::lbs::lanes_cols::<K>(&self.cols[set * K..set * K + K], w, p, n, op, on);
             return true;
-        }
-        if flags != 0 {
-            return false;
         }
         let wk = weights::<K>(w);
         let row = (set * K + pivot) * K;
         let s = Q8::blend::<K>(&self.quats[row..row + K], &wk);
         let t = blend3_lanes::<K>(&self.points[set * K..set * K + K], &wk);
         let (v, nv) = (V8::load(p), V8::load(n));
+        let (v, nv) = if flags == 0 {
+            (v, nv)
+        } else {
+            let (st, members) = (self.stretches, set * K..set * K + K);
+            let uniform = flags & SET_UNIFORM_STRETCH != 0;
+            stretch::<K>(uniform, &st.scales[members.clone()], &st.matrices[members], &wk, v, nv)
+        };
         let k = s.length_squared().recip();
         let k = k.add(k);
         let pos = s.rotate(k, v.sub(V8::splat(self.centres[set]))).add(t);
@@ -126,7 +144,7 @@ fn far_centre_vertex<const K: usize>(
     (pos.as_vec3().into(), unit(Vec3A::from((q * Vec3::from(ns).as_dvec3()).as_vec3())))
 }
 
-/// Empty sets, the LBS fallback, stretched joints and far centres.
+/// Empty sets and far centres (of rigid or stretched sets).
 ///
 /// # Safety
 /// As in the kernel: `set` and `pivot` index the prepared tables.
@@ -144,16 +162,13 @@ unsafe fn slow_vertex<const K: usize>(
     if flags & SET_EMPTY != 0 {
         return (p, n);
     }
-    if flags & SET_LBS_FALLBACK != 0 {
-        return apply_cols::<Plain>(&blend_cols::<K, Plain>(&f.cols, set, w), p, n);
-    }
-    let (vs, ns) = if flags & SET_STRETCH != 0 { blend_stretch::<K>(f, set * K, w, p, n) } else { (p, n) };
-    if flags & SET_FAR_CENTRE != 0 {
-        return far_centre_vertex::<K>(f, set, w, pivot, vs, ns);
-    }
-    let s = blend::<K, _>(&f.quats, (set * K + pivot) * K, w);
-    let t = blend::<K, _>(&f.points, set * K, w);
-    apply::<Plain>(s, t, f.centres[set], vs, ns)
+    let (vs, ns) = if flags & SET_STRETCH != 0 {
+        let stretches = Stretches { scales: &f.scales, matrices: &f.stretches };
+        stretches.apply::<K, Plain>(flags & SET_UNIFORM_STRETCH != 0, set * K, w, p, n)
+    } else {
+        (p, n)
+    };
+    far_centre_vertex::<K>(f, set, w, pivot, vs, ns)
 }
 
 fn pass<const K: usize>(
@@ -170,6 +185,7 @@ fn pass<const K: usize>(
         && frame.quats.len() >= sets * K * K
         && frame.points.len() >= sets * K
         && frame.stretches.len() >= sets * K
+        && frame.scales.len() >= sets * K
         && frame.centres.len() >= sets
         && frame.far_centres.len() >= sets
         && frame.far_quats.len() >= sets * K
@@ -181,9 +197,11 @@ fn pass<const K: usize>(
     let kernel = Sbs {
         frame,
         flags: &frame.flags,
+        cols: &frame.cols,
         quats: &frame.quats,
         points: &frame.points,
         centres: &frame.centres,
+        stretches: Stretches { scales: &frame.scales, matrices: &frame.stretches },
         last: sets as u32 - 1,
     };
     vertex_pass::run::<K, _>(&kernel, inf, positions, normals, out);

@@ -15,10 +15,11 @@
 
 use glam::{DQuat, DVec3, DVec4, Vec3, Vec3A};
 
-use super::frame::{SkinFrame, SET_EMPTY, SET_LBS_FALLBACK, SET_STRETCH};
+use super::frame::{SkinFrame, SET_EMPTY, SET_LBS_FALLBACK, SET_ONE_JOINT, SET_STRETCH, SET_UNIFORM_STRETCH};
 use super::lbs::{apply_cols, blend_cols};
+use super::stretch::Stretches;
 use super::vertex_pass::{self, blend, inverse_length, recip, unit, Arith, Plain, VertexKernel};
-use super::{blend_stretch, DeformedPrimitive};
+use super::DeformedPrimitive;
 use crate::model::Influences;
 
 /// The Tikhonov weight λ pulling each vertex's centre toward its own rest position (dimensionless:
@@ -102,6 +103,12 @@ impl<const K: usize> VertexKernel<K> for SbsC<'_> {
         let (set, pivot) = vertex_pass::locate::<K>(word, self.last);
         let flags = f.flags[set];
         if flags != 0 {
+            if flags & (SET_ONE_JOINT | SET_LBS_FALLBACK) != 0 && flags & SET_EMPTY == 0 {
+                // One joint (the vertex's centre is v_s itself: v' = C v) or the LBS fallback:
+                // LBS's columns, at LBS's cost.
+                // SAFETY: `pass` checked that `cols` holds `last + 1` sets of K members.
+                return apply_cols::<Plain>(&unsafe { blend_cols::<K, Plain>(&f.cols, set, w) }, p, n);
+            }
             return exact_vertex::<K>(f, flags, set, pivot, w, p, n);
         }
         let pairs_per_set = K * (K - 1) / 2;
@@ -162,7 +169,13 @@ impl SbsC<'_> {
         use super::lanes::{blend_cols as blend_cols8, weights, F8, Q8, V8};
         let f = self.frame;
         let (set, pivot) = vertex_pass::locate::<K>(word, self.last);
-        if f.flags[set] != 0 {
+        let flags = f.flags[set];
+        if flags != 0 {
+            if flags & (SET_ONE_JOINT | SET_LBS_FALLBACK) != 0 && flags & SET_EMPTY == 0 {
+                // As the per-vertex path: LBS's eight-lane path.
+                super::lbs::lanes_cols::<K>(&f.cols[set * K..set * K + K], w, p, n, op, on);
+                return true;
+            }
             return false;
         }
         let pairs_per_set = K * (K - 1) / 2;
@@ -253,7 +266,13 @@ fn exact_vertex<const K: usize>(
         // SAFETY: `pass` checked that `cols` holds `last + 1` sets of K members.
         return apply_cols::<Plain>(&unsafe { blend_cols::<K, Plain>(&f.cols, set, w) }, p, n);
     }
-    let (vs, ns) = if flags & SET_STRETCH != 0 { blend_stretch::<K>(f, set * K, w, p, n) } else { (p, n) };
+    let (vs, ns) = if flags & SET_STRETCH != 0 {
+        let stretches = Stretches { scales: &f.scales, matrices: &f.stretches };
+        // SAFETY: `pass` checked that both tables hold `last + 1` sets of K members.
+        unsafe { stretches.apply::<K, Plain>(flags & SET_UNIFORM_STRETCH != 0, set * K, w, p, n) }
+    } else {
+        (p, n)
+    };
     let vs = Vec3::from(vs).as_dvec3();
     let pairs_per_set = K * (K - 1) / 2;
     let len = usize::from(f.set_lens[set]);
@@ -286,6 +305,7 @@ fn pass<const K: usize>(
         && frame.cols.len() >= sets * K
         && frame.quats.len() >= sets * K * K
         && frame.stretches.len() >= sets * K
+        && frame.scales.len() >= sets * K
         && frame.rigid.len() >= sets * K
         && frame.rigid_cols.len() >= sets * K
         && frame.set_lens.len() >= sets

@@ -411,6 +411,14 @@ impl Lane for Vec4 {
     }
 }
 
+impl Lane for f32 {
+    const ZERO: Self = 0.0;
+    #[inline(always)]
+    fn splat(v: f32) -> Self {
+        v
+    }
+}
+
 impl Lane for Vec3A {
     const ZERO: Self = Vec3A::ZERO;
     #[inline(always)]
@@ -437,6 +445,18 @@ pub(crate) unsafe fn blend<const K: usize, T: Lane>(table: &[T], base: usize, w:
         acc[m] = *t.add(2 * m + 1) * T::splat(w[2 * m + 1]) + *t.add(2 * m) * w[2 * m];
     }
     tree_sum(&mut acc, K / 2)
+}
+
+/// Sums `K` (a power of two) products as [`blend`] does: `p[2m+1] + p[2m]`, then a balanced tree.
+#[inline(always)]
+pub(crate) fn pairwise<T: Copy + std::ops::Add<Output = T>, const K: usize>(p: &mut [T; K]) -> T {
+    if K == 1 {
+        return p[0];
+    }
+    for m in 0..K / 2 {
+        p[m] = p[2 * m + 1] + p[2 * m];
+    }
+    tree_sum(p, K / 2)
 }
 
 /// Sums the first `len` (a power of two) values pairwise: `log2 len` additions deep.

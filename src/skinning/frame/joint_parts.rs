@@ -25,6 +25,9 @@ pub(crate) struct JointPart {
     pub rotation_matrix: DMat3,
     /// t_j in f64.
     pub translation: DVec3,
+    /// `R_jᵀ t_j` (SBS only; else zero): the joint's term of the centre's normal equations
+    /// ([`maths::CentreSums`]).
+    pub turned: DVec3,
     /// Dual part of the unit dual quaternion of D_j = [R_j | t_j] (DQS only; else zero).
     pub dual: Vec4,
     /// S_j.
@@ -46,6 +49,7 @@ pub(crate) const REST_PART: JointPart = JointPart {
     rotation: DQuat::IDENTITY,
     rotation_matrix: DMat3::IDENTITY,
     translation: DVec3::ZERO,
+    turned: DVec3::ZERO,
     dual: Vec4::ZERO,
     stretch: Mat3::IDENTITY,
     has_stretch: false,
@@ -102,6 +106,7 @@ pub(crate) fn joint_part(c: &DMat4, method: SkinningMethod) -> JointPart {
     } else {
         DMat3::IDENTITY
     };
+    let turned = if method == SkinningMethod::Sbs { rotation_matrix.transpose() * t } else { DVec3::ZERO };
     let has_stretch = !(polar.stretch - DMat3::IDENTITY).abs_diff_eq(DMat3::ZERO, RIGID_TOLERANCE);
     let scale = (polar.stretch.x_axis.x + polar.stretch.y_axis.y + polar.stretch.z_axis.z) / 3.0;
     let uniform =
@@ -111,6 +116,7 @@ pub(crate) fn joint_part(c: &DMat4, method: SkinningMethod) -> JointPart {
         rotation: q,
         rotation_matrix,
         translation: t,
+        turned,
         dual,
         stretch: polar.stretch.as_mat3(),
         has_stretch,

@@ -26,11 +26,9 @@ impl SkinFrame {
         }
         self.prepare_new_joints(skin, first);
         self.resize_tables(n_sets, method);
-        for set in first..n_sets {
-            self.fill_set(skin, set, method);
-        }
-        if method == SkinningMethod::Sbs {
-            self.prepare_centres(skin, first);
+        self.fill_sets(skin, first..n_sets, first);
+        if self.kept.members.len() == first * self.slots {
+            self.kept.members.extend_from_slice(&table.all_padded()[first * self.slots..]);
         }
         n_sets - first
     }

@@ -1,0 +1,72 @@
+//! The stretch step of DQS, SBS and continuous SBS (spec "Rigid parts"): `v_s = Σ w_j S_j v` and
+//! `n_s = (Σ w_j S_j)⁻¹ n`, per vertex. Rounded exactly as [`super::lanes::stretch`] rounds in
+//! eight lanes, so that both paths give bit-identical results.
+//!
+//! Only the direction of `n_s` matters (every method normalises the rotated normal), so the
+//! inverse is replaced by the adjugate: `S` is a convex sum of symmetric positive definite
+//! matrices, so `det S > 0` and `adj(S) n = det(S) S⁻¹ n` points the same way, without a
+//! division. For a symmetric `S` the adjugate's columns are `s₁ × s₂`, `s₂ × s₀`, `s₀ × s₁`
+//! (`s_i` the columns of `S`).
+
+use glam::{Mat3, Vec3A};
+
+use super::frame::{SET_STRETCH, SET_UNIFORM_STRETCH};
+use super::vertex_pass::{blend, cross, Arith};
+
+/// The flags of a stretched set that the fast paths and the lanes evaluate (any other flag
+/// leaves them: an empty set, one joint, the LBS fallback, a far centre).
+pub(crate) const STRETCHED: u8 = SET_STRETCH | SET_UNIFORM_STRETCH;
+
+/// A set's stretch tables ([`super::SkinFrame::scales`], [`super::SkinFrame::stretches`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Stretches<'a> {
+    /// Per member: `s_j` of a uniform stretch `s_j I`.
+    pub scales: &'a [f32],
+    /// Per member: `S_j`.
+    pub matrices: &'a [Mat3],
+}
+
+impl Stretches<'_> {
+    /// `(v_s, n_s)` of a vertex of a stretched set whose members start at `base` (`uniform`: the
+    /// set is flagged `SET_UNIFORM_STRETCH`, so `v_s = (Σ w_j s_j) v` and `n_s = n`).
+    ///
+    /// # Safety
+    /// `base + K` is within both tables.
+    #[inline(always)]
+    pub(crate) unsafe fn apply<const K: usize, M: Arith>(
+        &self,
+        uniform: bool,
+        base: usize,
+        w: &[f32; K],
+        v: Vec3A,
+        n: Vec3A,
+    ) -> (Vec3A, Vec3A) {
+        if uniform {
+            return (v * blend::<K, f32>(self.scales, base, w), n);
+        }
+        let [s0, s1, s2] = self.blend::<K>(base, w);
+        let vs = M::madd3(s0, Vec3A::splat(v.x), M::madd3(s1, Vec3A::splat(v.y), s2 * v.z));
+        let (a0, a1, a2) = (cross::<M>(s1, s2), cross::<M>(s2, s0), cross::<M>(s0, s1));
+        let ns = M::madd3(a0, Vec3A::splat(n.x), M::madd3(a1, Vec3A::splat(n.y), a2 * n.z));
+        (vs, ns)
+    }
+
+    /// The columns of `Σ w_j S_j`: products paired, then summed as a balanced tree (as `blend`).
+    ///
+    /// # Safety
+    /// `base + K <= matrices.len()`.
+    #[inline(always)]
+    unsafe fn blend<const K: usize>(&self, base: usize, w: &[f32; K]) -> [Vec3A; 3] {
+        debug_assert!(base + K <= self.matrices.len());
+        let t = self.matrices.as_ptr().add(base);
+        let mut out = [Vec3A::ZERO; 3];
+        for (j, col) in out.iter_mut().enumerate() {
+            let mut acc = [Vec3A::ZERO; K];
+            for (m, a) in acc.iter_mut().enumerate() {
+                *a = Vec3A::from((*t.add(m)).col(j)) * w[m];
+            }
+            *col = super::vertex_pass::pairwise(&mut acc);
+        }
+        out
+    }
+}
