@@ -146,7 +146,7 @@ mod same_as_before {
         let mut dist = vec![f32::INFINITY; n];
         let mut heap = BinaryHeap::new();
         let mut out = Vec::new();
-        let mut relax = |v: u32, d: f32, dist: &mut Vec<f32>, heap: &mut BinaryHeap<Reverse<(u32, u32)>>| {
+        let relax = |v: u32, d: f32, dist: &mut Vec<f32>, heap: &mut BinaryHeap<Reverse<(u32, u32)>>| {
             if d < dist[v as usize] {
                 dist[v as usize] = d;
                 heap.push(Reverse((d.to_bits(), v)));
