@@ -1,8 +1,9 @@
 //! No heap allocation inside the per-frame loop: a counting global allocator watches every
 //! allocation of the process while a warmed-up [`Deformer`] poses and deforms frames by LBS, DQS
 //! and SBS (methods interleaved, poses changing), on one thread and on rayon pools of two and
-//! three threads, over synthetic rigs with 4 and 8 influences (the parallel centre solve and the
-//! general least-squares path) and a real model (two-joint sets: the closed form).
+//! three threads, over synthetic rigs with 4 and 8 influences (the general least-squares path), one
+//! with 1,500 joint sets (the set pass split over the threads) and a real model (two-joint sets:
+//! the closed form).
 //!
 //! One test only: the counter is process-wide, so nothing else may run beside it.
 //!
@@ -67,8 +68,11 @@ fn allocations_per_run(model: &Model, frames: usize) -> usize {
 
 #[test]
 fn frames_after_the_first_allocate_nothing() {
+    let mut many_sets = SyntheticRig { vertices: 60_000, joints: 250, influences: 4 }.build().unwrap();
+    skinlab::synthetic::diversify_sets(&mut many_sets, 1500).unwrap();
     let models = [
         ("synthetic 100k/64/4", SyntheticRig { vertices: 100_000, joints: 64, influences: 4 }.build().unwrap()),
+        ("synthetic 60k/250/4, 1500 sets", many_sets),
         ("synthetic 40k/32/8", SyntheticRig { vertices: 40_000, joints: 32, influences: 8 }.build().unwrap()),
         (
             "Fox.glb",

@@ -98,6 +98,12 @@ pub struct MethodTimes {
     pub sets_computed: Vec<f64>,
     /// Joint parts computed, one per frame.
     pub parts_computed: Vec<f64>,
+    /// Seconds of the per-vertex pass, one per frame.
+    pub pass_secs: Vec<f64>,
+    /// How the last frame's pass was spread over threads.
+    pub split: crate::skinning::deformer::PassSplit,
+    /// The deformer's estimate of the method's cost per vertex after the last frame (seconds).
+    pub secs_per_vertex: f64,
 }
 
 /// The median of a non-empty list (0 for an empty one).
@@ -161,6 +167,9 @@ pub fn time_methods(model: &Model, methods: &[SkinningMethod], frames: usize, mo
                 t.sets = deformer.stats.sets;
                 t.sets_computed.push(deformer.stats.sets_computed as f64);
                 t.parts_computed.push(deformer.stats.joint_parts as f64);
+                t.pass_secs.push(deformer.stats.pass_secs);
+                t.split = deformer.stats.split;
+                t.secs_per_vertex = deformer.work_estimate().secs_per_vertex(method);
             }
         }
         if last_progress.elapsed().as_secs_f64() > 1.0 {
@@ -320,6 +329,22 @@ fn report(args: &BenchArgs, model: &Model, title: &str) -> Result<(), CliError> 
         }
     }
     print_preparation(&args.method, &times)?;
+    for (&method, t) in args.method.iter().zip(&times) {
+        let split = if t.split.parallel {
+            format!(
+                "rayon's {threads} threads, tasks of ≥ {} vertices (up to {} busy)",
+                t.split.task_vertices, t.split.workers
+            )
+        } else {
+            "the calling thread (too little work to wake the pool)".to_string()
+        };
+        crate::outln!(
+            "pass {:<6} {:.3} ms median on {split}; measured {:.2} ns per vertex",
+            method.name(),
+            median(&t.pass_secs) * 1e3,
+            t.secs_per_vertex * 1e9
+        );
+    }
     if args.bandwidth {
         let (bytes, _) = streamed_bytes(model);
         let slots = model.skins.iter().map(|s| s.sets.slots()).max().unwrap_or(4);

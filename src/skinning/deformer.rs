@@ -3,14 +3,17 @@
 //! nothing.
 
 mod partial;
+mod work;
 
 use std::time::Instant;
 
 use glam::DMat4;
+use rayon::prelude::*;
 
 use super::{dqs, lbs, sbs, sbs_c, DeformedPrimitive, SkinFrame, SkinningMethod};
 use crate::model::{Model, SkinnedInstance};
 use crate::rig::{fk, Pose};
+pub use work::{PassSplit, WorkEstimate, PARALLEL_FRAME_SECS, TASK_SECS};
 
 /// What the last [`Deformer::prepare`] and deformation cost.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -34,6 +37,13 @@ pub struct FrameStats {
     /// Joint sets whose tables (and SBS centres) were computed, every skin; the others were kept
     /// from the previous pose (their joints did not move).
     pub sets_computed: usize,
+    /// How the last [`Deformer::deform_all`]'s per-vertex pass was (or the next will be) spread
+    /// over threads.
+    pub split: PassSplit,
+    /// Seconds of the last [`Deformer::deform_all`]'s per-vertex pass (every primitive).
+    pub pass_secs: f64,
+    /// Skinned vertices of the model (every instance's primitives with influences).
+    pub vertices: usize,
 }
 /// Reusable deformation state for one model.
 #[derive(Clone, Debug, Default)]
@@ -43,6 +53,8 @@ pub struct Deformer {
     method: Option<SkinningMethod>,
     /// Recompute every joint and set every pose (see [`Deformer::disable_reuse`]).
     no_reuse: bool,
+    /// Each method's measured cost per vertex (decides the threads).
+    work: WorkEstimate,
     /// Costs of the last preparation.
     pub stats: FrameStats,
 }
@@ -78,9 +90,20 @@ impl Deformer {
             stats.sets += skin.sets.len();
             stats.sets_computed += frame.sets_computed;
         }
+        stats.vertices = skinned_vertices(model);
+        stats.split = self.work.plan(method, stats.vertices, rayon::current_num_threads());
+        for frame in &mut self.frames {
+            frame.set_task_vertices(stats.split.task_vertices);
+        }
         stats.prepare_secs = started.elapsed().as_secs_f64();
         self.stats = stats;
         self.method = Some(method);
+    }
+
+    /// The measured cost per vertex of each method (what decides the threads).
+    #[must_use]
+    pub fn work_estimate(&self) -> &WorkEstimate {
+        &self.work
     }
 
     /// With `disabled`, every pose is prepared from scratch instead of keeping the parts of joints
@@ -142,11 +165,36 @@ impl Deformer {
         self.prepare(model, pose, method);
         out.resize_with(model.instances.len(), Vec::new);
         for (inst, slot) in model.instances.iter().zip(out.iter_mut()) {
-            let prims = model.meshes[inst.mesh].primitives.len();
-            slot.resize_with(prims, DeformedPrimitive::default);
-            for (i, buf) in slot.iter_mut().enumerate() {
-                self.deform_primitive(model, inst, i, buf);
+            slot.resize_with(model.meshes[inst.mesh].primitives.len(), DeformedPrimitive::default);
+        }
+        let started = Instant::now();
+        let this = &*self;
+        if self.stats.split.parallel {
+            // Every primitive of every instance is parallel work, and each primitive splits into
+            // window ranges of at least `task_vertices`: the threads steal both alike.
+            out.par_iter_mut().zip(model.instances.par_iter()).for_each(|(slot, inst)| {
+                slot.par_iter_mut().enumerate().for_each(|(i, buf)| this.deform_primitive(model, inst, i, buf));
+            });
+        } else {
+            for (inst, slot) in model.instances.iter().zip(out.iter_mut()) {
+                for (i, buf) in slot.iter_mut().enumerate() {
+                    this.deform_primitive(model, inst, i, buf);
+                }
             }
         }
+        let secs = started.elapsed().as_secs_f64();
+        self.work.record(method, self.stats.vertices, secs, self.stats.split);
+        self.stats.pass_secs = secs;
     }
+}
+
+/// Skinned vertices of every instance (primitives with influences).
+fn skinned_vertices(model: &Model) -> usize {
+    let mut n = 0;
+    for inst in &model.instances {
+        if let Some(mesh) = model.meshes.get(inst.mesh) {
+            n += mesh.primitives.iter().filter(|p| p.influences.is_some()).map(|p| p.positions.len()).sum::<usize>();
+        }
+    }
+    n
 }

@@ -118,6 +118,8 @@ pub struct SkinFrame {
     pub sets_computed: usize,
     /// Whether the last [`SkinFrame::prepare`] split the set pass over rayon's threads.
     pub sets_parallel: bool,
+    /// Least vertices per parallel task of the per-vertex pass (0: the pass decides by size).
+    task_vertices: usize,
     /// The skin's extent in the prepared pose (far-centre test), for [`SkinFrame::prepare_new_sets`].
     extent: f64,
     /// Per joint: whether a set of the table reads it (only those joints get parts).
@@ -233,6 +235,20 @@ impl SkinFrame {
             return 0;
         }
         len / k
+    }
+
+    /// The least number of vertices worth a parallel task in the per-vertex pass over this skin's
+    /// primitives (set by [`crate::skinning::Deformer`] from the measured cost per vertex;
+    /// `usize::MAX` keeps every primitive on the calling thread; 0, the default, lets the pass
+    /// split primitives of 16k vertices and more).
+    #[must_use]
+    pub fn task_vertices(&self) -> usize {
+        self.task_vertices
+    }
+
+    /// Sets [`SkinFrame::task_vertices`].
+    pub fn set_task_vertices(&mut self, vertices: usize) {
+        self.task_vertices = vertices;
     }
 
     /// Recomputes every pose from scratch when `disabled` (for measurements and tests; the

@@ -145,7 +145,7 @@ fn pass<const K: usize>(
         return;
     }
     let kernel = Lbs { flags: &frame.flags, cols: &frame.cols, last: sets as u32 - 1 };
-    vertex_pass::run::<K, _>(&kernel, inf, positions, normals, out);
+    vertex_pass::run::<K, _>(&kernel, inf, positions, normals, out, frame.task_vertices());
 }
 
 /// Deforms one primitive by LBS into `out` (its rest shape if `frame` was not prepared for the

@@ -24,9 +24,10 @@ pub fn set_wide_simd(enabled: bool) {
     WIDE_SIMD.store(enabled, Ordering::Relaxed);
 }
 
-/// Vertices per parallel work item (whole lane-order windows).
+/// Vertices per parallel work item (whole lane-order windows) when the caller gives no task size.
 const CHUNK: usize = 4 * WINDOW;
-/// Primitives smaller than this are deformed on the calling thread.
+/// Primitives smaller than this are deformed on the calling thread when the caller gives no task
+/// size.
 const PARALLEL_THRESHOLD: usize = 16 * 1024;
 
 /// One method's per-vertex formula over `K` weight slots.
@@ -96,7 +97,7 @@ impl Arith for Fused {
     #[inline(always)]
     fn madd3(a: Vec3A, b: Vec3A, c: Vec3A) -> Vec3A {
         use std::arch::x86_64::_mm_fmadd_ps;
-        // SAFETY: only reached from `stream_with_normals_avx2`, called after detecting FMA.
+        // SAFETY: only reached from `stream_avx2`, called after detecting FMA.
         unsafe { _mm_fmadd_ps(a.into(), b.into(), c.into()).into() }
     }
     #[inline(always)]
@@ -129,7 +130,7 @@ impl Arith for Fused {
         };
         // (x, y, z, w) -> (z, x, y, w) in each half.
         const ZXY: i32 = 0b11_01_00_10;
-        // SAFETY: only reached from `stream_with_normals_avx2`, called after detecting AVX2 and FMA.
+        // SAFETY: only reached from `stream_avx2`, called after detecting AVX2 and FMA.
         unsafe {
             let cross = |a: __m256, b: __m256| {
                 let c = _mm256_fmsub_ps(_mm256_permute_ps::<ZXY>(a), b, _mm256_mul_ps(a, _mm256_permute_ps::<ZXY>(b)));
@@ -147,12 +148,20 @@ impl Arith for Fused {
 
 /// Runs `kernel` over every vertex of a primitive into `out` (resized to the vertex count). The
 /// vertices beyond the influences' length, if any, keep their rest position and normal.
+///
+/// `task_vertices` is the least number of vertices worth a parallel task (the deformer derives it
+/// from the measured cost per vertex, [`crate::skinning::SkinFrame::task_vertices`]): the
+/// primitive is split into tasks of whole lane-order windows, at least that large, over rayon's
+/// threads (rayon splits the windows in halves as threads steal, never below that size), and stays
+/// on the calling thread when it is smaller than two tasks. 0: split primitives from 16k vertices
+/// on into 8k-vertex tasks.
 pub(crate) fn run<const K: usize, F: VertexKernel<K>>(
     kernel: &F,
     inf: &Influences,
     positions: &[Vec3],
     normals: Option<&[Vec3]>,
     out: &mut DeformedPrimitive,
+    task_vertices: usize,
 ) {
     let n = positions.len();
     out.resize(n, normals.is_some());
@@ -171,38 +180,53 @@ pub(crate) fn run<const K: usize, F: VertexKernel<K>>(
             Some(normals) => {
                 let rest_n = &normals[start..end];
                 let windows = Windows { inf, first: start / WINDOW };
-                let done = stream_with_normals_best::<K, F>(*kernel, pos, nrm, rest, rest_n, w, s, windows);
+                let done = stream_best::<K, F, true>(*kernel, pos, nrm, rest, rest_n, w, s, windows);
                 pos[done..].copy_from_slice(&rest[done..]);
                 nrm[done..].copy_from_slice(&rest_n[done..]);
             }
             None => {
-                let mut done = 0;
-                for ((p, &v), (w, &word)) in pos.iter_mut().zip(rest).zip(w.chunks_exact(K).zip(s)) {
-                    *p = kernel.vertex::<Plain>(word, as_array(w), v.into(), Vec3A::ZERO).0.into();
-                    done += 1;
-                }
+                let windows = Windows { inf, first: start / WINDOW };
+                let done = stream_best::<K, F, false>(*kernel, pos, &mut [], rest, &[], w, s, windows);
                 pos[done..].copy_from_slice(&rest[done..]);
             }
         }
     };
-    if n < PARALLEL_THRESHOLD || rayon::current_num_threads() == 1 {
-        chunk(0, &mut out.positions, &mut out.normals);
-    } else if normals.is_some() {
-        out.positions
-            .par_chunks_mut(CHUNK)
-            .zip(out.normals.par_chunks_mut(CHUNK))
-            .enumerate()
-            .for_each(|(c, (p, q))| chunk(c * CHUNK, p, q));
+    let (min_task, split_from) = if task_vertices == 0 {
+        (CHUNK, PARALLEL_THRESHOLD)
     } else {
-        out.positions.par_chunks_mut(CHUNK).enumerate().for_each(|(c, p)| chunk(c * CHUNK, p, &mut []));
+        // Whole windows, the nearest count to `task_vertices` (at least one).
+        let task = (task_vertices.saturating_add(WINDOW / 2) / WINDOW).max(1) * WINDOW;
+        (task, task.saturating_mul(2))
+    };
+    if n < split_from || rayon::current_num_threads() == 1 {
+        chunk(0, &mut out.positions, &mut out.normals);
+        return;
+    }
+    // Items of one window; rayon never makes a task of fewer than `per_task` of them.
+    let per_task = min_task / WINDOW;
+    if normals.is_some() {
+        out.positions
+            .par_chunks_mut(WINDOW)
+            .zip(out.normals.par_chunks_mut(WINDOW))
+            .enumerate()
+            .with_min_len(per_task)
+            .for_each(|(c, (p, q))| chunk(c * WINDOW, p, q));
+    } else {
+        out.positions
+            .par_chunks_mut(WINDOW)
+            .enumerate()
+            .with_min_len(per_task)
+            .for_each(|(c, p)| chunk(c * WINDOW, p, &mut []));
     }
 }
 
 /// The hot loop compiled for the best instruction set this CPU has (AVX2 with FMA where the CPU
-/// has them: VEX encoding and three-operand forms; SSE2 otherwise).
+/// has them: VEX encoding, three-operand forms and the eight lanes; SSE2 otherwise). With
+/// `NORMALS` false, `nrm` and `rest_n` are not read (the normals are computed from zero and
+/// dropped, as in the per-vertex path).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn stream_with_normals_best<const K: usize, F: VertexKernel<K>>(
+fn stream_best<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(
     kernel: F,
     pos: &mut [Vec3],
     nrm: &mut [Vec3],
@@ -218,12 +242,12 @@ fn stream_with_normals_best<const K: usize, F: VertexKernel<K>>(
         && std::arch::is_x86_feature_detected!("fma")
     {
         // SAFETY: the CPU has the features the function is compiled for.
-        return unsafe { stream_with_normals_avx2::<K, F>(kernel, pos, nrm, rest, rest_n, w, s, windows) };
+        return unsafe { stream_avx2::<K, F, NORMALS>(kernel, pos, nrm, rest, rest_n, w, s, windows) };
     }
-    stream_with_normals::<K, F>(kernel, pos, nrm, rest, rest_n, w, s, windows)
+    stream_sse2::<K, F, NORMALS>(kernel, pos, nrm, rest, rest_n, w, s, windows)
 }
 
-/// [`stream_with_normals`] compiled with AVX2 and FMA enabled.
+/// [`stream_body`] compiled with AVX2 and FMA enabled.
 ///
 /// # Safety
 /// The CPU must support AVX2 and FMA.
@@ -231,7 +255,7 @@ fn stream_with_normals_best<const K: usize, F: VertexKernel<K>>(
 #[target_feature(enable = "avx,avx2,fma")]
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
-unsafe fn stream_with_normals_avx2<const K: usize, F: VertexKernel<K>>(
+unsafe fn stream_avx2<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(
     kernel: F,
     pos: &mut [Vec3],
     nrm: &mut [Vec3],
@@ -241,13 +265,13 @@ unsafe fn stream_with_normals_avx2<const K: usize, F: VertexKernel<K>>(
     s: &[u32],
     windows: Windows<'_>,
 ) -> usize {
-    stream_body::<K, F, Fused>(kernel, pos, nrm, rest, rest_n, w, s, windows)
+    stream_body::<K, F, Fused, NORMALS>(kernel, pos, nrm, rest, rest_n, w, s, windows)
 }
 
-/// The hot loop for primitives with normals (SSE2); returns how many vertices it deformed.
+/// [`stream_body`] for any x86_64 CPU (SSE2); returns how many vertices it deformed.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
-fn stream_with_normals<const K: usize, F: VertexKernel<K>>(
+fn stream_sse2<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(
     kernel: F,
     pos: &mut [Vec3],
     nrm: &mut [Vec3],
@@ -257,7 +281,7 @@ fn stream_with_normals<const K: usize, F: VertexKernel<K>>(
     s: &[u32],
     windows: Windows<'_>,
 ) -> usize {
-    stream_body::<K, F, Plain>(kernel, pos, nrm, rest, rest_n, w, s, windows)
+    stream_body::<K, F, Plain, NORMALS>(kernel, pos, nrm, rest, rest_n, w, s, windows)
 }
 
 /// The lane-order windows of the vertices a chunk deforms: `inf`'s windows from `first` on.
@@ -267,13 +291,17 @@ pub(crate) struct Windows<'a> {
     first: usize,
 }
 
-/// The loop itself. Without `M::LANES` a plain walk over zipped slices (no bounds checks); with
-/// it, window by window: each lane group of eight vertices sharing a packed set word
-/// (`model::lane_order`) is gathered, deformed in the lanes of 256-bit registers and scattered
-/// back, then the window's other vertices go one by one. Returns how many vertices it deformed.
+/// The loop itself. Without `NORMALS` (`nrm` and `rest_n` may then be empty), a plain walk over
+/// zipped slices with zero normals whose results are dropped: even with AVX2 the lanes would
+/// cost more there, since they compute normals regardless (1M-vertex Fox, one thread, CPU time
+/// per LBS frame: 10.6 ms in the lanes, 4.1 ms per vertex). Without `M::LANES` the same walk with
+/// normals. With it, window by window: each lane group of eight vertices sharing a packed set
+/// word (`model::lane_order`) is deformed in the lanes of 256-bit registers (in place for a run
+/// of eight consecutive vertices, else gathered and scattered back), then the window's other
+/// vertices go one by one. Returns how many vertices it deformed.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith>(
+fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith, const NORMALS: bool>(
     kernel: F,
     pos: &mut [Vec3],
     nrm: &mut [Vec3],
@@ -283,7 +311,14 @@ fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith>(
     s: &[u32],
     windows: Windows<'_>,
 ) -> usize {
-    let n = pos.len().min(nrm.len()).min(rest.len()).min(rest_n.len()).min(w.len() / K).min(s.len());
+    let n = pos.len().min(rest.len()).min(w.len() / K).min(s.len());
+    if !NORMALS {
+        for ((p, &v), (w, &word)) in pos[..n].iter_mut().zip(&rest[..n]).zip(w[..n * K].chunks_exact(K).zip(&s[..n])) {
+            *p = kernel.vertex::<M>(word, as_array(w), v.into(), Vec3A::ZERO).0.into();
+        }
+        return n;
+    }
+    let n = n.min(nrm.len()).min(rest_n.len());
     #[cfg(target_arch = "x86_64")]
     if M::LANES {
         let mut base = 0;

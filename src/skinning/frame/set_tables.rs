@@ -11,7 +11,7 @@ use std::time::Instant;
 use glam::{DMat3, DQuat, DVec3, DVec4, Mat3, Vec3A, Vec4};
 
 use super::joint_parts::{part, quat_vec4, JointPart};
-use super::{set_flags, SkinFrame, FAR_CENTRE_EXTENTS, SET_FAR_CENTRE, SET_LBS_FALLBACK, SET_STRETCH};
+use super::{set_flags, SkinFrame, FAR_CENTRE_EXTENTS, SET_FAR_CENTRE, SET_LBS_FALLBACK, SET_ONE_JOINT, SET_STRETCH};
 use crate::maths::{self, CentreSums};
 use crate::model::influences::MAX_SLOTS;
 use crate::model::{JointSetTable, EMPTY_SET};
@@ -231,7 +231,8 @@ impl SetPass<'_> {
         for (m, &j) in members.iter().enumerate() {
             t.cols[base + m] = part(self.joints, j).cols;
         }
-        if self.method == SkinningMethod::Lbs {
+        if self.method == SkinningMethod::Lbs || flag & SET_ONE_JOINT != 0 {
+            // One-joint sets are deformed with the columns alone, in every method.
             return;
         }
         if flag & SET_STRETCH != 0 {
