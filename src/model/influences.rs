@@ -99,14 +99,19 @@ impl VertexInfluences {
     /// Slot of the pivot: the largest weight, the first in order on ties.
     #[must_use]
     pub fn pivot(&self) -> usize {
-        let mut best = 0;
-        for (i, p) in self.pairs.iter().enumerate() {
-            if p.1 > self.pairs[best].1 {
-                best = i;
-            }
-        }
-        best
+        pivot_of(&self.pairs)
     }
+}
+
+/// The slot of the pivot of `pairs`: the largest weight, the first in order on ties (0 when empty).
+fn pivot_of(pairs: &[(u16, f32)]) -> usize {
+    let mut best = 0;
+    for (i, p) in pairs.iter().enumerate() {
+        if p.1 > pairs[best].1 {
+            best = i;
+        }
+    }
+    best
 }
 
 /// The distinct joint sets of one skin, each padded to `slots` members.
@@ -116,6 +121,9 @@ pub struct JointSetTable {
     members: Vec<u16>,
     lens: Vec<u8>,
     index: HashMap<Vec<u16>, u32>,
+    /// The id [`JointSetTable::intern`] returned last: neighbouring vertices mostly share a set,
+    /// and comparing one row is cheaper than hashing. Always the id the index gives.
+    last: u32,
 }
 
 impl Default for JointSetTable {
@@ -132,7 +140,7 @@ impl JointSetTable {
         let slots = slots.clamp(1, MAX_SLOTS).next_power_of_two();
         let mut index = HashMap::new();
         index.insert(Vec::new(), EMPTY_SET);
-        Self { slots, members: vec![0; slots], lens: vec![0], index }
+        Self { slots, members: vec![0; slots], lens: vec![0], index, last: EMPTY_SET }
     }
 
     /// Members per set, padding included (the `k` of the influence layout).
@@ -176,7 +184,11 @@ impl JointSetTable {
     /// The id of the set with these ascending joints, adding it if new. `None` when the set has
     /// more joints than the table's `slots`.
     pub fn intern(&mut self, sorted: &[u16]) -> Option<u32> {
+        if self.joints(self.last) == sorted {
+            return Some(self.last);
+        }
         if let Some(&id) = self.index.get(sorted) {
+            self.last = id;
             return Some(id);
         }
         if sorted.len() > self.slots {
@@ -188,6 +200,7 @@ impl JointSetTable {
         self.members.extend(std::iter::repeat_n(pad, self.slots - sorted.len()));
         self.lens.push(sorted.len() as u8);
         self.index.insert(sorted.to_vec(), id);
+        self.last = id;
         Some(id)
     }
 
@@ -235,6 +248,8 @@ impl JointSetTable {
             index.entry(joints).or_insert(id as u32);
         }
         self.index = index;
+        // Rows may have become equal: only the index knows which id lookups give.
+        self.last = EMPTY_SET;
     }
 
     /// Counts of sets by kind: (non-empty distinct sets, non-trivial sets). A set is trivial when
@@ -336,19 +351,38 @@ impl Influences {
         inf: &VertexInfluences,
         table: &mut JointSetTable,
     ) -> Result<(), InfluenceError> {
-        let n = inf.pairs.len();
+        self.set_vertex_pairs(v, &inf.pairs, table)
+    }
+
+    /// [`Influences::set_vertex`] from `(joint, weight)` pairs in slot order (the pivot is the
+    /// largest weight, the first on ties), without allocating.
+    pub fn set_vertex_pairs(
+        &mut self,
+        v: usize,
+        pairs: &[(u16, f32)],
+        table: &mut JointSetTable,
+    ) -> Result<(), InfluenceError> {
+        let n = pairs.len();
         if n > self.slots {
             return Err(InfluenceError::TooMany { vertex: v, count: n });
         }
-        let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by_key(|&i| inf.pairs[i].0);
-        let sorted: Vec<u16> = order.iter().map(|&i| inf.pairs[i].0).collect();
-        let id = table.intern(&sorted).ok_or(InfluenceError::TooMany { vertex: v, count: n })?;
-        let pivot_slot = if n == 0 { 0 } else { order.iter().position(|&i| i == inf.pivot()).unwrap_or(0) };
+        let pivot = pivot_of(pairs);
+        let mut order = [0usize; MAX_SLOTS];
+        for (i, o) in order.iter_mut().enumerate().take(n) {
+            *o = i;
+        }
+        let order = &mut order[..n];
+        order.sort_by_key(|&i| pairs[i].0);
+        let mut sorted = [0u16; MAX_SLOTS];
+        for (s, &i) in sorted.iter_mut().zip(order.iter()) {
+            *s = pairs[i].0;
+        }
+        let id = table.intern(&sorted[..n]).ok_or(InfluenceError::TooMany { vertex: v, count: n })?;
+        let pivot_slot = if n == 0 { 0 } else { order.iter().position(|&i| i == pivot).unwrap_or(0) };
         let row = &mut self.weights[v * self.slots..(v + 1) * self.slots];
         row.fill(0.0);
         for (slot, &i) in order.iter().enumerate() {
-            row[slot] = inf.pairs[i].1;
+            row[slot] = pairs[i].1;
         }
         let word = Self::pack(id, pivot_slot);
         if self.sets[v] != word {

@@ -108,6 +108,24 @@ impl Adjacency {
         &self.group[self.group_start[r] as usize..self.group_start[r + 1] as usize]
     }
 
+    /// Representatives of the groups sharing an edge with group `rep` (a representative, as
+    /// [`Adjacency::rep`] gives), ascending: [`Adjacency::neighbours`] without the lookup.
+    #[inline]
+    #[must_use]
+    pub fn rep_neighbours(&self, rep: u32) -> &[u32] {
+        let r = rep as usize;
+        &self.neighbours[self.start[r] as usize..self.start[r + 1] as usize]
+    }
+
+    /// Every vertex of group `rep` (a representative), ascending: [`Adjacency::welded`] without
+    /// the lookup.
+    #[inline]
+    #[must_use]
+    pub fn group(&self, rep: u32) -> &[u32] {
+        let r = rep as usize;
+        &self.group[self.group_start[r] as usize..self.group_start[r + 1] as usize]
+    }
+
     /// Representatives of the groups sharing an edge with `v`'s group, ascending.
     #[must_use]
     pub fn neighbours(&self, v: u32) -> &[u32] {

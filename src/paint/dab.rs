@@ -18,7 +18,7 @@ use super::model_surface::ModelSurface;
 use super::normalize::{apply_rules, WeightRules};
 use super::stroke::{StrokeRecord, TouchedPrimitive};
 use super::topology::ModelTopology;
-use super::weld::{ensure_all_influences, write_group};
+use super::weld::{ensure_all_influences, GroupWriter};
 use crate::model::{InfluenceError, Model};
 
 /// Why a dab or tool could not run.
@@ -230,7 +230,20 @@ fn run_pass(
     if pass.mode.paints_joint() && rules.is_locked(pass.joint) {
         return Ok(());
     }
-    let olds: Vec<Vec<(u16, f32)>> = amounts.iter().map(|&(g, _)| surface.weights(model, g)).collect();
+    // Every group's weights before the pass, in one array.
+    let mut old_pairs = Vec::with_capacity(amounts.len() * 4);
+    let mut old_ends = Vec::with_capacity(amounts.len());
+    for &(g, _) in amounts {
+        surface.append_weights(model, g, &mut old_pairs);
+        old_ends.push(old_pairs.len());
+    }
+    let olds: Vec<&[(u16, f32)]> = old_ends
+        .iter()
+        .scan(0, |start, &end| {
+            let s = std::mem::replace(start, end);
+            Some(&old_pairs[s..end])
+        })
+        .collect();
     let targets: Vec<Vec<(u16, f32)>> = match pass.mode {
         BlendMode::Smooth => {
             amounts.iter().zip(&olds).map(|(&(g, _), old)| smooth_target(model, surface, g, old)).collect()
@@ -253,7 +266,8 @@ fn run_pass(
     };
     let fallback = pass.fallback.filter(|&f| !rules.is_locked(f) && f != pass.joint);
     let mut w = Vec::new();
-    for (i, (&(g, a), old)) in amounts.iter().zip(&olds).enumerate() {
+    let mut writer = GroupWriter::default();
+    for (i, (&(g, a), &old)) in amounts.iter().zip(&olds).enumerate() {
         if !rules.may_change(g) {
             continue;
         }
@@ -279,7 +293,7 @@ fn run_pass(
             None
         };
         apply_rules(&mut w, rules, held, old);
-        write_group(model, surface, g, &w, record, &mut changes.copies)?;
+        writer.write(model, surface, g, &w, record, &mut changes.copies)?;
     }
     Ok(())
 }

@@ -91,13 +91,22 @@ pub fn footprint(
             return;
         }
         let seeds = tri.map(|k| (k, positions[k as usize].distance(centre)));
-        let mut reached = Vec::new();
+        let mut reached = std::mem::take(&mut scratch.reached);
         bounded_distances(adjacency, positions, &seeds, r, scratch, &mut reached);
-        for (rep, d) in reached {
-            for &v in adjacency.welded(rep) {
-                out.push(Touch { vertex: v, distance: d });
+        let facing = match (options.front_faces_only, options.view) {
+            (true, Some(view)) if normals.len() == positions.len() => Some(view),
+            _ => None,
+        };
+        for &(rep, d) in &reached {
+            for &v in adjacency.group(rep) {
+                let keep = facing.is_none_or(|view| view.faces(positions[v as usize], normals[v as usize]));
+                if keep {
+                    out.push(Touch { vertex: v, distance: d });
+                }
             }
         }
+        scratch.reached = reached;
+        return;
     }
     if let (true, Some(view), true) = (options.front_faces_only, options.view, normals.len() == positions.len()) {
         out.retain(|t| view.faces(positions[t.vertex as usize], normals[t.vertex as usize]));

@@ -7,11 +7,15 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use glam::Vec3;
 
-/// A fast multiplicative hasher for integer cell keys (the keys are not attacker-controlled).
+/// A fast multiplicative hasher for integer keys (grid cells, vertex numbers; the keys are not
+/// attacker-controlled).
 #[derive(Clone, Copy, Debug, Default)]
-struct CellHasher(u64);
+pub(crate) struct IntegerHasher(u64);
 
-impl Hasher for CellHasher {
+/// A hash map with integer keys, hashed by [`IntegerHasher`].
+pub(crate) type IntegerMap<K, V> = HashMap<K, V, BuildHasherDefault<IntegerHasher>>;
+
+impl Hasher for IntegerHasher {
     fn finish(&self) -> u64 {
         self.0
     }
@@ -32,6 +36,10 @@ impl Hasher for CellHasher {
         self.write_u64(i as u64);
     }
 
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(u64::from(i));
+    }
+
     fn write_i64(&mut self, i: i64) {
         self.write_u64(i as u64);
     }
@@ -46,7 +54,7 @@ impl Hasher for CellHasher {
 pub struct PointGrid {
     inv_cell: f32,
     tol: f32,
-    cells: HashMap<[i64; 3], Vec<u32>, BuildHasherDefault<CellHasher>>,
+    cells: IntegerMap<[i64; 3], Vec<u32>>,
 }
 
 impl PointGrid {

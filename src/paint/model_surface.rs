@@ -200,22 +200,28 @@ impl ModelSurface {
     /// The `(surface joint, weight)` pairs of surface vertex `g` (joints ascending per skin).
     #[must_use]
     pub fn weights(&self, model: &Model, g: u32) -> Vec<(u16, f32)> {
-        let Some((k, v)) = self.locate(g) else { return Vec::new() };
+        let mut out = Vec::new();
+        self.append_weights(model, g, &mut out);
+        out
+    }
+
+    /// [`ModelSurface::weights`] appended to `out` (no allocation once `out` has room); returns
+    /// how many pairs were appended.
+    pub fn append_weights(&self, model: &Model, g: u32, out: &mut Vec<(u16, f32)>) -> usize {
+        let Some((k, v)) = self.locate(g) else { return 0 };
         let part = &self.parts[k];
         let (Some(skin), Some(prim)) =
             (model.skins.get(part.skin), model.meshes.get(part.mesh).and_then(|m| m.primitives.get(part.prim)))
         else {
-            return Vec::new();
+            return 0;
         };
-        let Some(inf) = prim.influences.as_ref().filter(|inf| (v as usize) < inf.len()) else { return Vec::new() };
+        let Some(inf) = prim.influences.as_ref().filter(|inf| (v as usize) < inf.len()) else { return 0 };
         let map = &self.to_surface[part.skin];
-        inf.vertex(v as usize, &skin.sets).map(|(j, w)| (map.get(j as usize).copied().unwrap_or(NO_JOINT), w)).collect()
-    }
-
-    /// `pairs` (surface joints) in skin `skin`'s joints, or `None` when the skin lacks one of them.
-    #[must_use]
-    pub fn to_skin_pairs(&self, skin: usize, pairs: &[(u16, f32)]) -> Option<Vec<(u16, f32)>> {
-        pairs.iter().map(|&(j, w)| self.skin_joint(skin, j).map(|l| (l, w))).collect()
+        let before = out.len();
+        out.extend(
+            inf.vertex(v as usize, &skin.sets).map(|(j, w)| (map.get(j as usize).copied().unwrap_or(NO_JOINT), w)),
+        );
+        out.len() - before
     }
 
     /// Surface positions of the deformed buffers `deformed[instance][prim]` into `out` (rest

@@ -3,6 +3,9 @@
 //! (weights, packed set word, hence identical joint-set lookups). Joint-set tables only grow, so
 //! every recorded set id stays valid.
 
+use std::collections::hash_map::Entry;
+
+use super::grid::IntegerMap;
 use crate::model::influences::VertexSnapshot;
 use crate::model::{Influences, Model};
 
@@ -52,8 +55,9 @@ impl TouchedPrimitive {
 pub struct StrokeRecord {
     label: String,
     entries: Vec<StrokeEntry>,
-    /// Per primitive: entry index + 1 of each vertex (0 = not recorded), grown on demand.
-    index: Vec<((usize, usize), Vec<u32>)>,
+    /// The entry of each recorded `(mesh, primitive, vertex)`: a hash map, so that a dab's cost
+    /// does not grow with the mesh.
+    index: IntegerMap<(usize, usize, u32), u32>,
 }
 
 impl StrokeRecord {
@@ -90,25 +94,12 @@ impl StrokeRecord {
     /// Records that vertex `vertex` of `(mesh, prim)` changed from `before` to `after`; a vertex
     /// already recorded keeps its first `before` and takes the new `after`.
     pub fn record(&mut self, mesh: usize, prim: usize, vertex: u32, before: VertexSnapshot, after: VertexSnapshot) {
-        let key = (mesh, prim);
-        let at = match self.index.iter().rposition(|e| e.0 == key) {
-            Some(i) => i,
-            None => {
-                self.index.push((key, Vec::new()));
-                self.index.len() - 1
-            }
-        };
-        let slots = &mut self.index[at].1;
-        let v = vertex as usize;
-        if slots.len() <= v {
-            slots.resize(v + 1, 0);
-        }
-        match slots[v] {
-            0 => {
+        match self.index.entry((mesh, prim, vertex)) {
+            Entry::Occupied(e) => self.entries[*e.get() as usize].after = after,
+            Entry::Vacant(e) => {
+                e.insert(self.entries.len() as u32);
                 self.entries.push(StrokeEntry { mesh, prim, vertex, before, after });
-                slots[v] = self.entries.len() as u32;
             }
-            i => self.entries[i as usize - 1].after = after,
         }
     }
 

@@ -69,32 +69,85 @@ pub fn write_group(
     record: &mut StrokeRecord,
     changed: &mut Vec<(usize, u32)>,
 ) -> Result<usize, PaintError> {
-    if pairs.is_empty() {
-        return Ok(0);
-    }
-    let want = sorted(pairs.to_vec());
-    let mut count = 0;
-    for &m in surface.adjacency().welded(g) {
-        let Some((k, v)) = surface.locate(m) else { continue };
-        let part = surface.parts()[k];
-        let Some(local) = surface.to_skin_pairs(part.skin, pairs) else { continue };
-        if sorted(surface.weights(model, m)) == want {
-            continue;
+    GroupWriter::default().write(model, surface, g, pairs, record, changed)
+}
+
+/// [`write_group`] with its buffers kept from group to group (a dab writes thousands of groups):
+/// nothing is allocated per group or copy once the buffers have grown.
+#[derive(Debug, Default)]
+pub struct GroupWriter {
+    /// The wanted pairs sorted by surface joint, weights as bits.
+    want: Vec<(u16, u32)>,
+    /// The wanted pairs in one copy's skin joints.
+    local: Vec<(u16, f32)>,
+    /// A copy's stored pairs in surface joints.
+    stored: Vec<(u16, f32)>,
+}
+
+impl GroupWriter {
+    /// See [`write_group`].
+    pub fn write(
+        &mut self,
+        model: &mut Model,
+        surface: &ModelSurface,
+        g: u32,
+        pairs: &[(u16, f32)],
+        record: &mut StrokeRecord,
+        changed: &mut Vec<(usize, u32)>,
+    ) -> Result<usize, PaintError> {
+        if pairs.is_empty() {
+            return Ok(0);
         }
-        let Model { meshes, skins, .. } = &mut *model;
-        let Some(inf) =
-            meshes.get_mut(part.mesh).and_then(|x| x.primitives.get_mut(part.prim)).and_then(|p| p.influences.as_mut())
-        else {
-            return Err(PaintError::NoInfluences { mesh: part.mesh, prim: part.prim });
-        };
-        let table = &mut skins.get_mut(part.skin).ok_or(PaintError::NoInstance(part.instance))?.sets;
-        let before = inf.snapshot(v as usize);
-        inf.set_vertex(v as usize, &VertexInfluences { pairs: local }, table)?;
-        record.record(part.mesh, part.prim, v, before, inf.snapshot(v as usize));
-        changed.push((k, v));
-        count += 1;
+        self.want.clear();
+        self.want.extend(pairs.iter().map(|&(j, w)| (j, w.to_bits())));
+        self.want.sort_unstable_by_key(|p| p.0);
+        let mut count = 0;
+        for &m in surface.adjacency().welded(g) {
+            let Some((k, v)) = surface.locate(m) else { continue };
+            let part = surface.parts()[k];
+            self.local.clear();
+            let mut complete = true;
+            for &(j, w) in pairs {
+                match surface.skin_joint(part.skin, j) {
+                    Some(l) => self.local.push((l, w)),
+                    None => complete = false,
+                }
+            }
+            if !complete {
+                continue;
+            }
+            self.stored.clear();
+            surface.append_weights(model, m, &mut self.stored);
+            if self.same_as_wanted() {
+                continue;
+            }
+            let Model { meshes, skins, .. } = &mut *model;
+            let Some(inf) = meshes
+                .get_mut(part.mesh)
+                .and_then(|x| x.primitives.get_mut(part.prim))
+                .and_then(|p| p.influences.as_mut())
+            else {
+                return Err(PaintError::NoInfluences { mesh: part.mesh, prim: part.prim });
+            };
+            let table = &mut skins.get_mut(part.skin).ok_or(PaintError::NoInstance(part.instance))?.sets;
+            let before = inf.snapshot(v as usize);
+            inf.set_vertex_pairs(v as usize, &self.local, table)?;
+            record.record(part.mesh, part.prim, v, before, inf.snapshot(v as usize));
+            changed.push((k, v));
+            count += 1;
+        }
+        Ok(count)
     }
-    Ok(count)
+
+    /// Whether the stored pairs equal the wanted ones bit for bit, whatever their order (joints
+    /// are distinct on both sides).
+    fn same_as_wanted(&self) -> bool {
+        self.stored.len() == self.want.len()
+            && self
+                .stored
+                .iter()
+                .all(|&(j, w)| self.want.binary_search_by_key(&j, |p| p.0).is_ok_and(|i| self.want[i].1 == w.to_bits()))
+    }
 }
 
 /// Weights of coincident copies that differ by no more than this are taken to agree when
