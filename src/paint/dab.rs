@@ -133,16 +133,19 @@ pub fn ensure_surface_slots(model: &mut Model, surface: &ModelSurface, rules: &W
 fn amounts(dab: &Dab<'_>, surface: &ModelSurface) -> Vec<(u32, f32)> {
     let n = surface.len();
     let adj = surface.adjacency();
-    let mut out: Vec<(u32, f32)> = dab
+    // One u64 per touch: the group above, the amount's bits complemented below (positive finite
+    // f32s order like their bits), so a plain integer sort puts each group's largest amount first.
+    let mut keys: Vec<u64> = dab
         .touches
         .iter()
         .filter(|t| (t.vertex as usize) < n)
         .map(|t| (adj.rep(t.vertex), dab.brush.amount(t.distance, dab.radius)))
         .filter(|&(_, a)| a > 0.0)
+        .map(|(g, a)| u64::from(g) << 32 | u64::from(!a.to_bits()))
         .collect();
-    out.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
-    out.dedup_by_key(|e| e.0);
-    out
+    keys.sort_unstable();
+    keys.dedup_by_key(|k| *k >> 32);
+    keys.into_iter().map(|k| ((k >> 32) as u32, f32::from_bits(!(k as u32)))).collect()
 }
 
 /// Restores the locked joints of `w` to their values in `old` (Smooth and Blur must not move them).

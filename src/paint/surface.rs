@@ -17,7 +17,8 @@ pub struct SurfaceScratch {
     /// Per vertex: the generation that wrote it and its distance.
     state: Vec<(u32, f32)>,
     generation: u32,
-    heap: BinaryHeap<Reverse<(u32, u32)>>,
+    /// Queued `(distance bits << 32 | vertex)`: one integer compare orders them as the pairs would.
+    heap: BinaryHeap<Reverse<u64>>,
     /// The footprint's list of reached groups, kept from dab to dab.
     pub(super) reached: Vec<(u32, f32)>,
 }
@@ -49,7 +50,7 @@ impl SurfaceScratch {
         if slot.0 != self.generation || d < slot.1 {
             *slot = (self.generation, d);
             // Non-negative finite f32s order like their bit patterns.
-            self.heap.push(Reverse((d.to_bits(), v)));
+            self.heap.push(Reverse(u64::from(d.to_bits()) << 32 | u64::from(v)));
         }
     }
 }
@@ -79,8 +80,8 @@ pub fn bounded_distances(
             scratch.relax(adjacency.rep(v), d);
         }
     }
-    while let Some(Reverse((bits, v))) = scratch.heap.pop() {
-        let d = f32::from_bits(bits);
+    while let Some(Reverse(entry)) = scratch.heap.pop() {
+        let (d, v) = (f32::from_bits((entry >> 32) as u32), entry as u32);
         if d > scratch.get(v) {
             continue;
         }
