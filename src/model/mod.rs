@@ -6,6 +6,7 @@ pub mod animation;
 pub mod densify;
 pub mod edit_record;
 pub mod influences;
+pub mod joint_set_table;
 pub mod lane_order;
 pub mod mesh;
 pub mod skeleton;
