@@ -107,6 +107,7 @@ impl CentreSums {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::maths::tests::pairwise_normal_solution;
     use glam::DQuat;
 
     fn sums(rs: &[DMat3], ts: &[DVec3]) -> CentreSums {
@@ -128,16 +129,7 @@ mod tests {
                 })
                 .collect();
             let ts: Vec<DVec3> = (0..n).map(|i| DVec3::new(1.0 - i as f64, 0.2 * (i * i) as f64, 0.5)).collect();
-            let mut dtd = DMat3::ZERO;
-            let mut dte = DVec3::ZERO;
-            for a in 0..n {
-                for b in a + 1..n {
-                    let d = rs[a] - rs[b];
-                    dtd += d.transpose() * d;
-                    dte += d.transpose() * (ts[b] - ts[a]);
-                }
-            }
-            let expect = dtd.inverse() * dte;
+            let expect = pairwise_normal_solution(&rs, &ts);
             let got = sums(&rs, &ts).solve().expect("well conditioned");
             assert!((got - expect).length() < 1e-10 * expect.length().max(1.0), "n = {n}: {got} vs {expect}");
         }

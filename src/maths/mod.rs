@@ -318,6 +318,21 @@ mod tests {
         let q = DQuat::from_rotation_y(0.3);
         assert_eq!(two_joint_centre(q, DVec3::X, q, DVec3::Y), DVec3::ZERO);
     }
+    /// The reference for full-rank sets: the normal equations `Σ DᵀD r = Σ Dᵀe` over every pair
+    /// `a < b` (`D = R_a − R_b`, `e = t_b − t_a`), summed pair by pair and inverted.
+    pub(super) fn pairwise_normal_solution(rs: &[DMat3], ts: &[DVec3]) -> DVec3 {
+        let mut dtd = DMat3::ZERO;
+        let mut dte = DVec3::ZERO;
+        for a in 0..rs.len() {
+            for b in a + 1..rs.len() {
+                let d = rs[a] - rs[b];
+                dtd += d.transpose() * d;
+                dte += d.transpose() * (ts[b] - ts[a]);
+            }
+        }
+        dtd.inverse() * dte
+    }
+
     /// The fixed-size (≤ 4 joints) and dynamic (> 4 joints) paths both give the normal-equation
     /// solution on full-rank systems (two joints are always rank-deficient: their relative axis).
     #[test]
@@ -330,16 +345,7 @@ mod tests {
                 })
                 .collect();
             let ts: Vec<DVec3> = (0..n).map(|i| DVec3::new(i as f64, (i * i) as f64 * 0.1, -0.5 * i as f64)).collect();
-            let mut dtd = DMat3::ZERO;
-            let mut dte = DVec3::ZERO;
-            for a in 0..n {
-                for b in a + 1..n {
-                    let d = rs[a] - rs[b];
-                    dtd += d.transpose() * d;
-                    dte += d.transpose() * (ts[b] - ts[a]);
-                }
-            }
-            let expect = dtd.inverse() * dte;
+            let expect = pairwise_normal_solution(&rs, &ts);
             let got = least_squares_centre(&rs, &ts);
             assert!((got - expect).length() < 1e-6 * expect.length().max(1.0), "n = {n}: {got} vs {expect}");
         }
@@ -351,14 +357,7 @@ mod tests {
     fn centre_of_a_nearly_degenerate_real_set_matches_normal_equations() {
         let rs: Vec<DMat3> = RS_DATA.iter().map(DMat3::from_cols_array).collect();
         let ts: Vec<DVec3> = TS_DATA.iter().map(|t| DVec3::from_array(*t)).collect();
-        let mut dtd = DMat3::ZERO;
-        let mut dte = DVec3::ZERO;
-        for (a, b) in [(0, 1), (0, 2), (1, 2)] {
-            let d = rs[a] - rs[b];
-            dtd += d.transpose() * d;
-            dte += d.transpose() * (ts[b] - ts[a]);
-        }
-        let expect = dtd.inverse() * dte;
+        let expect = pairwise_normal_solution(&rs, &ts);
         let got = least_squares_centre(&rs, &ts);
         assert!((got - expect).length() < 1e-6 * expect.length(), "{got} vs {expect}");
     }
