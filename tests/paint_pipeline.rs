@@ -55,60 +55,74 @@ fn side_ray(out: &[Vec<DeformedPrimitive>], model: &Model, x: f32, a: f32) -> Ra
     Ray { origin: c + n * 3.0, direction: -n }
 }
 
-/// pick → footprint → dab → re-skin, as the editor does it; returns what the dab changed.
-#[allow(clippy::too_many_arguments)]
-fn stroke_at(
-    model: &mut Model,
-    topo: &ModelTopology,
-    deformer: &mut Deformer,
-    pose: &Pose,
-    out: &mut Vec<Vec<DeformedPrimitive>>,
-    at: (f32, f32),
-    joint: u16,
-    b: &BrushSettings,
-    radius: f32,
-    rules: &WeightRules,
-    record: &mut StrokeRecord,
-) -> Option<skinlab::paint::DabOutcome> {
-    let ray = side_ray(out, model, at.0, at.1);
-    let prim = &model.meshes[0].primitives[0];
-    let deformed = &out[0][0];
-    let hit = pick(&ray, &deformed.positions, &prim.triangles)?;
-    let (target, model_hit) = skinlab::paint::pick_model(&ray, model, out).expect("pick_model agrees");
-    assert_eq!((target, model_hit), (TARGET, hit));
-    let mut touches = Vec::new();
-    let options = FootprintOptions {
-        radius,
-        whole_volume: b.whole_volume,
-        front_faces_only: b.front_faces_only,
-        view: Some(View::Perspective { eye: ray.origin }),
-    };
-    footprint(
-        &hit,
-        &deformed.positions,
-        &deformed.normals,
-        &prim.triangles,
-        topo.surface.adjacency(),
-        &options,
-        &mut SurfaceScratch::default(),
-        &mut touches,
-    );
-    let outcome =
-        apply_dab(model, TARGET, &Dab { joint, brush: b, radius, touches: &touches }, rules, topo, record).unwrap();
-    reskin_after_dab(deformer, model, pose, &outcome, out);
-    Some(outcome)
+/// A model being painted as the editor holds it: its topology, the pose, the deformer and the
+/// deformed primitives of the last pass.
+struct Scene {
+    m: Model,
+    topo: ModelTopology,
+    pose: Pose,
+    deformer: Deformer,
+    out: Vec<Vec<DeformedPrimitive>>,
+}
+
+impl Scene {
+    /// `m` in `pose`, deformed once by `method`.
+    fn new(m: Model, pose: Pose, method: SkinningMethod) -> Self {
+        let topo = ModelTopology::new(&m);
+        let mut deformer = Deformer::new();
+        let mut out = Vec::new();
+        deformer.deform_all(&m, &pose, method, &mut out);
+        Self { m, topo, pose, deformer, out }
+    }
+
+    /// pick → footprint → dab → re-skin, as the editor does it, at the rest point `at` (axial
+    /// position, angle); returns what the dab changed.
+    fn stroke(
+        &mut self,
+        at: (f32, f32),
+        joint: u16,
+        b: &BrushSettings,
+        radius: f32,
+        rules: &WeightRules,
+        record: &mut StrokeRecord,
+    ) -> Option<skinlab::paint::DabOutcome> {
+        let ray = side_ray(&self.out, &self.m, at.0, at.1);
+        let prim = &self.m.meshes[0].primitives[0];
+        let deformed = &self.out[0][0];
+        let hit = pick(&ray, &deformed.positions, &prim.triangles)?;
+        let (target, model_hit) = skinlab::paint::pick_model(&ray, &self.m, &self.out).expect("pick_model agrees");
+        assert_eq!((target, model_hit), (TARGET, hit));
+        let mut touches = Vec::new();
+        let options = FootprintOptions {
+            radius,
+            whole_volume: b.whole_volume,
+            front_faces_only: b.front_faces_only,
+            view: Some(View::Perspective { eye: ray.origin }),
+        };
+        footprint(
+            &hit,
+            &deformed.positions,
+            &deformed.normals,
+            &prim.triangles,
+            self.topo.surface.adjacency(),
+            &options,
+            &mut SurfaceScratch::default(),
+            &mut touches,
+        );
+        let dab = Dab { joint, brush: b, radius, touches: &touches };
+        let outcome = apply_dab(&mut self.m, TARGET, &dab, rules, &self.topo, record).unwrap();
+        reskin_after_dab(&mut self.deformer, &self.m, &self.pose, &outcome, &mut self.out);
+        Some(outcome)
+    }
 }
 
 #[test]
 fn painting_fully_to_one_joint_makes_vertices_rigid_under_every_method() {
     for method in SkinningMethod::ALL {
-        let mut m = paint_rig::cylinder_rig(41, 16, 2, 4);
-        let topo = ModelTopology::new(&m);
+        let m = paint_rig::cylinder_rig(41, 16, 2, 4);
         let pose = posed(&m);
-        let mut deformer = Deformer::new();
-        let mut out = Vec::new();
-        deformer.deform_all(&m, &pose, method, &mut out);
-        let j = paint_rig::joint(&m, "seg1.L");
+        let mut scene = Scene::new(m, pose, method);
+        let j = paint_rig::joint(&scene.m, "seg1.L");
         let b = BrushSettings {
             mode: BlendMode::Replace,
             value: 1.0,
@@ -118,25 +132,13 @@ fn painting_fully_to_one_joint_makes_vertices_rigid_under_every_method() {
         };
         let mut rec = StrokeRecord::new("rigid");
         // Between seg1.L (x = 1) and seg2.L (x = 2), where the rig blends two joints.
-        let outcome = stroke_at(
-            &mut m,
-            &topo,
-            &mut deformer,
-            &pose,
-            &mut out,
-            (1.5, 0.4),
-            j,
-            &b,
-            0.3,
-            &WeightRules::default(),
-            &mut rec,
-        )
-        .unwrap();
+        let outcome = scene.stroke((1.5, 0.4), j, &b, 0.3, &WeightRules::default(), &mut rec).unwrap();
         assert!(outcome.touched.len() > 10, "{}", outcome.touched.len());
+        let Scene { m, deformer, out, .. } = &scene;
         let c = deformer.skin_frame(0).model_from_bind[j as usize];
         let prim = &m.meshes[0].primitives[0];
         for &v in &outcome.touched {
-            assert_eq!(weights(&m, v as usize), vec![(j, 1.0)]);
+            assert_eq!(weights(m, v as usize), vec![(j, 1.0)]);
             let expect = c.transform_point3(prim.positions[v as usize].as_dvec3()).as_vec3();
             let got = out[0][0].positions[v as usize];
             assert!((got - expect).length() < 1e-5, "{method}: vertex {v}: {got} vs {expect}");
@@ -150,75 +152,45 @@ fn painting_fully_to_one_joint_makes_vertices_rigid_under_every_method() {
 #[test]
 fn partial_reskin_equals_a_full_pass() {
     for method in SkinningMethod::ALL {
-        let mut m = paint_rig::cylinder_rig(41, 16, 3, 4);
-        let topo = ModelTopology::new(&m);
+        let m = paint_rig::cylinder_rig(41, 16, 3, 4);
         let pose = posed(&m);
-        let mut deformer = Deformer::new();
-        let mut out = Vec::new();
-        deformer.deform_all(&m, &pose, method, &mut out);
-        let sets_before = m.skins[0].sets.len();
+        let mut scene = Scene::new(m, pose, method);
+        let sets_before = scene.m.skins[0].sets.len();
         let mut rec = StrokeRecord::new("paint");
-        let spine = paint_rig::joint(&m, "Spine");
-        let seg3 = paint_rig::joint(&m, "seg3.R");
+        let spine = paint_rig::joint(&scene.m, "Spine");
+        let seg3 = paint_rig::joint(&scene.m, "seg3.R");
         for (i, (x, joint)) in [(0.5, spine), (-1.2, seg3), (1.7, spine)].into_iter().enumerate() {
             let b =
                 BrushSettings { mode: BlendMode::Add, strength: 0.4, whole_volume: i == 1, ..BrushSettings::default() };
-            stroke_at(
-                &mut m,
-                &topo,
-                &mut deformer,
-                &pose,
-                &mut out,
-                (x, 0.3 * i as f32),
-                joint,
-                &b,
-                0.6,
-                &WeightRules::default(),
-                &mut rec,
-            )
-            .unwrap();
+            scene.stroke((x, 0.3 * i as f32), joint, &b, 0.6, &WeightRules::default(), &mut rec).unwrap();
         }
+        let Scene { m, pose, deformer, out, .. } = &mut scene;
         assert!(m.skins[0].sets.len() > sets_before, "new three-joint sets were interned");
         let mut fresh = Vec::new();
-        Deformer::new().deform_all(&m, &pose, method, &mut fresh);
-        assert_eq!(out, fresh, "{method}: incremental sets + partial re-skin == full pass");
+        Deformer::new().deform_all(m, pose, method, &mut fresh);
+        assert_eq!(*out, fresh, "{method}: incremental sets + partial re-skin == full pass");
         // Undo, re-skin what it touched, and compare again.
-        let touched = rec.undo(&mut m);
+        let touched = rec.undo(m);
         for t in touched {
-            assert!(deformer.deform_vertices(&m, &m.instances[0], t.prim, &t.vertices, &mut out[0][t.prim]));
+            assert!(deformer.deform_vertices(m, &m.instances[0], t.prim, &t.vertices, &mut out[0][t.prim]));
         }
-        Deformer::new().deform_all(&m, &pose, method, &mut fresh);
-        assert_eq!(out, fresh, "{method}: after undo");
+        Deformer::new().deform_all(m, pose, method, &mut fresh);
+        assert_eq!(*out, fresh, "{method}: after undo");
     }
 }
 
 #[test]
 fn one_slot_tables_grow_to_the_limit() {
-    let mut m = paint_rig::cylinder_rig(21, 8, 1, 1);
+    let m = paint_rig::cylinder_rig(21, 8, 1, 1);
     assert_eq!(m.skins[0].sets.slots(), 1);
-    let topo = ModelTopology::new(&m);
     let pose = posed(&m);
-    let mut deformer = Deformer::new();
-    let mut out = Vec::new();
-    deformer.deform_all(&m, &pose, SkinningMethod::Sbs, &mut out);
-    let before = out.clone();
+    let mut scene = Scene::new(m, pose, SkinningMethod::Sbs);
+    let before = scene.out.clone();
     let mut rec = StrokeRecord::new("grow");
     let b = BrushSettings { mode: BlendMode::Add, strength: 0.5, ..BrushSettings::default() };
-    let j = paint_rig::joint(&m, "seg1.L");
-    let outcome = stroke_at(
-        &mut m,
-        &topo,
-        &mut deformer,
-        &pose,
-        &mut out,
-        (0.2, 0.0),
-        j,
-        &b,
-        0.4,
-        &WeightRules::default(),
-        &mut rec,
-    )
-    .unwrap();
+    let j = paint_rig::joint(&scene.m, "seg1.L");
+    let outcome = scene.stroke((0.2, 0.0), j, &b, 0.4, &WeightRules::default(), &mut rec).unwrap();
+    let Scene { mut m, out, .. } = scene;
     assert!(outcome.layout_changed);
     assert_eq!(m.skins[0].sets.slots(), 4);
     assert_eq!(influences(&m).slots(), 4);
@@ -245,17 +217,13 @@ fn one_slot_tables_grow_to_the_limit() {
 
 #[test]
 fn mirror_painting_paints_the_other_side_with_the_mirrored_joint() {
-    let mut m = paint_rig::cylinder_rig(41, 16, 2, 4);
-    let topo = ModelTopology::new(&m);
+    let mut scene = Scene::new(paint_rig::cylinder_rig(41, 16, 2, 4), Pose::rest(), SkinningMethod::Lbs);
+    let (m, topo) = (&scene.m, &scene.topo);
     assert_eq!(topo.mirror.matched(), m.meshes[0].primitives[0].positions.len());
-    let left = paint_rig::joint(&m, "seg1.L");
-    let right = paint_rig::joint(&m, "seg1.R");
+    let left = paint_rig::joint(m, "seg1.L");
+    let right = paint_rig::joint(m, "seg1.R");
     assert_eq!(topo.mirror_joint(left), right);
-    assert_eq!(topo.mirror_joint(paint_rig::joint(&m, "Spine")), paint_rig::joint(&m, "Spine"));
-    let pose = Pose::rest();
-    let mut deformer = Deformer::new();
-    let mut out = Vec::new();
-    deformer.deform_all(&m, &pose, SkinningMethod::Lbs, &mut out);
+    assert_eq!(topo.mirror_joint(paint_rig::joint(m, "Spine")), paint_rig::joint(m, "Spine"));
     let b = BrushSettings {
         mode: BlendMode::Replace,
         value: 0.8,
@@ -264,23 +232,10 @@ fn mirror_painting_paints_the_other_side_with_the_mirrored_joint() {
         ..BrushSettings::default()
     };
     let mut rec = StrokeRecord::new("mirror");
-    let outcome = stroke_at(
-        &mut m,
-        &topo,
-        &mut deformer,
-        &pose,
-        &mut out,
-        (0.6, 1.0),
-        left,
-        &b,
-        0.5,
-        &WeightRules::default(),
-        &mut rec,
-    )
-    .unwrap();
-    let mirror = &topo.mirror;
+    let outcome = scene.stroke((0.6, 1.0), left, &b, 0.5, &WeightRules::default(), &mut rec).unwrap();
+    let (m, mirror) = (&scene.m, &scene.topo.mirror);
     let table = &m.skins[0].sets;
-    let inf = influences(&m);
+    let inf = influences(m);
     let w = |v: u32, j: u16| skinlab::paint::display::joint_weight(inf, table, v as usize, j);
     let mut mirrored = 0;
     for &v in &outcome.touched {
@@ -300,14 +255,9 @@ fn mirror_painting_paints_the_other_side_with_the_mirrored_joint() {
 #[test]
 fn front_faces_only_spares_the_far_side() {
     let m = paint_rig::cylinder_rig(41, 16, 2, 4);
-    let topo = ModelTopology::new(&m);
-    let pose = Pose::rest();
-    let mut deformer = Deformer::new();
-    let mut out = Vec::new();
-    deformer.deform_all(&m, &pose, SkinningMethod::Lbs, &mut out);
     let j = paint_rig::joint(&m, "seg2.L");
     for front in [true, false] {
-        let mut m2 = m.clone();
+        let mut scene = Scene::new(m.clone(), Pose::rest(), SkinningMethod::Lbs);
         let b = BrushSettings {
             mode: BlendMode::Add,
             strength: 1.0,
@@ -316,24 +266,10 @@ fn front_faces_only_spares_the_far_side() {
             ..BrushSettings::default()
         };
         let mut rec = StrokeRecord::new("volume");
-        let outcome = stroke_at(
-            &mut m2,
-            &topo,
-            &mut deformer,
-            &pose,
-            &mut out,
-            (0.0, 0.0),
-            j,
-            &b,
-            1.2,
-            &WeightRules::default(),
-            &mut rec,
-        )
-        .unwrap();
+        let outcome = scene.stroke((0.0, 0.0), j, &b, 1.2, &WeightRules::default(), &mut rec).unwrap();
         // The ray comes from +y: the far side is y < 0.
-        let far = outcome.touched.iter().any(|&v| m2.meshes[0].primitives[0].positions[v as usize].y < -0.2);
+        let far = outcome.touched.iter().any(|&v| m.meshes[0].primitives[0].positions[v as usize].y < -0.2);
         assert_eq!(far, !front, "front_faces_only = {front}");
-        deformer.deform_all(&m, &pose, SkinningMethod::Lbs, &mut out);
     }
 }
 
@@ -354,14 +290,11 @@ proptest! {
         lock in prop::option::of(0u16..5),
         method in 0usize..3,
     ) {
-        let mut m = paint_rig::cylinder_rig(25, 10, 2, 4);
+        let m = paint_rig::cylinder_rig(25, 10, 2, 4);
         let original = bits(influences(&m));
-        let topo = ModelTopology::new(&m);
         let pose = posed(&m);
         let method = SkinningMethod::ALL[method];
-        let mut deformer = Deformer::new();
-        let mut out = Vec::new();
-        deformer.deform_all(&m, &pose, method, &mut out);
+        let mut scene = Scene::new(m, pose, method);
         let mut rules = WeightRules { limit, ..WeightRules::default() };
         if let Some(j) = lock {
             rules.set_locked(j, true);
@@ -380,11 +313,11 @@ proptest! {
                 ..BrushSettings::default()
             };
             let mut rec = StrokeRecord::new("random");
-            let outcome = stroke_at(&mut m, &topo, &mut deformer, &pose, &mut out, (x, a), joint, &b, radius, &rules, &mut rec);
+            let outcome = scene.stroke((x, a), joint, &b, radius, &rules, &mut rec);
             landed += usize::from(outcome.is_some());
             if let Some(outcome) = outcome {
                 for &v in &outcome.touched {
-                    let ws = weights(&m, v as usize);
+                    let ws = weights(&scene.m, v as usize);
                     prop_assert!(is_valid(&ws), "vertex {}: {:?}", v, ws);
                     prop_assert!(ws.len() <= rules.limit(), "limit {} exceeded on {}: {:?}", rules.limit(), v, ws);
                 }
@@ -392,6 +325,7 @@ proptest! {
             records.push(rec);
         }
         prop_assert!(landed > 0, "every ray aims at the surface");
+        let Scene { mut m, pose, out, .. } = scene;
         let inf = influences(&m);
         for v in 0..inf.len() {
             let ws = weights(&m, v);
@@ -419,32 +353,17 @@ proptest! {
 #[test]
 fn painted_weights_survive_a_roundtrip_through_per_vertex_slots() {
     // What any weights file or glTF writer stores: per vertex, `slots` (joint, weight) pairs.
-    let mut m = paint_rig::cylinder_rig(41, 16, 2, 4);
-    let topo = ModelTopology::new(&m);
+    let m = paint_rig::cylinder_rig(41, 16, 2, 4);
     let pose = posed(&m);
-    let mut deformer = Deformer::new();
-    let mut out = Vec::new();
-    deformer.deform_all(&m, &pose, SkinningMethod::Sbs, &mut out);
+    let mut scene = Scene::new(m, pose, SkinningMethod::Sbs);
     let mut rec = StrokeRecord::new("paint");
     let mut edited = skinlab::paint::EditedVertices::new();
     for (x, name) in [(0.4, "seg2.R"), (-1.0, "Spine"), (1.3, "seg1.R")] {
         let b = BrushSettings { mode: BlendMode::Add, strength: 0.6, ..BrushSettings::default() };
-        let j = paint_rig::joint(&m, name);
-        stroke_at(
-            &mut m,
-            &topo,
-            &mut deformer,
-            &pose,
-            &mut out,
-            (x, 0.5),
-            j,
-            &b,
-            0.5,
-            &WeightRules::default(),
-            &mut rec,
-        )
-        .unwrap();
+        let j = paint_rig::joint(&scene.m, name);
+        scene.stroke((x, 0.5), j, &b, 0.5, &WeightRules::default(), &mut rec).unwrap();
     }
+    let Scene { m, pose, out, .. } = scene;
     edited.note(&rec);
     assert!(edited.is_dirty() && edited.len() == rec.len());
     assert_eq!(edited.primitives().collect::<Vec<_>>(), vec![(0, 0)]);
