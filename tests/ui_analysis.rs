@@ -1,7 +1,7 @@
 //! The analysis views through egui_kittest: View ▸ Joint sets (the table of the model's sets,
 //! sorting by a column, the warning mark, choosing a set, vertex colours by set, the table not
 //! recomputed on idle frames), the sweep panel (curves, the scrub posing the joint, the pose
-//! restored on leaving) and the range-of-motion clip on the timeline.
+//! restored on leaving, a clip driving the sweep) and the range-of-motion clip on the timeline.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs, dead_code)]
 
@@ -11,7 +11,7 @@ mod ui_harness;
 
 use eframe::egui;
 use egui::accesskit::Role;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use egui_kittest::Harness;
 use skinlab::analysis::joint_sets::{joint_set_table, SetWarning};
 use skinlab::app::analysis::set_colour;
@@ -192,6 +192,12 @@ fn run_elbow_sweep(h: &mut Harness<'_, SkinlabApp>) {
     assert!(h.state().state.analysis.sweep.open);
     h.get_by_label("bend").click();
     h.run();
+    run_sweep(h);
+}
+
+/// Clicks Run in the open sweep panel and waits for the background thread.
+fn run_sweep(h: &mut Harness<'_, SkinlabApp>) {
+    h.state_mut().state.analysis.sweep.result = None;
     h.get_by_label("Run").click();
     // The spinner repaints while the thread works: step frames instead of running to idle.
     h.step();
@@ -246,6 +252,52 @@ fn the_sweep_panel_runs_draws_curves_and_its_scrub_poses_the_joint() {
     assert!(!h.state().state.analysis.sweep.open);
     assert!(h.state().state.pose.overrides.is_empty());
     assert_eq!(deformed(&h), rest);
+}
+
+#[test]
+fn a_clip_drives_the_sweep_and_the_scrub_shows_the_clip_at_its_keys() {
+    let mut h = harness(Scripted::default());
+    run_elbow_sweep(&mut h);
+    h.get_by_label("Add ROM clip").click();
+    h.run();
+    let clip = h.state().state.model.clips.len() - 1;
+    h.get_by_role_and_label(Role::ComboBox, "Driven by").click();
+    h.run();
+    h.get_by_label("clip ROM").click();
+    h.run();
+    assert_eq!(h.state().state.analysis.sweep.drive_clip, Some(clip));
+    run_sweep(&mut h);
+    let s = &h.state().state;
+    let result = s.analysis.sweep.result.clone().unwrap();
+    assert_eq!(result.clip, Some(clip));
+    assert_eq!(result.sweep.joint, "elbow");
+    // The ROM clip bends the elbow out to ±180° and back in its bend legs: the sweep measures
+    // the keys where it turns about the bend axis, at their clip times.
+    let keys = result.sweep.curves[0].steps.len();
+    assert!(keys > 10 && keys == result.steps, "{keys} keys");
+    assert!(result.sweep.curves[0].steps.iter().all(|m| m.time_secs.is_some()));
+    assert!((result.max_angle_deg - 180.0).abs() < 1e-3, "{}", result.max_angle_deg);
+    assert!(s.analysis.sweep.problem.is_none());
+    h.get_by_label_contains(&format!("{keys} keys of clip ROM"));
+    // The scrub shows the model as the clip poses it at that key (no undo entry).
+    let undo = h.state().state.history.can_undo();
+    let step = keys / 3;
+    h.get_by_role_and_label(Role::Slider, "Scrub").set_value_accesskit(step as f64);
+    h.run();
+    let s = &h.state().state;
+    assert_eq!(s.analysis.sweep.scrub.as_ref().map(|sc| sc.step), Some(step));
+    let time = result.step_time(step).unwrap();
+    let expect = skinlab::analysis::rom::sample_on_bind(&s.model, &s.model.clips[clip], time);
+    assert_eq!(s.pose, expect);
+    let elbow = s.model.nodes.find("elbow").unwrap();
+    let turned = s.rotation_of(elbow).angle_between(glam::DQuat::IDENTITY).to_degrees();
+    let angle = result.step_angle_deg(step).abs();
+    assert!((turned - angle.min(360.0 - angle)).abs() < 1e-3, "the elbow is at the key's turn: {turned} vs {angle}");
+    assert_eq!(s.history.can_undo(), undo);
+    // The weight motion turns nothing: a clip cannot drive it.
+    h.get_by_label("weight").click();
+    h.run();
+    assert!(h.get_by_label("Run").accesskit_node().is_disabled());
 }
 
 #[test]

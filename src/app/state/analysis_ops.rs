@@ -1,12 +1,13 @@
 //! The analysis views' side of the state: bringing the joint-sets table and colours up to date
-//! with the pose and weights shown, the sweep panel's scrub (posing the swept joint without an
-//! undo entry, and putting the earlier pose back), and adding the range-of-motion clip.
+//! with the pose and weights shown, the sweep panel's scrub (posing the swept joint, or the model
+//! as the driving clip does at a key, without an undo entry, and putting the earlier pose back),
+//! and adding the range-of-motion clip.
 
 use glam::DVec3;
 
 use super::{EditorState, Mode};
 use crate::analysis::poses::{bind_globals, bind_pose};
-use crate::analysis::rom::{rom_clip, RomRequest};
+use crate::analysis::rom::{rom_clip, sample_on_bind, RomRequest};
 use crate::analysis::sweep::{step_angle, step_pose, Motion};
 use crate::app::analysis::Scrub;
 use crate::app::command::Command;
@@ -30,8 +31,10 @@ impl EditorState {
         }
     }
 
-    /// Poses the swept joint at step `step` of the sweep panel's result in every panel (no undo
-    /// entry); `None` puts back the pose shown before scrubbing, unless the user posed since.
+    /// Poses the swept joint at step `step` of the sweep panel's result in every panel (for a
+    /// clip-driven sweep, the model as the clip poses it at that key, on the bind pose as the sweep
+    /// measured it), with no undo entry; `None` puts back the pose shown before scrubbing, unless
+    /// the user posed since.
     pub fn scrub_sweep(&mut self, step: Option<usize>) {
         let Some(step) = step else {
             if let Some(scrub) = self.analysis.sweep.scrub.take() {
@@ -46,10 +49,20 @@ impl EditorState {
         if result.sweep.motion == Motion::Weight || result.sweep.node >= self.model.nodes.len() {
             return;
         }
-        let angle = step_angle(step.min(result.steps - 1), result.steps, result.max_angle_deg.to_radians());
-        let (base, globals) = (bind_pose(&self.model), bind_globals(&self.model));
-        let axis = DVec3::from_array(result.sweep.axis);
-        let pose = step_pose(&self.model, &base, &globals, result.sweep.node, axis, angle);
+        let step = step.min(result.steps.max(1) - 1);
+        let pose = match result.clip {
+            Some(c) => {
+                // A clip removed since leaves nothing to show.
+                let (Some(clip), Some(time)) = (self.model.clips.get(c), result.step_time(step)) else { return };
+                sample_on_bind(&self.model, clip, time)
+            }
+            None => {
+                let angle = step_angle(step, result.steps, result.max_angle_deg.to_radians());
+                let (base, globals) = (bind_pose(&self.model), bind_globals(&self.model));
+                let axis = DVec3::from_array(result.sweep.axis);
+                step_pose(&self.model, &base, &globals, result.sweep.node, axis, angle)
+            }
+        };
         let saved = match self.analysis.sweep.scrub.take() {
             Some(s) if s.shown == self.pose => s.saved,
             _ => self.pose.clone(),

@@ -1,16 +1,18 @@
 //! The Sweep window (View ▸ Sweep…): choose a joint (the selected one by default), a motion
-//! (twist, bend, weight), the methods, the largest angle and the steps; Run computes
-//! `analysis::sweep` on a background thread and draws one plot per metric with a curve per method
-//! (`sweep_plot`); the scrub slider poses the joint at that step in every viewport panel (no undo
-//! entry), and closing the window puts the earlier pose back. "Add ROM clip" adds the
-//! range-of-motion clip of the joint to the timeline.
+//! (twist, bend, weight), the methods, and what drives the sweep: its own steps up to the largest
+//! angle, or the keys of one of the model's clips (where the clip turns the joint about the
+//! motion's axis, as `skinlab sweep --clip`); Run computes `analysis::sweep` on a background thread
+//! and draws one plot per metric with a curve per method (`sweep_plot`), along the angle or, for a
+//! clip, along the clip's time; the scrub slider poses the model at that step in every viewport
+//! panel (no undo entry), and closing the window puts the earlier pose back. "Add ROM clip" adds
+//! the range-of-motion clip of the joint to the timeline (and can then drive the sweep).
 
 use std::sync::Arc;
 
 use eframe::egui;
 
 use super::sweep_plot::{legend_ui, Plot};
-use crate::analysis::sweep::{step_angle, weighted_joints, Motion, StepMetrics};
+use crate::analysis::sweep::{weighted_joints, Motion, StepMetrics};
 use crate::app::analysis::SweepResult;
 use crate::app::command::Command;
 use crate::app::state::EditorState;
@@ -81,19 +83,44 @@ fn panel_ui(ui: &mut egui::Ui, s: &mut EditorState, cmds: &mut Vec<Command>) {
             }
         }
     });
+    let clips = &s.model.clips;
+    let clip_name = |i: usize| clips[i].name.clone().unwrap_or_else(|| format!("#{i}"));
+    if panel.drive_clip.is_some_and(|c| c >= clips.len()) {
+        panel.drive_clip = None;
+    }
+    ui.horizontal(|ui| {
+        let l = ui.label("Driven by");
+        let own = "its own steps";
+        egui::ComboBox::from_id_salt("sweep_drive")
+            .selected_text(panel.drive_clip.map_or_else(|| own.to_owned(), |c| format!("clip {}", clip_name(c))))
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut panel.drive_clip, None, own);
+                for c in 0..clips.len() {
+                    ui.selectable_value(&mut panel.drive_clip, Some(c), format!("clip {}", clip_name(c)));
+                }
+            })
+            .response
+            .labelled_by(l.id)
+            .on_hover_text("a clip measures the joint at the clip's keys where it turns about the motion's axis");
+        if clips.is_empty() {
+            ui.weak("(the model has no clips)");
+        }
+    });
+    let own_steps = panel.drive_clip.is_none();
     ui.horizontal(|ui| {
         let l = ui.label("Max angle (°)");
         ui.add_enabled(
-            panel.motion != Motion::Weight,
+            own_steps && panel.motion != Motion::Weight,
             egui::DragValue::new(&mut panel.max_angle_deg).range(1.0..=360.0),
         )
         .labelled_by(l.id);
         let l = ui.label("Steps");
-        ui.add(egui::DragValue::new(&mut panel.steps).range(2..=721)).labelled_by(l.id);
+        ui.add_enabled(own_steps, egui::DragValue::new(&mut panel.steps).range(2..=721)).labelled_by(l.id);
     });
     ui.horizontal(|ui| {
         let panel = &s.analysis.sweep;
-        let ready = joint.is_some() && !panel.methods.is_empty() && !panel.running();
+        let drivable = panel.drive_clip.is_none() || panel.motion != Motion::Weight;
+        let ready = joint.is_some() && !panel.methods.is_empty() && !panel.running() && drivable;
         if ui.add_enabled(ready, egui::Button::new("Run")).clicked() {
             if let Some(node) = joint {
                 s.scrub_sweep(None);
@@ -132,8 +159,16 @@ fn panel_ui(ui: &mut egui::Ui, s: &mut EditorState, cmds: &mut Vec<Command>) {
         return;
     };
     ui.separator();
+    let driven = match result.clip.and_then(|c| s.model.clips.get(c)) {
+        Some(clip) => format!(
+            " · {} keys of clip {}",
+            result.steps,
+            clip.name.clone().unwrap_or_else(|| format!("#{}", result.clip.unwrap_or_default()))
+        ),
+        None => String::new(),
+    };
     ui.label(format!(
-        "{} · {} · {} influenced vertices · computed in {:.0} ms on a background thread",
+        "{} · {}{driven} · {} influenced vertices · computed in {:.0} ms on a background thread",
         result.sweep.joint, result.sweep.motion, result.sweep.influenced_vertices, result.elapsed_ms
     ));
     let methods: Vec<SkinningMethod> = result.sweep.curves.iter().map(|c| c.method).collect();
@@ -142,15 +177,26 @@ fn panel_ui(ui: &mut egui::Ui, s: &mut EditorState, cmds: &mut Vec<Command>) {
         weight_plot(ui, &result);
         return;
     }
-    let marker = s.analysis.sweep.scrub.as_ref().map(|sc| step_angle(sc.step, result.steps, result.max_angle_deg));
+    let at = |k: usize| result.step_time(k).unwrap_or_else(|| result.step_angle_deg(k));
+    let marker = s.analysis.sweep.scrub.as_ref().map(|sc| at(sc.step));
     angle_plots(ui, &result, marker);
     let mut step = s.analysis.sweep.scrub.as_ref().map_or(0, |sc| sc.step);
     ui.horizontal(|ui| {
         let l = ui.label("Scrub");
-        let angle = |k: usize| step_angle(k, result.steps, result.max_angle_deg);
-        let slider = egui::Slider::new(&mut step, 0..=result.steps - 1)
-            .custom_formatter(move |v, _| format!("{:.1}°", angle(v as usize)));
-        if ui.add(slider).labelled_by(l.id).on_hover_text("poses the joint at this step in the viewport").changed() {
+        let shown = result.clone();
+        let slider = egui::Slider::new(&mut step, 0..=result.steps.max(1) - 1).custom_formatter(move |v, _| {
+            let k = v as usize;
+            match shown.step_time(k) {
+                Some(t) => format!("{t:.2} s, {:.1}°", shown.step_angle_deg(k)),
+                None => format!("{:.1}°", shown.step_angle_deg(k)),
+            }
+        });
+        let tip = if result.clip.is_some() {
+            "poses the model as the clip does at this key, in the viewport"
+        } else {
+            "poses the joint at this step in the viewport"
+        };
+        if ui.add(slider).labelled_by(l.id).on_hover_text(tip).changed() {
             s.scrub_sweep(Some(step));
         }
         if s.analysis.sweep.scrub.is_some() && ui.button("Restore pose").clicked() {
@@ -169,9 +215,14 @@ const METRICS: [Metric; 4] = [
     ("flip (/ expected arc)", |m| m.flip, (0.0, 2.0)),
 ];
 
+/// The metrics along the angle, or along the clip's time for a clip-driven sweep (whose angle goes
+/// back and forth), as `sweep --plot` draws them.
 fn angle_plots(ui: &mut egui::Ui, result: &SweepResult, marker: Option<f64>) {
     // Room for the scroll bar and the gap between the two plots.
     let width = ((ui.available_width() - 24.0) / 2.0).max(200.0);
+    let by_time = result.clip.is_some();
+    let x = |m: &StepMetrics| if by_time { m.time_secs.unwrap_or(m.angle_deg) } else { m.angle_deg };
+    let x_label = if by_time { "clip time (s)" } else { "angle (°)" };
     for pair in METRICS.chunks(2) {
         ui.horizontal(|ui| {
             for (title, value, floor) in pair {
@@ -179,9 +230,9 @@ fn angle_plots(ui: &mut egui::Ui, result: &SweepResult, marker: Option<f64>) {
                     .sweep
                     .curves
                     .iter()
-                    .map(|c| (c.method, c.steps.iter().map(|m| (m.angle_deg, value(m))).collect()))
+                    .map(|c| (c.method, c.steps.iter().map(|m| (x(m), value(m))).collect()))
                     .collect();
-                let plot = Plot { title, x_label: "angle (°)", log_x: false, floor: *floor, curves, marker };
+                let plot = Plot { title, x_label, log_x: false, floor: *floor, curves, marker };
                 plot.ui(ui, width, 170.0);
             }
         });
