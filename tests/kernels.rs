@@ -133,6 +133,84 @@ fn lanes_equal_the_per_vertex_path_bit_for_bit_on_stretched_sets() {
     }
 }
 
+/// Joints a–d in a chain along +x; each vertex weighted to a set drawn from `sets` on its own, its
+/// largest joint drawn too (so neighbouring vertices rarely share set and pivot); with or without
+/// normals.
+fn chain_interleaved(sets: &[&[u32]], vertices: usize, normals: bool, rng: &mut Lcg) -> Model {
+    let (mut positions, mut normal_list, mut weights) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..vertices {
+        let joints = sets[(rng.next() * sets.len() as f64) as usize % sets.len()];
+        positions.push((rng.unit() * 1.5 + DVec3::new(1.5, 0.0, 0.0)).as_vec3());
+        normal_list.push(rng.unit().as_vec3());
+        let mut w: Vec<(u32, f32)> = joints.iter().map(|&j| (j, 0.05 + 0.3 * rng.next() as f32)).collect();
+        let big = (rng.next() * w.len() as f64) as usize % w.len();
+        w[big].1 = 1.0;
+        weights.push(w);
+    }
+    let normals = if normals { normal_list } else { Vec::new() };
+    let mesh = MeshSpec { positions, normals, weights, ..MeshSpec::default() };
+    let joints = [
+        rigs::joint("a", None, DVec3::ZERO),
+        rigs::joint("b", Some(0), DVec3::new(1.0, 0.0, 0.0)),
+        rigs::joint("c", Some(1), DVec3::new(1.0, 0.0, 0.0)),
+        rigs::joint("d", Some(2), DVec3::new(1.0, 0.0, 0.0)),
+    ];
+    rigs::build(&joints, &mesh)
+}
+
+/// Every method deforms runs of eight consecutive vertices together whatever their sets (each
+/// vertex's blend on its own, the rest of the formula in eight lanes; one-joint sets and far
+/// centres by the per-vertex formula in between): DQS and SBS always, LBS for primitives of 256k
+/// vertices and more. A vertex deformed among seven neighbours of other sets equals the same
+/// vertex deformed alone, bit for bit, with and without normals, unstretched, uniformly and
+/// non-uniformly stretched, with a vertex count that leaves a tail.
+#[test]
+fn mixed_groups_equal_the_per_vertex_path_bit_for_bit() {
+    let mut rng = Lcg(23);
+    let sets: [&[u32]; 8] = [&[0, 1], &[1, 2, 3], &[0, 1, 2, 3], &[2, 3], &[0, 2, 3], &[1], &[3], &[0, 3]];
+    let vertices = 256 * 1024 + 13;
+    // The vertices compared one by one: the first and last few thousand, and every 61st.
+    let sample: Vec<u32> =
+        (0..vertices as u32).filter(|&v| v < 3000 || v as usize >= vertices - 1000 || v % 61 == 0).collect();
+    for normals in [true, false] {
+        let model = chain_interleaved(&sets, vertices, normals, &mut rng);
+        let words = influences(&model).packed_sets().to_vec();
+        let mixed = words.chunks_exact(8).filter(|c| c.iter().any(|&w| w != c[0])).count();
+        assert!(mixed * 10 > vertices / 8 * 9, "the groups of eight mix sets and pivots ({mixed})");
+        for case in 0..4 {
+            let mut pose = bent_pose(&mut rng);
+            match case {
+                0 => {}
+                1 => pose.set_scale(0, DVec3::splat(40.0 + 80.0 * rng.next())),
+                _ => {
+                    pose.set_scale(1, DVec3::new(1.5, 0.7, 1.0 + rng.next()));
+                    pose.set_scale(3, DVec3::new(0.8, 1.0 + rng.next(), 1.3));
+                }
+            }
+            for method in [SkinningMethod::Lbs, SkinningMethod::Dqs, SkinningMethod::Sbs] {
+                let mut deformer = Deformer::new();
+                let mut out = Vec::new();
+                deformer.deform_all(&model, &pose, method, &mut out);
+                let full = &out[0][0];
+                assert_eq!(full.normals.is_empty(), !normals);
+                let mut single = full.clone();
+                for &v in &sample {
+                    assert!(deformer.deform_vertices(&model, &model.instances[0], 0, &[v], &mut single));
+                }
+                for &v in &sample {
+                    let (v, at) = (v as usize, format!("normals {normals}, case {case}, {method}, vertex {v}"));
+                    assert_eq!(bits(full.positions[v]), bits(single.positions[v]), "position: {at}");
+                    assert!(full.positions[v].is_finite(), "{at}");
+                    if normals {
+                        assert_eq!(bits(full.normals[v]), bits(single.normals[v]), "normal: {at}");
+                        assert!(full.normals[v].is_normalized(), "{at}");
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// `model_from_bind` of skin 0's joints in `pose`.
 fn joint_matrices(model: &Model, pose: &Pose) -> Vec<DMat4> {
     let (mut globals, mut c) = (Vec::new(), Vec::new());

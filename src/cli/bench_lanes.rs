@@ -1,29 +1,38 @@
-//! `skinlab bench`'s account of the eight-lane path: which share of the skinned vertices the
-//! AVX2+FMA pass deforms eight at a time, and why the others are not.
+//! `skinlab bench`'s account of the eight-lane path: how the AVX2+FMA pass deforms the skinned
+//! vertices eight at a time (runs sharing a set, mixed groups, lane-order windows), and which go
+//! one by one.
 
 use crate::model::lane_order::WINDOW;
 use crate::model::Model;
 use crate::rig::Pose;
-use crate::skinning::frame::{SET_EMPTY, SET_FAR_CENTRE, SET_LBS_FALLBACK, SET_ONE_JOINT, SET_STRETCH};
-use crate::skinning::{Deformer, SkinningMethod};
+use crate::skinning::frame::{SET_ONE_JOINT, SET_STRETCH, SET_UNIFORM_STRETCH};
+use crate::skinning::{lbs, Deformer, SkinningMethod};
 
-/// Where each skinned vertex goes in the per-vertex pass.
+/// Where each skinned vertex goes in the AVX2+FMA pass.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LaneBreakdown {
     /// Skinned vertices with influences.
     pub total: usize,
     /// Vertices in aligned runs of eight consecutive vertices (file order) sharing a packed set
-    /// word: what the pass took eight at a time before the lane order.
+    /// word: the set's tables broadcast in the lanes (DQS, SBS; LBS from
+    /// [`lbs::MIXED_FROM`] vertices with normals).
     pub contiguous: usize,
-    /// Vertices in lane groups (eight sharing a packed set word within a window).
+    /// Vertices in the other whole groups of eight consecutive vertices: each vertex's blend on
+    /// its own, the rest in the lanes (the same methods).
+    pub mixed: usize,
+    /// Vertices after a primitive's last whole group of eight (one by one).
+    pub tail: usize,
+    /// Vertices of primitives with normals below [`lbs::MIXED_FROM`] vertices (LBS takes these
+    /// through the lane-order windows, as continuous SBS takes every primitive with normals).
+    pub windowed: usize,
+    /// Of those, vertices in lane groups (eight sharing a packed set word within a window).
     pub grouped: usize,
-    /// Vertices left over: fewer than eight with their set word in their window.
-    pub leftover: usize,
-    /// Vertices without influence (never moved; in the lanes' count above where they group).
+    /// Vertices without influence (never moved).
     pub empty: usize,
-    /// Grouped vertices whose set leaves the lanes for the per-vertex path in the pose given, by
-    /// method (dqs, sbs): SBS's far centres (evaluated in f64).
-    pub slow_sets: (usize, usize),
+    /// Vertices of mixed groups that the per-vertex formula deforms in between, in the pose
+    /// given, by method (dqs, sbs): one-joint sets and the LBS fallback (LBS's columns), empty
+    /// sets, SBS's far centres (in f64).
+    pub alone: (usize, usize),
     /// Vertices whose set has one joint and no non-uniform stretch (DQS and SBS deform them with
     /// LBS's columns), in the pose given.
     pub one_joint: usize,
@@ -42,30 +51,36 @@ impl LaneBreakdown {
         }
         for inst in &model.instances {
             let flags = |d: &Deformer, set: usize| d.skin_frame(inst.skin).flags.get(set).copied().unwrap_or(0);
-            for inf in model.meshes[inst.mesh].primitives.iter().filter_map(|p| p.influences.as_ref()) {
+            for prim in &model.meshes[inst.mesh].primitives {
+                let Some(inf) = prim.influences.as_ref() else { continue };
                 let words = inf.packed_sets();
                 out.total += words.len();
-                out.contiguous += words.chunks_exact(8).filter(|g| g.iter().all(|&w| w == g[0])).count() * 8;
+                out.tail += words.len() % 8;
                 out.empty += (0..inf.len()).filter(|&v| inf.set_of(v) == 0).count();
+                for (g, group) in words.chunks_exact(8).enumerate() {
+                    if group.iter().all(|&w| w == group[0]) {
+                        out.contiguous += 8;
+                        continue;
+                    }
+                    out.mixed += 8;
+                    for v in g * 8..g * 8 + 8 {
+                        for (slot, d) in [&mut out.alone.0, &mut out.alone.1].into_iter().zip(&deformers) {
+                            let f = flags(d, inf.set_of(v) as usize);
+                            *slot += usize::from(f & !(SET_STRETCH | SET_UNIFORM_STRETCH) != 0);
+                        }
+                    }
+                }
                 for v in 0..inf.len() {
                     let f = flags(&deformers[0], inf.set_of(v) as usize);
                     out.one_joint += usize::from(f & SET_ONE_JOINT != 0);
                     out.stretched += usize::from(f & (SET_STRETCH | SET_ONE_JOINT) == SET_STRETCH);
                 }
+                if prim.normals.is_none() || words.len() >= lbs::MIXED_FROM {
+                    continue;
+                }
+                out.windowed += words.len();
                 for w in 0..words.len().div_ceil(WINDOW) {
-                    let Some(order) = inf.lane_window(w) else { continue };
-                    out.grouped += order.grouped();
-                    out.leftover += order.rest().len();
-                    for group in order.groups() {
-                        let set = inf.set_of(w * WINDOW + group[0] as usize) as usize;
-                        for (slot, d) in [&mut out.slow_sets.0, &mut out.slow_sets.1].into_iter().zip(&deformers) {
-                            let f = flags(d, set);
-                            let lbs_path = f & (SET_LBS_FALLBACK | SET_ONE_JOINT) != 0;
-                            if f & SET_EMPTY == 0 && !lbs_path && f & SET_FAR_CENTRE != 0 {
-                                *slot += 8;
-                            }
-                        }
-                    }
+                    out.grouped += inf.lane_window(w).map_or(0, |order| order.grouped());
                 }
             }
         }
@@ -78,15 +93,20 @@ impl LaneBreakdown {
         let pct = |n: usize| 100.0 * n as f64 / self.total.max(1) as f64;
         let mut lines = vec![
             format!(
-                "eight-lane path: {:.1}% of {} skinned vertices in groups of eight sharing a set word within \
-                 {WINDOW}-vertex windows (file order alone: {:.1}% in aligned runs of eight)",
-                pct(self.grouped),
+                "eight-lane path, {} skinned vertices: {:.1}% in runs of eight sharing a set word (the set's tables \
+                 broadcast), {:.1}% in mixed groups of eight (each vertex's blend alone, the rest in lanes), {:.1}% \
+                 one by one after a primitive's last group",
                 self.total,
-                pct(self.contiguous)
+                pct(self.contiguous),
+                pct(self.mixed),
+                pct(self.tail)
             ),
             format!(
-                "off the eight-lane path: {:.1}% with fewer than eight vertices of their set and pivot in their window",
-                pct(self.leftover)
+                "  lbs: so from {}k vertices with normals; below, {:.1}% of the vertices in windows, {:.1}% of them \
+                 in groups of eight sharing a set word within {WINDOW}-vertex windows; without normals one by one",
+                lbs::MIXED_FROM / 1024,
+                pct(self.windowed),
+                100.0 * self.grouped as f64 / self.windowed.max(1) as f64
             ),
         ];
         if self.empty > 0 {
@@ -100,10 +120,11 @@ impl LaneBreakdown {
                 pct(self.stretched)
             ));
         }
-        let (dqs, sbs) = self.slow_sets;
+        let (dqs, sbs) = self.alone;
         if dqs + sbs > 0 {
             lines.push(format!(
-                "  of the groups, per vertex in this pose: dqs {:.1}%, sbs {:.1}% (far centres, evaluated in f64)",
+                "  of the mixed groups, per vertex in between in this pose: dqs {:.1}%, sbs {:.1}% (one-joint sets, LBS \
+                 fallback, far centres in f64)",
                 pct(dqs),
                 pct(sbs)
             ));

@@ -66,6 +66,24 @@ impl<const K: usize> VertexKernel<K> for Dqs<'_> {
     unsafe fn lanes(&self, word: u32, w: &[f32], p: &[Vec3], n: &[Vec3], op: &mut [Vec3], on: &mut [Vec3]) -> bool {
         self.lanes_impl::<K>(word, w, p, n, op, on)
     }
+
+    /// In cache and out of it (1M vertices): fewer instructions than the windows' shared-set
+    /// lanes once their gathers, scatters and weight transposes are counted.
+    const MIXED_FROM: usize = 0;
+    const MIXED_WITHOUT_NORMALS: bool = true;
+
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn mixed<const NORMALS: bool>(
+        &self,
+        words: &[u32],
+        w: &[f32],
+        p: &[Vec3],
+        n: &[Vec3],
+        op: &mut [Vec3],
+        on: &mut [Vec3],
+    ) {
+        self.mixed_impl::<K, NORMALS>(words, w, p, n, op, on);
+    }
 }
 
 impl Dqs<'_> {
@@ -107,15 +125,68 @@ impl Dqs<'_> {
             let uniform = flags & SET_UNIFORM_STRETCH != 0;
             stretch::<K>(uniform, &st.scales[members.clone()], &st.matrices[members], &wk, v, nv)
         };
-        let k = real.length_squared().recip();
-        let k = k.add(k);
-        // k (w_r u_d − w_d u_r + u_r × u_d)
-        let translation = dual.u.madd(real.w, real.u.cross(dual.u)).sub(real.u.scale(dual.w)).scale(k);
-        let pos = real.rotate(k, v).add(translation);
-        let nrm = real.rotate(k, nv).scale(nv.length_squared().rsqrt_or_zero());
-        pos.store(op);
-        nrm.store(on);
+        finish::<true>(real, dual, v, nv, op, on);
         true
+    }
+
+    /// See [`VertexKernel::mixed`].
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and FMA.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx,avx2,fma")]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn mixed_impl<const K: usize, const NORMALS: bool>(
+        &self,
+        words: &[u32],
+        w: &[f32],
+        p: &[Vec3],
+        n: &[Vec3],
+        op: &mut [Vec3],
+        on: &mut [Vec3],
+    ) {
+        use super::lanes::Q8;
+        use super::stretch::MixedLanes;
+        use super::vertex_pass::{as_array, mixed_alone};
+        let (mut real, mut dual) = ([Vec4::ZERO; 8], [Vec4::ZERO; 8]);
+        let mut lanes = MixedLanes::default();
+        for (l, &word) in words[..8].iter().enumerate() {
+            let (set, pivot) = vertex_pass::locate::<K>(word, self.last);
+            // SAFETY: `set <= last` and `pivot < K`; `pass` verified the table sizes.
+            let flags = *self.flags.get_unchecked(set);
+            if !lanes.take(l, set, flags) {
+                continue;
+            }
+            let wl = as_array::<K>(&w[l * K..(l + 1) * K]);
+            let row = (set * K + pivot) * K;
+            real[l] = blend::<K, _>(self.quats, row, wl);
+            dual[l] = blend::<K, _>(self.duals, row, wl);
+        }
+        let (v, nv) = self.stretches.mixed::<K, NORMALS>(&lanes, w, p, n);
+        finish::<NORMALS>(Q8::from_lanes(&real), Q8::from_lanes(&dual), v, nv, op, on);
+        mixed_alone::<K, Self, NORMALS>(self, lanes.alone, words, w, p, n, op, on);
+    }
+}
+
+/// The normalised blend `real + ε dual` of eight vertices applied to `v` (and its rotation to
+/// `nv` with `NORMALS`), stored into `op` (and `on`): `apply` in eight lanes, rounded alike.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn finish<const NORMALS: bool>(
+    real: super::lanes::Q8,
+    dual: super::lanes::Q8,
+    v: super::lanes::V8,
+    nv: super::lanes::V8,
+    op: &mut [Vec3],
+    on: &mut [Vec3],
+) {
+    let k = real.length_squared().recip();
+    let k = k.add(k);
+    // k (w_r u_d − w_d u_r + u_r × u_d)
+    let translation = dual.u.madd(real.w, real.u.cross(dual.u)).sub(real.u.scale(dual.w)).scale(k);
+    real.rotate(k, v).add(translation).store(op);
+    if NORMALS {
+        real.rotate(k, nv).scale(nv.length_squared().rsqrt_or_zero()).store(on);
     }
 }
 

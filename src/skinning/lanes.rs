@@ -10,10 +10,10 @@
 #![cfg(target_arch = "x86_64")]
 
 use std::arch::x86_64::{
-    __m256, __m256d, _mm256_add_ps, _mm256_and_ps, _mm256_castps256_ps128, _mm256_cmp_ps, _mm256_cvtpd_ps,
-    _mm256_cvtps_pd, _mm256_extractf128_ps, _mm256_fmadd_ps, _mm256_fmsub_ps, _mm256_mul_ps, _mm256_rcp_ps,
-    _mm256_rsqrt_ps, _mm256_set1_ps, _mm256_set_m128, _mm256_set_ps, _mm256_setzero_ps, _mm256_storeu_ps,
-    _mm256_sub_ps, _CMP_GT_OQ,
+    __m128, __m256, __m256d, _mm256_add_ps, _mm256_and_ps, _mm256_castps256_ps128, _mm256_cmp_ps, _mm256_cvtpd_ps,
+    _mm256_cvtps_pd, _mm256_extractf128_ps, _mm256_fmadd_ps, _mm256_fmsub_ps, _mm256_loadu2_m128, _mm256_mul_ps,
+    _mm256_rcp_ps, _mm256_rsqrt_ps, _mm256_set1_ps, _mm256_set_m128, _mm256_set_ps, _mm256_setzero_ps,
+    _mm256_shuffle_ps, _mm256_storeu2_m128, _mm256_sub_ps, _mm256_unpackhi_ps, _mm256_unpacklo_ps, _CMP_GT_OQ,
 };
 
 use glam::{Mat3, Vec3, Vec3A, Vec4};
@@ -85,12 +85,6 @@ impl F8 {
     pub(crate) fn from_f64(lo: __m256d, hi: __m256d) -> Self {
         Self(unsafe { _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo)) })
     }
-    #[inline(always)]
-    fn store(self) -> [f32; LANES] {
-        let mut out = [0.0; LANES];
-        unsafe { _mm256_storeu_ps(out.as_mut_ptr(), self.0) };
-        out
-    }
 }
 
 /// Eight 3-vectors, one component per register.
@@ -103,22 +97,58 @@ pub(crate) struct V8 {
 
 #[allow(unused_unsafe)]
 impl V8 {
-    /// The first eight vectors of `src` (which holds at least eight).
+    /// The first eight vectors of `src` (which holds at least eight): three 256-bit loads of the
+    /// 24 packed floats, de-interleaved with five shuffles (no per-float inserts).
     #[inline(always)]
     pub(crate) fn load(src: &[Vec3]) -> Self {
         let s: &[Vec3; LANES] = src[..LANES].try_into().unwrap_or_else(|_| unreachable!());
-        let lane = |f: fn(&Vec3) -> f32| unsafe {
-            F8(_mm256_set_ps(f(&s[7]), f(&s[6]), f(&s[5]), f(&s[4]), f(&s[3]), f(&s[2]), f(&s[1]), f(&s[0])))
-        };
-        Self { x: lane(|v| v.x), y: lane(|v| v.y), z: lane(|v| v.z) }
+        // SAFETY: `s` holds 24 contiguous floats (`Vec3` is three `f32`, no padding); the loads
+        // are unaligned.
+        unsafe {
+            let f = s.as_ptr().cast::<f32>();
+            // x0 y0 z0 x1 | x4 y4 z4 x5,  y1 z1 x2 y2 | y5 z5 x6 y6,  z2 x3 y3 z3 | z6 x7 y7 z7
+            let m03 = _mm256_loadu2_m128(f.add(12), f);
+            let m14 = _mm256_loadu2_m128(f.add(16), f.add(4));
+            let m25 = _mm256_loadu2_m128(f.add(20), f.add(8));
+            let xy = _mm256_shuffle_ps::<0b10_01_11_10>(m14, m25); // x2 y2 x3 y3
+            let yz = _mm256_shuffle_ps::<0b01_00_10_01>(m03, m14); // y0 z0 y1 z1
+            Self {
+                x: F8(_mm256_shuffle_ps::<0b10_00_11_00>(m03, xy)),
+                y: F8(_mm256_shuffle_ps::<0b11_01_10_00>(yz, xy)),
+                z: F8(_mm256_shuffle_ps::<0b11_00_11_01>(yz, m25)),
+            }
+        }
     }
-    /// Writes the eight vectors into the first eight of `dst`.
+    /// Writes the eight vectors into the first eight of `dst`: six shuffles back to the packed
+    /// layout, three 256-bit stores.
     #[inline(always)]
     pub(crate) fn store(self, dst: &mut [Vec3]) {
-        let (x, y, z) = (self.x.store(), self.y.store(), self.z.store());
-        for (i, d) in dst[..LANES].iter_mut().enumerate() {
-            *d = Vec3::new(x[i], y[i], z[i]);
+        let d: &mut [Vec3; LANES] = (&mut dst[..LANES]).try_into().unwrap_or_else(|_| unreachable!());
+        // SAFETY: `d` holds 24 contiguous floats; the stores are unaligned.
+        unsafe {
+            let (x, y, z) = (self.x.0, self.y.0, self.z.0);
+            let rxy = _mm256_shuffle_ps::<0b10_00_10_00>(x, y); // x0 x2 y0 y2
+            let ryz = _mm256_shuffle_ps::<0b11_01_11_01>(y, z); // y1 y3 z1 z3
+            let rzx = _mm256_shuffle_ps::<0b11_01_10_00>(z, x); // z0 z2 x1 x3
+            let r03 = _mm256_shuffle_ps::<0b10_00_10_00>(rxy, rzx); // x0 y0 z0 x1
+            let r14 = _mm256_shuffle_ps::<0b11_01_10_00>(ryz, rxy); // y1 z1 x2 y2
+            let r25 = _mm256_shuffle_ps::<0b11_01_11_01>(rzx, ryz); // z2 x3 y3 z3
+            let f = d.as_mut_ptr().cast::<f32>();
+            _mm256_storeu2_m128(f.add(12), f, r03);
+            _mm256_storeu2_m128(f.add(16), f.add(4), r14);
+            _mm256_storeu2_m128(f.add(20), f.add(8), r25);
         }
+    }
+    /// Eight vectors, one per lane (lane `l` from `v[l]`; the fourth component is ignored).
+    #[inline(always)]
+    pub(crate) fn from_lanes(v: &[Vec3A; LANES]) -> Self {
+        let [x, y, z, _] = transpose(v.map(Into::into));
+        Self { x, y, z }
+    }
+    /// All lanes zero.
+    #[inline(always)]
+    pub(crate) fn zero() -> Self {
+        Self { x: F8::zero(), y: F8::zero(), z: F8::zero() }
     }
     /// The same vector in every lane.
     #[inline(always)]
@@ -183,6 +213,12 @@ impl Q8 {
             pairwise(&mut acc)
         };
         Q8 { u: V8 { x: comp(|t| t.x), y: comp(|t| t.y), z: comp(|t| t.z) }, w: comp(|t| t.w) }
+    }
+    /// Eight quaternions, one per lane (lane `l` from `q[l]`).
+    #[inline(always)]
+    pub(crate) fn from_lanes(q: &[Vec4; LANES]) -> Self {
+        let [x, y, z, w] = transpose(q.map(Into::into));
+        Q8 { u: V8 { x, y, z }, w }
     }
     /// `(x² + z²) + (y² + w²)`, in the scalar path's order (glam's `Vec4::length_squared`).
     #[inline(always)]
@@ -321,4 +357,24 @@ pub(crate) fn weights<const K: usize>(w: &[f32]) -> [F8; K] {
         });
     }
     out
+}
+
+/// Eight 4-vectors (`v[l]` for lane `l`) as four registers, one per component: each pair of
+/// vectors `l`, `l + 4` shares a register, then a 4×4 transpose in each 128-bit half.
+#[inline(always)]
+#[allow(unused_unsafe)]
+fn transpose(v: [__m128; LANES]) -> [F8; 4] {
+    // SAFETY: AVX, as for the whole module.
+    unsafe {
+        let t = |i: usize| _mm256_set_m128(v[i + 4], v[i]);
+        let (t0, t1, t2, t3) = (t(0), t(1), t(2), t(3));
+        let (u0, u1) = (_mm256_unpacklo_ps(t0, t1), _mm256_unpackhi_ps(t0, t1)); // x0 x1 y0 y1, z0 z1 w0 w1
+        let (u2, u3) = (_mm256_unpacklo_ps(t2, t3), _mm256_unpackhi_ps(t2, t3)); // x2 x3 y2 y3, z2 z3 w2 w3
+        [
+            F8(_mm256_shuffle_ps::<0b01_00_01_00>(u0, u2)),
+            F8(_mm256_shuffle_ps::<0b11_10_11_10>(u0, u2)),
+            F8(_mm256_shuffle_ps::<0b01_00_01_00>(u1, u3)),
+            F8(_mm256_shuffle_ps::<0b11_10_11_10>(u1, u3)),
+        ]
+    }
 }

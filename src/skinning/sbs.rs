@@ -67,6 +67,23 @@ impl<const K: usize> VertexKernel<K> for Sbs<'_> {
     unsafe fn lanes(&self, word: u32, w: &[f32], p: &[Vec3], n: &[Vec3], op: &mut [Vec3], on: &mut [Vec3]) -> bool {
         self.lanes_impl::<K>(word, w, p, n, op, on)
     }
+
+    /// As DQS's.
+    const MIXED_FROM: usize = 0;
+    const MIXED_WITHOUT_NORMALS: bool = true;
+
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn mixed<const NORMALS: bool>(
+        &self,
+        words: &[u32],
+        w: &[f32],
+        p: &[Vec3],
+        n: &[Vec3],
+        op: &mut [Vec3],
+        on: &mut [Vec3],
+    ) {
+        self.mixed_impl::<K, NORMALS>(words, w, p, n, op, on);
+    }
 }
 
 impl Sbs<'_> {
@@ -109,13 +126,67 @@ impl Sbs<'_> {
             let uniform = flags & SET_UNIFORM_STRETCH != 0;
             stretch::<K>(uniform, &st.scales[members.clone()], &st.matrices[members], &wk, v, nv)
         };
-        let k = s.length_squared().recip();
-        let k = k.add(k);
-        let pos = s.rotate(k, v.sub(V8::splat(self.centres[set]))).add(t);
-        let nrm = s.rotate(k, nv).scale(nv.length_squared().rsqrt_or_zero());
-        pos.store(op);
-        nrm.store(on);
+        finish::<true>(s, t, V8::splat(self.centres[set]), v, nv, op, on);
         true
+    }
+
+    /// See [`VertexKernel::mixed`].
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and FMA.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx,avx2,fma")]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn mixed_impl<const K: usize, const NORMALS: bool>(
+        &self,
+        words: &[u32],
+        w: &[f32],
+        p: &[Vec3],
+        n: &[Vec3],
+        op: &mut [Vec3],
+        on: &mut [Vec3],
+    ) {
+        use super::lanes::{Q8, V8};
+        use super::stretch::MixedLanes;
+        use super::vertex_pass::{as_array, mixed_alone};
+        let (mut s, mut t, mut c) = ([Vec4::ZERO; 8], [Vec3A::ZERO; 8], [Vec3A::ZERO; 8]);
+        let mut lanes = MixedLanes::default();
+        for (l, &word) in words[..8].iter().enumerate() {
+            let (set, pivot) = vertex_pass::locate::<K>(word, self.last);
+            // SAFETY: `set <= last` and `pivot < K`; `pass` verified the table sizes.
+            let flags = *self.flags.get_unchecked(set);
+            if !lanes.take(l, set, flags) {
+                continue;
+            }
+            let wl = as_array::<K>(&w[l * K..(l + 1) * K]);
+            s[l] = blend::<K, _>(self.quats, (set * K + pivot) * K, wl);
+            t[l] = blend::<K, _>(self.points, set * K, wl);
+            c[l] = *self.centres.get_unchecked(set);
+        }
+        let (v, nv) = self.stretches.mixed::<K, NORMALS>(&lanes, w, p, n);
+        finish::<NORMALS>(Q8::from_lanes(&s), V8::from_lanes(&t), V8::from_lanes(&c), v, nv, op, on);
+        mixed_alone::<K, Self, NORMALS>(self, lanes.alone, words, w, p, n, op, on);
+    }
+}
+
+/// `apply` in eight lanes, rounded alike: `Q (v − centre) / (s · s) + t` into `op` and, with
+/// `NORMALS`, `normalise(Q nv)` into `on`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn finish<const NORMALS: bool>(
+    s: super::lanes::Q8,
+    t: super::lanes::V8,
+    centre: super::lanes::V8,
+    v: super::lanes::V8,
+    nv: super::lanes::V8,
+    op: &mut [Vec3],
+    on: &mut [Vec3],
+) {
+    let k = s.length_squared().recip();
+    let k = k.add(k);
+    s.rotate(k, v.sub(centre)).add(t).store(op);
+    if NORMALS {
+        s.rotate(k, nv).scale(nv.length_squared().rsqrt_or_zero()).store(on);
     }
 }
 

@@ -8,9 +8,15 @@
 //! division. For a symmetric `S` the adjugate's columns are `s₁ × s₂`, `s₂ × s₀`, `s₀ × s₁`
 //! (`s_i` the columns of `S`).
 
+#[cfg(target_arch = "x86_64")]
+use glam::Vec3;
 use glam::{Mat3, Vec3A};
 
 use super::frame::{SET_STRETCH, SET_UNIFORM_STRETCH};
+#[cfg(target_arch = "x86_64")]
+use super::lanes::V8;
+#[cfg(target_arch = "x86_64")]
+use super::vertex_pass::{as_array, Fused};
 use super::vertex_pass::{blend, cross, Arith};
 
 /// The flags of a stretched set that the fast paths and the lanes evaluate (any other flag
@@ -68,5 +74,74 @@ impl Stretches<'_> {
             *col = super::vertex_pass::pairwise(&mut acc);
         }
         out
+    }
+}
+
+/// The lanes of a mixed group of eight vertices ([`super::vertex_pass::VertexKernel::mixed`]):
+/// which go to the per-vertex formula, and the stretch of the others.
+#[cfg(target_arch = "x86_64")]
+#[derive(Default)]
+pub(crate) struct MixedLanes {
+    /// Bit `l`: lane `l` is deformed by the per-vertex formula (an empty set, one joint, the LBS
+    /// fallback, a far centre).
+    pub alone: u32,
+    /// Bit `l`: lane `l`'s set is stretched.
+    stretched: u32,
+    /// Each stretched lane's set.
+    sets: [usize; 8],
+    /// Each stretched lane's set flags.
+    flags: [u8; 8],
+}
+
+#[cfg(target_arch = "x86_64")]
+impl MixedLanes {
+    /// Records lane `l` of set `set` with flags `flags`; returns whether the lanes deform it
+    /// (skipping the blends of the others costs less than their mispredicted branches).
+    #[inline(always)]
+    pub(crate) fn take(&mut self, l: usize, set: usize, flags: u8) -> bool {
+        if flags & !STRETCHED != 0 {
+            self.alone |= 1 << l;
+            return false;
+        }
+        if flags != 0 {
+            self.stretched |= 1 << l;
+            self.sets[l] = set;
+            self.flags[l] = flags;
+        }
+        true
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Stretches<'_> {
+    /// `(v_s, n_s)` of a mixed group of eight (`p`, and `n` with `NORMALS`, eight each; zero
+    /// normals without): the rest data where no lane is stretched, else each stretched lane by
+    /// [`Stretches::apply`] with fused multiply-adds, as the per-vertex formula.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and FMA; the stretched lanes' sets are within both tables.
+    #[inline(always)]
+    pub(crate) unsafe fn mixed<const K: usize, const NORMALS: bool>(
+        &self,
+        lanes: &MixedLanes,
+        w: &[f32],
+        p: &[Vec3],
+        n: &[Vec3],
+    ) -> (V8, V8) {
+        if lanes.stretched == 0 {
+            return (V8::load(p), if NORMALS { V8::load(n) } else { V8::zero() });
+        }
+        let (mut vs, mut ns) = ([Vec3A::ZERO; 8], [Vec3A::ZERO; 8]);
+        for l in 0..8 {
+            let v = Vec3A::from(p[l]);
+            let nl = if NORMALS { Vec3A::from(n[l]) } else { Vec3A::ZERO };
+            (vs[l], ns[l]) = if lanes.stretched & (1 << l) != 0 {
+                let uniform = lanes.flags[l] & SET_UNIFORM_STRETCH != 0;
+                self.apply::<K, Fused>(uniform, lanes.sets[l] * K, as_array(&w[l * K..(l + 1) * K]), v, nl)
+            } else {
+                (v, nl)
+            };
+        }
+        (V8::from_lanes(&vs), V8::from_lanes(&ns))
     }
 }

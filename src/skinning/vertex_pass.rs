@@ -45,6 +45,70 @@ pub(crate) trait VertexKernel<const K: usize>: Sync + Copy {
     #[cfg(target_arch = "x86_64")]
     #[allow(clippy::too_many_arguments)]
     unsafe fn lanes(&self, word: u32, w: &[f32], p: &[Vec3], n: &[Vec3], op: &mut [Vec3], on: &mut [Vec3]) -> bool;
+
+    /// Primitives with normals of at least this many vertices go through
+    /// [`VertexKernel::mixed`] in the AVX2+FMA pass (every run of eight consecutive vertices, in
+    /// the file's order) instead of the lane-order windows (vertices grouped by set word within
+    /// each window); `usize::MAX`: never. The windows' gathers and scatters defeat the hardware
+    /// prefetcher once a primitive streams from memory, while in cache they can cost less than
+    /// the mixed groups' transposes.
+    const MIXED_FROM: usize = usize::MAX;
+    /// Whether primitives without normals go through [`VertexKernel::mixed`] (otherwise one by
+    /// one).
+    const MIXED_WITHOUT_NORMALS: bool = false;
+
+    /// Deforms eight consecutive vertices whatever their set words (`words`: eight; `w`: their
+    /// `8 K` weights; `p`, `op`: eight each; `n`, `on`: eight each with `NORMALS`, else unread),
+    /// rounded exactly as [`VertexKernel::vertex`] with fused multiply-adds: each vertex's table
+    /// blends one by one, then the rest of the formula in the lanes of 256-bit registers (by
+    /// default, every vertex by [`VertexKernel::vertex`]).
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and FMA.
+    #[cfg(target_arch = "x86_64")]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn mixed<const NORMALS: bool>(
+        &self,
+        words: &[u32],
+        w: &[f32],
+        p: &[Vec3],
+        n: &[Vec3],
+        op: &mut [Vec3],
+        on: &mut [Vec3],
+    ) {
+        mixed_alone::<K, Self, NORMALS>(self, 0xff, words, w, p, n, op, on);
+    }
+}
+
+/// The vertices of a mixed group of eight ([`VertexKernel::mixed`]) that the group's lanes leave
+/// to the per-vertex formula (bit `l` set: lane `l`), deformed one by one over what the lanes
+/// wrote.
+///
+/// # Safety
+/// As [`VertexKernel::mixed`].
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn mixed_alone<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(
+    kernel: &F,
+    mut alone: u32,
+    words: &[u32],
+    w: &[f32],
+    p: &[Vec3],
+    n: &[Vec3],
+    op: &mut [Vec3],
+    on: &mut [Vec3],
+) {
+    while alone != 0 {
+        let l = alone.trailing_zeros() as usize;
+        alone &= alone - 1;
+        let nl = if NORMALS { n[l].into() } else { Vec3A::ZERO };
+        let (a, b) = kernel.vertex::<Fused>(words[l], as_array(&w[l * K..(l + 1) * K]), p[l].into(), nl);
+        op[l] = a.into();
+        if NORMALS {
+            on[l] = b.into();
+        }
+    }
 }
 
 /// Multiply-add, plain or fused: the kernels are written once over it and compiled for both.
@@ -85,11 +149,11 @@ impl Arith for Plain {
     }
 }
 
-/// Fused multiply-add instructions. Used only inside [`stream_with_normals_avx2`], which runs
-/// only on CPUs that have FMA.
+/// Fused multiply-add instructions. Used only inside [`stream_avx2`] and the kernels' AVX2
+/// paths, which run only on CPUs that have FMA.
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
-struct Fused;
+pub(crate) struct Fused;
 
 #[cfg(target_arch = "x86_64")]
 impl Arith for Fused {
@@ -312,6 +376,10 @@ fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith, const NORMALS: bool
     windows: Windows<'_>,
 ) -> usize {
     let n = pos.len().min(rest.len()).min(w.len() / K).min(s.len());
+    #[cfg(target_arch = "x86_64")]
+    if M::LANES && (if NORMALS { windows.inf.len() >= F::MIXED_FROM } else { F::MIXED_WITHOUT_NORMALS }) {
+        return stream_mixed::<K, F, NORMALS>(kernel, pos, nrm, rest, rest_n, w, s, n);
+    }
     if !NORMALS {
         for ((p, &v), (w, &word)) in pos[..n].iter_mut().zip(&rest[..n]).zip(w[..n * K].chunks_exact(K).zip(&s[..n])) {
             *p = kernel.vertex::<M>(word, as_array(w), v.into(), Vec3A::ZERO).0.into();
@@ -412,9 +480,58 @@ fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith, const NORMALS: bool
     n
 }
 
+/// The walk through [`VertexKernel::mixed`]: every run of eight consecutive vertices that share a
+/// set word through [`VertexKernel::lanes`] (the set's tables broadcast), every other run of eight
+/// through `mixed`, the last few one by one. Returns how many vertices it deformed (`n`: how many to
+/// deform; `nrm` and `rest_n` hold at least `n` with `NORMALS`).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn stream_mixed<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(
+    kernel: F,
+    pos: &mut [Vec3],
+    nrm: &mut [Vec3],
+    rest: &[Vec3],
+    rest_n: &[Vec3],
+    w: &[f32],
+    s: &[u32],
+    n: usize,
+) -> usize {
+    let n = if NORMALS { n.min(nrm.len()).min(rest_n.len()) } else { n };
+    let whole = n / GROUP * GROUP;
+    // Without normals, a run's lanes read zero normals and write theirs to scratch.
+    let (zeros, mut scratch) = ([Vec3::ZERO; GROUP], [Vec3::ZERO; GROUP]);
+    for i in (0..whole).step_by(GROUP) {
+        let r = i..i + GROUP;
+        let (rn, on): (&[Vec3], &mut [Vec3]) =
+            if NORMALS { (&rest_n[r.clone()], &mut nrm[r.clone()]) } else { (&zeros, &mut scratch) };
+        let (words, w8) = (&s[r.clone()], &w[i * K..(i + GROUP) * K]);
+        // SAFETY: `M::LANES` holds, so this is the AVX2+FMA variant, run after detection; every
+        // slice holds eight vertices.
+        unsafe {
+            // A run of eight sharing a set word: the set's tables broadcast in the lanes.
+            if words.iter().all(|&x| x == words[0])
+                && kernel.lanes(words[0], w8, &rest[r.clone()], rn, &mut pos[r.clone()], on)
+            {
+                continue;
+            }
+            kernel.mixed::<NORMALS>(words, w8, &rest[r.clone()], rn, &mut pos[r], on);
+        }
+    }
+    for i in whole..n {
+        let nl = if NORMALS { rest_n[i].into() } else { Vec3A::ZERO };
+        let (a, b) = kernel.vertex::<Fused>(s[i], as_array(&w[i * K..(i + 1) * K]), rest[i].into(), nl);
+        pos[i] = a.into();
+        if NORMALS {
+            nrm[i] = b.into();
+        }
+    }
+    n
+}
+
 /// A `chunks_exact(K)` item as an array reference.
 #[inline(always)]
-fn as_array<const K: usize>(w: &[f32]) -> &[f32; K] {
+pub(crate) fn as_array<const K: usize>(w: &[f32]) -> &[f32; K] {
     debug_assert_eq!(w.len(), K);
     // SAFETY: callers pass chunks of `chunks_exact(K)`, which hold exactly K elements.
     unsafe { &*w.as_ptr().cast::<[f32; K]>() }
