@@ -22,8 +22,9 @@ pub struct LaneBreakdown {
     pub mixed: usize,
     /// Vertices after a primitive's last whole group of eight (one by one).
     pub tail: usize,
-    /// Vertices of primitives with normals below [`lbs::MIXED_FROM`] vertices (LBS takes these
-    /// through the lane-order windows, as continuous SBS takes every primitive with normals).
+    /// Vertices of primitives with normals in a frame below [`lbs::MIXED_FROM`] skinned vertices
+    /// (LBS takes these through the lane-order windows, as continuous SBS takes every primitive
+    /// with normals).
     pub windowed: usize,
     /// Of those, vertices in lane groups (eight sharing a packed set word within a window).
     pub grouped: usize,
@@ -49,6 +50,12 @@ impl LaneBreakdown {
         for (d, m) in deformers.iter_mut().zip([SkinningMethod::Dqs, SkinningMethod::Sbs]) {
             d.prepare(model, pose, m);
         }
+        let frame_vertices: usize = model
+            .instances
+            .iter()
+            .flat_map(|inst| &model.meshes[inst.mesh].primitives)
+            .filter_map(|p| p.influences.as_ref().map(|_| p.positions.len()))
+            .sum();
         for inst in &model.instances {
             let flags = |d: &Deformer, set: usize| d.skin_frame(inst.skin).flags.get(set).copied().unwrap_or(0);
             for prim in &model.meshes[inst.mesh].primitives {
@@ -75,7 +82,7 @@ impl LaneBreakdown {
                     out.one_joint += usize::from(f & SET_ONE_JOINT != 0);
                     out.stretched += usize::from(f & (SET_STRETCH | SET_ONE_JOINT) == SET_STRETCH);
                 }
-                if prim.normals.is_none() || words.len() >= lbs::MIXED_FROM {
+                if prim.normals.is_none() || frame_vertices.max(words.len()) >= lbs::MIXED_FROM {
                     continue;
                 }
                 out.windowed += words.len();
@@ -102,8 +109,9 @@ impl LaneBreakdown {
                 pct(self.tail)
             ),
             format!(
-                "  lbs: so from {}k vertices with normals; below, {:.1}% of the vertices in windows, {:.1}% of them \
-                 in groups of eight sharing a set word within {WINDOW}-vertex windows; without normals one by one",
+                "  lbs: so with normals in frames from {}k skinned vertices; below, {:.1}% of the vertices in windows, \
+                 {:.1}% of them in groups of eight sharing a set word within {WINDOW}-vertex windows; without normals \
+                 one by one",
                 lbs::MIXED_FROM / 1024,
                 pct(self.windowed),
                 100.0 * self.grouped as f64 / self.windowed.max(1) as f64

@@ -94,6 +94,7 @@ impl Deformer {
         stats.split = self.work.plan(method, stats.vertices, rayon::current_num_threads());
         for frame in &mut self.frames {
             frame.set_task_vertices(stats.split.task_vertices);
+            frame.set_frame_vertices(stats.vertices);
         }
         stats.prepare_secs = started.elapsed().as_secs_f64();
         self.stats = stats;

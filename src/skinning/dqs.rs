@@ -217,7 +217,7 @@ fn pass<const K: usize>(
         stretches: Stretches { scales: &frame.scales, matrices: &frame.stretches },
         last: sets as u32 - 1,
     };
-    vertex_pass::run::<K, _>(&kernel, inf, positions, normals, out, frame.task_vertices());
+    vertex_pass::run::<K, _>(&kernel, inf, positions, normals, out, frame);
 }
 
 /// Deforms one primitive by DQS into `out`; `frame` must be prepared for DQS (otherwise the

@@ -120,6 +120,8 @@ pub struct SkinFrame {
     pub sets_parallel: bool,
     /// Least vertices per parallel task of the per-vertex pass (0: the pass decides by size).
     task_vertices: usize,
+    /// Skinned vertices of the whole frame (every instance), for the pass's choice of lanes.
+    frame_vertices: usize,
     /// The skin's extent in the prepared pose (far-centre test), for [`SkinFrame::prepare_new_sets`].
     extent: f64,
     /// Per joint: whether a set of the table reads it (only those joints get parts).
@@ -253,6 +255,20 @@ impl SkinFrame {
     /// Sets [`SkinFrame::task_vertices`].
     pub fn set_task_vertices(&mut self, vertices: usize) {
         self.task_vertices = vertices;
+    }
+
+    /// The skinned vertices the whole frame deforms, every instance of every skin (set by
+    /// [`crate::skinning::Deformer`]; 0, the default: each primitive's own count). What streams
+    /// from memory rather than staying in cache is the whole frame, so the pass chooses its
+    /// eight-lane layout by this count or the primitive's, whichever is larger.
+    #[must_use]
+    pub fn frame_vertices(&self) -> usize {
+        self.frame_vertices
+    }
+
+    /// Sets [`SkinFrame::frame_vertices`].
+    pub fn set_frame_vertices(&mut self, vertices: usize) {
+        self.frame_vertices = vertices;
     }
 
     /// Recomputes every pose from scratch when `disabled` (for measurements and tests; the

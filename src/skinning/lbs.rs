@@ -50,8 +50,9 @@ pub(crate) fn apply_cols<M: Arith>(m: &[Vec3A; 4], v: Vec3A, n: Vec3A) -> (Vec3A
     (p, unit(q))
 }
 
-/// Primitives with normals from this many vertices on take the mixed groups of eight in the
-/// AVX2+FMA pass; smaller ones the lane-order windows. The windows' shared-set lanes cost less
+/// Primitives with normals take the mixed groups of eight in the AVX2+FMA pass once the frame
+/// deforms this many skinned vertices (every instance; or the primitive alone has them), else the
+/// lane-order windows. The windows' shared-set lanes cost less
 /// while the primitive stays in cache (densified CesiumMan, 2 threads: 0.133 against 0.165 ms at
 /// 60k vertices, 0.35 against 0.38 at 150k) and far more once it streams from memory (1.6 against
 /// 0.98 ms at 400k, 5.6 against 2.9 at 1M). Without normals LBS goes one vertex at a time: a
@@ -212,7 +213,7 @@ fn pass<const K: usize>(
         return;
     }
     let kernel = Lbs { flags: &frame.flags, cols: &frame.cols, last: sets as u32 - 1 };
-    vertex_pass::run::<K, _>(&kernel, inf, positions, normals, out, frame.task_vertices());
+    vertex_pass::run::<K, _>(&kernel, inf, positions, normals, out, frame);
 }
 
 /// Deforms one primitive by LBS into `out` (its rest shape if `frame` was not prepared for the

@@ -316,7 +316,7 @@ fn pass<const K: usize>(
     }
     let near = NEAR_CENTRE_EXTENTS * frame.skin_extent();
     let kernel = SbsC { frame, near_sq: near * near, last: sets as u32 - 1 };
-    vertex_pass::run::<K, _>(&kernel, inf, positions, normals, out, frame.task_vertices());
+    vertex_pass::run::<K, _>(&kernel, inf, positions, normals, out, frame);
 }
 
 /// Deforms one primitive by continuous SBS into `out`; `frame` must be prepared for

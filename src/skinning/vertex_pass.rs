@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use glam::{Vec3, Vec3A, Vec4};
 use rayon::prelude::*;
 
-use super::DeformedPrimitive;
+use super::{DeformedPrimitive, SkinFrame};
 use crate::model::influences::MAX_SLOTS;
 use crate::model::lane_order::{GROUP, WINDOW};
 use crate::model::Influences;
@@ -46,8 +46,8 @@ pub(crate) trait VertexKernel<const K: usize>: Sync + Copy {
     #[allow(clippy::too_many_arguments)]
     unsafe fn lanes(&self, word: u32, w: &[f32], p: &[Vec3], n: &[Vec3], op: &mut [Vec3], on: &mut [Vec3]) -> bool;
 
-    /// Primitives with normals of at least this many vertices go through
-    /// [`VertexKernel::mixed`] in the AVX2+FMA pass (every run of eight consecutive vertices, in
+    /// Primitives with normals go through [`VertexKernel::mixed`] in the AVX2+FMA pass once the
+    /// frame deforms at least this many skinned vertices (see [`run`]) (every run of eight consecutive vertices, in
     /// the file's order) instead of the lane-order windows (vertices grouped by set word within
     /// each window); `usize::MAX`: never. The windows' gathers and scatters defeat the hardware
     /// prefetcher once a primitive streams from memory, while in cache they can cost less than
@@ -213,20 +213,24 @@ impl Arith for Fused {
 /// Runs `kernel` over every vertex of a primitive into `out` (resized to the vertex count). The
 /// vertices beyond the influences' length, if any, keep their rest position and normal.
 ///
-/// `task_vertices` is the least number of vertices worth a parallel task (the deformer derives it
-/// from the measured cost per vertex, [`crate::skinning::SkinFrame::task_vertices`]): the
-/// primitive is split into tasks of whole lane-order windows, at least that large, over rayon's
-/// threads (rayon splits the windows in halves as threads steal, never below that size), and stays
-/// on the calling thread when it is smaller than two tasks. 0: split primitives from 16k vertices
-/// on into 8k-vertex tasks.
+/// The frame's [`crate::skinning::SkinFrame::task_vertices`] is the least number of vertices worth
+/// a parallel task (the deformer derives it from the measured cost per vertex): the primitive is
+/// split into tasks of whole lane-order windows, at least that large, over rayon's threads (rayon
+/// splits the windows in halves as threads steal, never below that size), and stays on the calling
+/// thread when it is smaller than two tasks. 0: split primitives from 16k vertices on into
+/// 8k-vertex tasks. Its [`crate::skinning::SkinFrame::frame_vertices`] (or the primitive's count,
+/// if larger) chooses between the mixed groups and the lane-order windows
+/// ([`VertexKernel::MIXED_FROM`]).
 pub(crate) fn run<const K: usize, F: VertexKernel<K>>(
     kernel: &F,
     inf: &Influences,
     positions: &[Vec3],
     normals: Option<&[Vec3]>,
     out: &mut DeformedPrimitive,
-    task_vertices: usize,
+    frame: &SkinFrame,
 ) {
+    let task_vertices = frame.task_vertices();
+    let size = frame.frame_vertices().max(inf.len());
     let n = positions.len();
     out.resize(n, normals.is_some());
     let weights = inf.weights();
@@ -243,13 +247,13 @@ pub(crate) fn run<const K: usize, F: VertexKernel<K>>(
         match normals {
             Some(normals) => {
                 let rest_n = &normals[start..end];
-                let windows = Windows { inf, first: start / WINDOW };
+                let windows = Windows { inf, first: start / WINDOW, size };
                 let done = stream_best::<K, F, true>(*kernel, pos, nrm, rest, rest_n, w, s, windows);
                 pos[done..].copy_from_slice(&rest[done..]);
                 nrm[done..].copy_from_slice(&rest_n[done..]);
             }
             None => {
-                let windows = Windows { inf, first: start / WINDOW };
+                let windows = Windows { inf, first: start / WINDOW, size };
                 let done = stream_best::<K, F, false>(*kernel, pos, &mut [], rest, &[], w, s, windows);
                 pos[done..].copy_from_slice(&rest[done..]);
             }
@@ -353,6 +357,8 @@ fn stream_sse2<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(
 pub(crate) struct Windows<'a> {
     inf: &'a Influences,
     first: usize,
+    /// The vertices that decide between windows and mixed groups ([`VertexKernel::MIXED_FROM`]).
+    size: usize,
 }
 
 /// The loop itself. Without `NORMALS` (`nrm` and `rest_n` may then be empty), a plain walk over
@@ -377,7 +383,7 @@ fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith, const NORMALS: bool
 ) -> usize {
     let n = pos.len().min(rest.len()).min(w.len() / K).min(s.len());
     #[cfg(target_arch = "x86_64")]
-    if M::LANES && (if NORMALS { windows.inf.len() >= F::MIXED_FROM } else { F::MIXED_WITHOUT_NORMALS }) {
+    if M::LANES && (if NORMALS { windows.size >= F::MIXED_FROM } else { F::MIXED_WITHOUT_NORMALS }) {
         return stream_mixed::<K, F, NORMALS>(kernel, pos, nrm, rest, rest_n, w, s, n);
     }
     if !NORMALS {
