@@ -187,6 +187,8 @@ pub struct EditorState {
     touches: Vec<Touch>,
     deformer: Deformer,
     deformer_right: Deformer,
+    /// The model revision whose shading normals both deformers hold.
+    shading_rev: Option<u64>,
     dirty: bool,
     /// Width / height of the whole viewport (both panels in split view).
     aspect: f32,
@@ -257,6 +259,7 @@ impl EditorState {
             touches: Vec::new(),
             deformer: Deformer::new(),
             deformer_right: Deformer::new(),
+            shading_rev: None,
             dirty: true,
             aspect: 1.6,
             aspect_guessed: true,

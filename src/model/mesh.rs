@@ -38,3 +38,25 @@ pub struct Mesh {
     /// Primitives in file order.
     pub primitives: Vec<Primitive>,
 }
+
+/// Area-weighted vertex normals of a triangle mesh into `out`: per vertex, the normalised sum of
+/// `(b − a) × (c − a)` over its triangles in triangle order, `fallback` where the sum has no
+/// direction (a vertex on no triangle, or only on degenerate ones). Triangles with an index out of
+/// range count for no vertex.
+pub fn vertex_normals(positions: &[Vec3], triangles: &[[u32; 3]], fallback: Vec3, out: &mut Vec<Vec3>) {
+    out.clear();
+    out.resize(positions.len(), Vec3::ZERO);
+    for t in triangles {
+        if t.iter().any(|&k| k as usize >= positions.len()) {
+            continue;
+        }
+        let [a, b, c] = t.map(|k| positions[k as usize]);
+        let n = (b - a).cross(c - a);
+        for &k in t {
+            out[k as usize] += n;
+        }
+    }
+    for n in out.iter_mut() {
+        *n = n.normalize_or(fallback);
+    }
+}

@@ -116,21 +116,7 @@ pub fn footprint(
 /// Area-weighted vertex normals of a triangle mesh into `out` (zero for vertices on no triangle),
 /// for primitives without normals: pass them to [`footprint`] so front-faces-only still works.
 pub fn vertex_normals(positions: &[Vec3], triangles: &[[u32; 3]], out: &mut Vec<Vec3>) {
-    out.clear();
-    out.resize(positions.len(), Vec3::ZERO);
-    for t in triangles {
-        if t.iter().any(|&k| k as usize >= positions.len()) {
-            continue;
-        }
-        let [a, b, c] = t.map(|k| positions[k as usize]);
-        let n = (b - a).cross(c - a);
-        for &k in t {
-            out[k as usize] += n;
-        }
-    }
-    for n in out.iter_mut() {
-        *n = n.normalize_or_zero();
-    }
+    crate::model::mesh::vertex_normals(positions, triangles, Vec3::ZERO, out);
 }
 
 #[cfg(test)]

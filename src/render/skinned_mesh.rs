@@ -21,6 +21,7 @@ use three_d::{
 use super::gl_convert::{as_three_d, linear, linear_into};
 use super::gpu_changes::Changed;
 use crate::io::materials::{Looks, PrimitiveLook};
+use crate::model::mesh::vertex_normals;
 use crate::model::{Model, Primitive, Topology};
 use crate::skinning::DeformedPrimitive;
 
@@ -87,30 +88,11 @@ fn fill_range<T: three_d::BufferDataType>(buffer: &mut three_d::VertexBuffer<T>,
     std::mem::size_of_val(data) as u64
 }
 
-/// Area-weighted vertex normals of a triangle mesh, into `out`.
-pub fn vertex_normals(positions: &[Vec3], triangles: &[[u32; 3]], out: &mut Vec<Vec3>) {
-    out.clear();
-    out.resize(positions.len(), Vec3::ZERO);
-    for t in triangles {
-        let [a, b, c] = t.map(|i| i as usize);
-        let (Some(pa), Some(pb), Some(pc)) = (positions.get(a), positions.get(b), positions.get(c)) else {
-            continue;
-        };
-        let n = (*pb - *pa).cross(*pc - *pa);
-        out[a] += n;
-        out[b] += n;
-        out[c] += n;
-    }
-    for n in out.iter_mut() {
-        *n = n.try_normalize().unwrap_or(Vec3::Y);
-    }
-}
-
 fn cpu_mesh(p: &Primitive, uvs: Option<&[[f32; 2]]>) -> CpuMesh {
     let mut normals = Vec::new();
     match &p.normals {
         Some(n) => normals.clone_from(n),
-        None => vertex_normals(&p.positions, &p.triangles, &mut normals),
+        None => vertex_normals(&p.positions, &p.triangles, Vec3::Y, &mut normals),
     }
     let conv = |v: &[Vec3]| v.iter().map(|q| three_d::vec3(q.x, q.y, q.z)).collect::<Vec<_>>();
     CpuMesh {
@@ -212,7 +194,7 @@ impl SkinnedMeshes {
                     let computed = d.normals.len() != part.vertices;
                     if computed && !ranges.is_empty() {
                         // Computed normals depend on the neighbours: the whole primitive.
-                        vertex_normals(&d.positions, &part.triangles, &mut self.computed_normals);
+                        vertex_normals(&d.positions, &part.triangles, Vec3::Y, &mut self.computed_normals);
                         ranges = std::iter::once(0..part.vertices as u32).collect();
                     }
                     let normals: &[Vec3] = if computed { &self.computed_normals } else { &d.normals };

@@ -5,13 +5,15 @@
 mod partial;
 mod work;
 
+use std::sync::Arc;
 use std::time::Instant;
 
-use glam::DMat4;
+use glam::{DMat4, Vec3};
 use rayon::prelude::*;
 
+use super::shading::ShadingNormals;
 use super::{dqs, lbs, sbs, sbs_c, DeformedPrimitive, SkinFrame, SkinningMethod};
-use crate::model::{Model, SkinnedInstance};
+use crate::model::{Model, Primitive, SkinnedInstance};
 use crate::rig::{fk, Pose};
 pub use work::{PassSplit, WorkEstimate, PARALLEL_FRAME_SECS, TASK_SECS};
 
@@ -55,6 +57,9 @@ pub struct Deformer {
     no_reuse: bool,
     /// Each method's measured cost per vertex (decides the threads).
     work: WorkEstimate,
+    /// Rest normals deformed for the primitives that carry none (see
+    /// [`Deformer::set_shading_normals`]).
+    shading: Option<Arc<ShadingNormals>>,
     /// Costs of the last preparation.
     pub stats: FrameStats,
 }
@@ -101,6 +106,19 @@ impl Deformer {
         self.method = Some(method);
     }
 
+    /// Gives primitives without normals the rest normals in `shading` (built from the model being
+    /// deformed), deformed by the method with the positions, so that [`DeformedPrimitive::normals`]
+    /// is filled for them too (for display; `None`, the default: such primitives get positions
+    /// only, as the contract's output has).
+    pub fn set_shading_normals(&mut self, shading: Option<Arc<ShadingNormals>>) {
+        self.shading = shading;
+    }
+
+    /// Primitive `prim` of mesh `mesh`'s normals: its own, else its shading normals.
+    fn normals<'a>(&'a self, p: &'a Primitive, mesh: usize, prim: usize) -> Option<&'a [Vec3]> {
+        p.normals.as_deref().or_else(|| self.shading.as_ref()?.get(mesh, prim, p.positions.len()))
+    }
+
     /// The measured cost per vertex of each method (what decides the threads).
     #[must_use]
     pub fn work_estimate(&self) -> &WorkEstimate {
@@ -136,7 +154,7 @@ impl Deformer {
         out: &mut DeformedPrimitive,
     ) {
         let p = &model.meshes[instance.mesh].primitives[prim];
-        let normals = p.normals.as_deref();
+        let normals = self.normals(p, instance.mesh, prim);
         let Some(inf) = &p.influences else {
             out.resize(p.positions.len(), normals.is_some());
             out.positions.copy_from_slice(&p.positions);

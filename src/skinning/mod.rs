@@ -14,6 +14,7 @@ mod lanes;
 pub mod lbs;
 pub mod sbs;
 pub mod sbs_c;
+pub mod shading;
 mod stretch;
 mod vertex_pass;
 

@@ -10,6 +10,7 @@ use super::{EditorState, Mode, Stage};
 use crate::render::gpu_changes::GpuChanges;
 use crate::render::overlays::{difference_colours, max_distance};
 use crate::rig::Pose;
+use crate::skinning::shading::ShadingNormals;
 use crate::skinning::{DeformedPrimitive, Deformer};
 
 impl EditorState {
@@ -27,6 +28,13 @@ impl EditorState {
         let rest = Pose::rest();
         // Rig mode shows the bind pose (rest = bind); the pose comes back with the other modes.
         let pose = if self.mode == Mode::Rig { &rest } else { &self.pose };
+        if self.shading_rev != Some(self.model_rev) {
+            // Primitives without normals are shaded by their rest normals, deformed with them.
+            let shading = Some(Arc::new(ShadingNormals::of(&model)));
+            self.deformer.set_shading_normals(shading.clone());
+            self.deformer_right.set_shading_normals(shading);
+            self.shading_rev = Some(self.model_rev);
+        }
         let [left, right] = &mut self.deformed;
         self.deformer.deform_all(&model, pose, methods[0], left);
         let left_secs = started.elapsed().as_secs_f64();

@@ -58,7 +58,7 @@ impl Deformer {
             return false;
         }
         let n = p.positions.len();
-        let normals = p.normals.as_deref();
+        let normals = self.normals(p, instance.mesh, prim);
         let sized = out.positions.len() == n && out.normals.len() == if normals.is_some() { n } else { 0 };
         let Some(inf) = p.influences.as_ref().filter(|_| sized) else {
             self.deform_primitive(model, instance, prim, out);
