@@ -47,11 +47,12 @@ pub(crate) trait VertexKernel<const K: usize>: Sync + Copy {
     unsafe fn lanes(&self, word: u32, w: &[f32], p: &[Vec3], n: &[Vec3], op: &mut [Vec3], on: &mut [Vec3]) -> bool;
 
     /// Primitives with normals go through [`VertexKernel::mixed`] in the AVX2+FMA pass once the
-    /// frame deforms at least this many skinned vertices (see [`run`]) (every run of eight consecutive vertices, in
-    /// the file's order) instead of the lane-order windows (vertices grouped by set word within
-    /// each window); `usize::MAX`: never. The windows' gathers and scatters defeat the hardware
-    /// prefetcher once a primitive streams from memory, while in cache they can cost less than
-    /// the mixed groups' transposes.
+    /// frame deforms at least this many skinned vertices (see [`run`]): every run of eight
+    /// consecutive vertices, in the file's order, instead of the lane-order windows (vertices
+    /// grouped by set word within each window); `usize::MAX`: never. The windows' scattered
+    /// gathers and stores cost far more once a primitive streams from memory (software prefetch
+    /// of the next window did not change that), while in cache they can cost less than the mixed
+    /// groups' transposes.
     const MIXED_FROM: usize = usize::MAX;
     /// Whether primitives without normals go through [`VertexKernel::mixed`] (otherwise one by
     /// one).
