@@ -39,13 +39,18 @@ fn chain_in_runs(sets: &[&[u32]], groups: usize, rng: &mut Lcg) -> Model {
         }
     }
     let mesh = MeshSpec { positions, normals, weights, ..MeshSpec::default() };
+    chain(&mesh)
+}
+
+/// Joints a–d in a chain along +x, one unit apart, skinning `mesh`.
+fn chain(mesh: &MeshSpec) -> Model {
     let joints = [
         rigs::joint("a", None, DVec3::ZERO),
         rigs::joint("b", Some(0), DVec3::new(1.0, 0.0, 0.0)),
         rigs::joint("c", Some(1), DVec3::new(1.0, 0.0, 0.0)),
         rigs::joint("d", Some(2), DVec3::new(1.0, 0.0, 0.0)),
     ];
-    rigs::build(&joints, &mesh)
+    rigs::build(&joints, mesh)
 }
 
 fn bent_pose(rng: &mut Lcg) -> Pose {
@@ -149,13 +154,7 @@ fn chain_interleaved(sets: &[&[u32]], vertices: usize, normals: bool, rng: &mut 
     }
     let normals = if normals { normal_list } else { Vec::new() };
     let mesh = MeshSpec { positions, normals, weights, ..MeshSpec::default() };
-    let joints = [
-        rigs::joint("a", None, DVec3::ZERO),
-        rigs::joint("b", Some(0), DVec3::new(1.0, 0.0, 0.0)),
-        rigs::joint("c", Some(1), DVec3::new(1.0, 0.0, 0.0)),
-        rigs::joint("d", Some(2), DVec3::new(1.0, 0.0, 0.0)),
-    ];
-    rigs::build(&joints, &mesh)
+    chain(&mesh)
 }
 
 /// Every method deforms runs of eight consecutive vertices together whatever their sets (each
