@@ -5,6 +5,7 @@
 use crate::model::lane_order::WINDOW;
 use crate::model::Model;
 use crate::rig::Pose;
+use crate::skinning::deformer::skinned_vertices;
 use crate::skinning::frame::{SET_ONE_JOINT, SET_STRETCH, SET_UNIFORM_STRETCH};
 use crate::skinning::{lbs, Deformer, SkinningMethod};
 
@@ -50,12 +51,7 @@ impl LaneBreakdown {
         for (d, m) in deformers.iter_mut().zip([SkinningMethod::Dqs, SkinningMethod::Sbs]) {
             d.prepare(model, pose, m);
         }
-        let frame_vertices: usize = model
-            .instances
-            .iter()
-            .flat_map(|inst| &model.meshes[inst.mesh].primitives)
-            .filter_map(|p| p.influences.as_ref().map(|_| p.positions.len()))
-            .sum();
+        let frame_vertices = skinned_vertices(model);
         for inst in &model.instances {
             let flags = |d: &Deformer, set: usize| d.skin_frame(inst.skin).flags.get(set).copied().unwrap_or(0);
             for prim in &model.meshes[inst.mesh].primitives {

@@ -207,8 +207,9 @@ impl Deformer {
     }
 }
 
-/// Skinned vertices of every instance (primitives with influences).
-fn skinned_vertices(model: &Model) -> usize {
+/// Skinned vertices of every instance (primitives with influences): what a frame deforms
+/// ([`SkinFrame::frame_vertices`]).
+pub fn skinned_vertices(model: &Model) -> usize {
     let mut n = 0;
     for inst in &model.instances {
         if let Some(mesh) = model.meshes.get(inst.mesh) {

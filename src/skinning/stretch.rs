@@ -87,10 +87,10 @@ pub(crate) struct MixedLanes {
     pub alone: u32,
     /// Bit `l`: lane `l`'s set is stretched.
     stretched: u32,
+    /// Bit `l`: lane `l`'s stretch is uniform.
+    uniform: u32,
     /// Each stretched lane's set.
     sets: [usize; 8],
-    /// Each stretched lane's set flags.
-    flags: [u8; 8],
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -105,8 +105,8 @@ impl MixedLanes {
         }
         if flags != 0 {
             self.stretched |= 1 << l;
+            self.uniform |= u32::from(flags & SET_UNIFORM_STRETCH != 0) << l;
             self.sets[l] = set;
-            self.flags[l] = flags;
         }
         true
     }
@@ -136,7 +136,7 @@ impl Stretches<'_> {
             let v = Vec3A::from(p[l]);
             let nl = if NORMALS { Vec3A::from(n[l]) } else { Vec3A::ZERO };
             (vs[l], ns[l]) = if lanes.stretched & (1 << l) != 0 {
-                let uniform = lanes.flags[l] & SET_UNIFORM_STRETCH != 0;
+                let uniform = lanes.uniform & (1 << l) != 0;
                 self.apply::<K, Fused>(uniform, lanes.sets[l] * K, as_array(&w[l * K..(l + 1) * K]), v, nl)
             } else {
                 (v, nl)

@@ -81,9 +81,9 @@ pub(crate) trait VertexKernel<const K: usize>: Sync + Copy {
     }
 }
 
-/// The vertices of a mixed group of eight ([`VertexKernel::mixed`]) that the group's lanes leave
-/// to the per-vertex formula (bit `l` set: lane `l`), deformed one by one over what the lanes
-/// wrote.
+/// The vertices of a mixed group of (up to) eight ([`VertexKernel::mixed`]) that the group's
+/// lanes leave to the per-vertex formula (bit `l` set: lane `l`), deformed one by one over what
+/// the lanes wrote; also the last few vertices of the mixed walk.
 ///
 /// # Safety
 /// As [`VertexKernel::mixed`].
@@ -525,13 +525,22 @@ fn stream_mixed<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(
             kernel.mixed::<NORMALS>(words, w8, &rest[r.clone()], rn, &mut pos[r], on);
         }
     }
-    for i in whole..n {
-        let nl = if NORMALS { rest_n[i].into() } else { Vec3A::ZERO };
-        let (a, b) = kernel.vertex::<Fused>(s[i], as_array(&w[i * K..(i + 1) * K]), rest[i].into(), nl);
-        pos[i] = a.into();
-        if NORMALS {
-            nrm[i] = b.into();
-        }
+    // The last few, fewer than eight, one by one.
+    let (rn, on): (&[Vec3], &mut [Vec3]) =
+        if NORMALS { (&rest_n[whole..n], &mut nrm[whole..n]) } else { (&[], &mut []) };
+    // SAFETY: as above.
+    unsafe {
+        let tail = (1u32 << (n - whole)) - 1;
+        mixed_alone::<K, F, NORMALS>(
+            &kernel,
+            tail,
+            &s[whole..n],
+            &w[whole * K..n * K],
+            &rest[whole..n],
+            rn,
+            &mut pos[whole..n],
+            on,
+        );
     }
     n
 }
