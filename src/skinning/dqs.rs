@@ -4,10 +4,11 @@
 
 use glam::{Vec3, Vec3A, Vec4};
 
+use super::arith::{blend, cross, inverse_length, recip, Arith, Plain};
 use super::frame::{SkinFrame, SET_EMPTY, SET_UNIFORM_STRETCH};
 use super::lbs::{apply_cols, blend_cols};
 use super::stretch::{Stretches, STRETCHED};
-use super::vertex_pass::{self, blend, cross, inverse_length, recip, Arith, Plain, VertexKernel};
+use super::vertex_pass::{self, VertexKernel};
 use super::DeformedPrimitive;
 use crate::model::Influences;
 

@@ -227,7 +227,7 @@ impl Q8 {
         let (x, y, z, w) = (self.u.x, self.u.y, self.u.z, self.w);
         x.mul(x).add(z.mul(z)).add(y.mul(y).add(w.mul(w)))
     }
-    /// `x + k (w (u × x) + u × (u × x))`: see `vertex_pass::rotate`.
+    /// `x + k (w (u × x) + u × (u × x))`: see `arith::rotate`.
     #[inline(always)]
     pub(crate) fn rotate(self, k: F8, x: V8) -> V8 {
         let a = self.u.cross(x);
@@ -317,7 +317,7 @@ pub(crate) fn blend_cols<const K: usize>(cols: &[[Vec3A; 4]], weights: &[F8; K])
     m
 }
 
-/// Sums products as `vertex_pass::blend4` does: `p[2m+1] + p[2m]`, then a balanced tree.
+/// Sums products as `arith::pairwise` does: `p[2m+1] + p[2m]`, then a balanced tree.
 #[inline(always)]
 pub(crate) fn pairwise<const K: usize>(p: &mut [F8; K]) -> F8 {
     if K == 1 {

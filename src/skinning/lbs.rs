@@ -3,8 +3,9 @@
 
 use glam::{Vec3, Vec3A};
 
+use super::arith::{unit, Arith, Plain};
 use super::frame::{SkinFrame, SET_EMPTY};
-use super::vertex_pass::{self, unit, Arith, Plain, VertexKernel};
+use super::vertex_pass::{self, VertexKernel};
 use super::DeformedPrimitive;
 use crate::model::Influences;
 

@@ -7,6 +7,7 @@
 //! ([`lbs`], [`dqs`], [`sbs`]) then streams each primitive's weights and packed set ids into
 //! caller-owned [`DeformedPrimitive`] buffers, split over rayon's threads.
 
+mod arith;
 pub mod deformer;
 pub mod dqs;
 pub mod frame;

@@ -15,10 +15,11 @@
 
 use glam::{DQuat, DVec3, DVec4, Vec3, Vec3A};
 
+use super::arith::{blend, inverse_length, recip, unit, Arith, Plain};
 use super::frame::{SkinFrame, SET_EMPTY, SET_LBS_FALLBACK, SET_ONE_JOINT, SET_STRETCH, SET_UNIFORM_STRETCH};
 use super::lbs::{apply_cols, blend_cols};
 use super::stretch::Stretches;
-use super::vertex_pass::{self, blend, inverse_length, recip, unit, Arith, Plain, VertexKernel};
+use super::vertex_pass::{self, VertexKernel};
 use super::DeformedPrimitive;
 use crate::model::Influences;
 

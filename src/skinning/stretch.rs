@@ -12,12 +12,14 @@
 use glam::Vec3;
 use glam::{Mat3, Vec3A};
 
+#[cfg(target_arch = "x86_64")]
+use super::arith::Fused;
+use super::arith::{blend, cross, Arith};
 use super::frame::{SET_STRETCH, SET_UNIFORM_STRETCH};
 #[cfg(target_arch = "x86_64")]
 use super::lanes::V8;
 #[cfg(target_arch = "x86_64")]
-use super::vertex_pass::{as_array, Fused};
-use super::vertex_pass::{blend, cross, Arith};
+use super::vertex_pass::as_array;
 
 /// The flags of a stretched set that the fast paths and the lanes evaluate (any other flag
 /// leaves them: an empty set, one joint, the LBS fallback, a far centre).
@@ -71,7 +73,7 @@ impl Stretches<'_> {
             for (m, a) in acc.iter_mut().enumerate() {
                 *a = Vec3A::from((*t.add(m)).col(j)) * w[m];
             }
-            *col = super::vertex_pass::pairwise(&mut acc);
+            *col = super::arith::pairwise(&mut acc);
         }
         out
     }
