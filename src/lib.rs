@@ -15,6 +15,7 @@ pub mod json_header;
 pub mod maths;
 pub mod model;
 pub mod paint;
+pub mod prefetch;
 #[cfg(feature = "gui")]
 pub mod render;
 pub mod rig;

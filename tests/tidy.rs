@@ -1,5 +1,5 @@
 //! Architecture invariants (ARCHITECTURE.md), checked on the source text:
-//! 1. the core (`model`, `rig`, `skinning`, `paint`, `io`, `maths`, `analysis`, `bind`, `canvas`, `thumbnail`, `cli` but its
+//! 1. the core (`model`, `rig`, `skinning`, `paint`, `io`, `maths`, `analysis`, `bind`, `canvas`, `thumbnail`, `prefetch`, `cli` but its
 //!    GUI entry points) never uses egui, eframe, three-d, glow or rfd;
 //! 2. the `gltf` crate appears only in `io/`;
 //! 3. `nalgebra` appears only in `maths/`, `faer` only in `bind/`;
@@ -53,7 +53,17 @@ fn layering_invariants_hold() {
         let name = file.strip_prefix(&src).unwrap().display().to_string();
         let core = matches!(
             module.as_str(),
-            "model" | "rig" | "skinning" | "paint" | "io" | "maths" | "analysis" | "bind" | "canvas" | "thumbnail"
+            "model"
+                | "rig"
+                | "skinning"
+                | "paint"
+                | "io"
+                | "maths"
+                | "analysis"
+                | "bind"
+                | "canvas"
+                | "thumbnail"
+                | "prefetch"
         );
         for krate in gui_crates {
             let hits = mentions(&text, krate);

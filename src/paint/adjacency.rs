@@ -6,6 +6,7 @@
 use glam::Vec3;
 
 use super::grid::{relative_tolerance, PointGrid};
+use crate::prefetch::prefetch;
 
 /// Default weld tolerance as a fraction of the bounding-box diagonal.
 pub const WELD_FRACTION: f32 = 1e-6;
@@ -115,6 +116,22 @@ impl Adjacency {
     pub fn rep_neighbours(&self, rep: u32) -> &[u32] {
         let r = rep as usize;
         &self.neighbours[self.start[r] as usize..self.start[r + 1] as usize]
+    }
+
+    /// Asks the processor to bring group `rep`'s neighbour list into cache ahead of its
+    /// [`Adjacency::rep_neighbours`] (a hint: no effect on results).
+    #[inline]
+    pub fn prefetch_neighbours(&self, rep: u32) {
+        if let Some(&start) = self.start.get(rep as usize) {
+            prefetch(&self.neighbours, start as usize);
+        }
+    }
+
+    /// Asks the processor to bring where group `rep`'s members are listed into cache ahead of its
+    /// [`Adjacency::group`] (a hint: no effect on results).
+    #[inline]
+    pub fn prefetch_group(&self, rep: u32) {
+        prefetch(&self.group_start, rep as usize);
     }
 
     /// Every vertex of group `rep` (a representative), ascending: [`Adjacency::welded`] without

@@ -21,6 +21,10 @@ use super::topology::ModelTopology;
 use super::weld::{ensure_all_influences, GroupWriter};
 use crate::model::{InfluenceError, Model};
 
+/// How many groups ahead the pass asks for the weights it will read (they are scattered over
+/// the 1M-vertex arrays, one run per ring of a limb).
+const PREFETCH_AHEAD: usize = 8;
+
 /// Why a dab or tool could not run.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum PaintError {
@@ -236,7 +240,10 @@ fn run_pass(
     // Every group's weights before the pass, in one array.
     let mut old_pairs = Vec::with_capacity(amounts.len() * 4);
     let mut old_ends = Vec::with_capacity(amounts.len());
-    for &(g, _) in amounts {
+    for (i, &(g, _)) in amounts.iter().enumerate() {
+        if let Some(&(ahead, _)) = amounts.get(i + PREFETCH_AHEAD) {
+            surface.prefetch_weights(model, ahead);
+        }
         surface.append_weights(model, g, &mut old_pairs);
         old_ends.push(old_pairs.len());
     }
@@ -296,7 +303,7 @@ fn run_pass(
             None
         };
         apply_rules(&mut w, rules, held, old);
-        writer.write(model, surface, g, &w, record, &mut changes.copies)?;
+        writer.write(model, surface, g, &w, Some(old), record, &mut changes.copies)?;
     }
     Ok(())
 }
@@ -380,7 +387,10 @@ pub fn apply_surface_dab(
 pub fn group_touched(surface: &ModelSurface, copies: &[(usize, u32)]) -> Vec<TouchedPrimitive> {
     let mut keys: Vec<(usize, usize, u32)> =
         copies.iter().filter_map(|&(k, v)| surface.parts().get(k).map(|p| (p.mesh, p.prim, v))).collect();
-    keys.sort_unstable();
+    // A pass writes its groups in ascending order, so the keys usually come sorted.
+    if !keys.is_sorted() {
+        keys.sort_unstable();
+    }
     keys.dedup();
     TouchedPrimitive::group_sorted(keys)
 }

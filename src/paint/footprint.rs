@@ -8,6 +8,10 @@ use glam::Vec3;
 use super::adjacency::Adjacency;
 use super::pick::Hit;
 use super::surface::{bounded_distances, SurfaceScratch};
+use crate::prefetch::prefetch;
+
+/// How many reached groups ahead the front-face test asks for members and normals.
+const PREFETCH_AHEAD: usize = 8;
 
 /// Where the viewer is, for the front-face test.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -97,7 +101,13 @@ pub fn footprint(
             (true, Some(view)) if normals.len() == positions.len() => Some(view),
             _ => None,
         };
-        for &(rep, d) in &reached {
+        for (i, &(rep, d)) in reached.iter().enumerate() {
+            // The walk visited the groups in order of distance, scattered over the arrays: ask
+            // for a later group's members and normal while this one is tested.
+            if let Some(&(ahead, _)) = reached.get(i + PREFETCH_AHEAD) {
+                adjacency.prefetch_group(ahead);
+                prefetch(normals, ahead as usize);
+            }
             for &v in adjacency.group(rep) {
                 let keep = facing.is_none_or(|view| view.faces(positions[v as usize], normals[v as usize]));
                 if keep {

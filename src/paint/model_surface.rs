@@ -224,6 +224,18 @@ impl ModelSurface {
         out.len() - before
     }
 
+    /// Asks the processor to bring surface vertex `g`'s influences into cache ahead of
+    /// [`ModelSurface::append_weights`] (a hint: no effect on results).
+    #[inline]
+    pub fn prefetch_weights(&self, model: &Model, g: u32) {
+        let Some((k, v)) = self.locate(g) else { return };
+        let part = &self.parts[k];
+        let prim = model.meshes.get(part.mesh).and_then(|m| m.primitives.get(part.prim));
+        if let Some(inf) = prim.and_then(|p| p.influences.as_ref()) {
+            inf.prefetch(v as usize);
+        }
+    }
+
     /// Surface positions of the deformed buffers `deformed[instance][prim]` into `out` (rest
     /// positions where a buffer is missing or stale), and likewise their normals into `normals`.
     pub fn gather_deformed(

@@ -89,7 +89,11 @@ pub fn bounded_distances(
         let p = positions[v as usize];
         for &u in adjacency.rep_neighbours(v) {
             let du = d + positions[u as usize].distance(p);
-            if du <= radius && du < scratch.get(u) {
+            let known = scratch.get(u);
+            if du <= radius && du < known {
+                if known == f32::INFINITY {
+                    adjacency.prefetch_neighbours(u);
+                }
                 scratch.relax(u, du);
             }
         }

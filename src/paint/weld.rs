@@ -69,7 +69,7 @@ pub fn write_group(
     record: &mut StrokeRecord,
     changed: &mut Vec<(usize, u32)>,
 ) -> Result<usize, PaintError> {
-    GroupWriter::default().write(model, surface, g, pairs, record, changed)
+    GroupWriter::default().write(model, surface, g, pairs, None, record, changed)
 }
 
 /// [`write_group`] with its buffers kept from group to group (a dab writes thousands of groups):
@@ -85,13 +85,16 @@ pub struct GroupWriter {
 }
 
 impl GroupWriter {
-    /// See [`write_group`].
+    /// See [`write_group`]. `stored`, when given, is what [`ModelSurface::append_weights`] gives
+    /// for `g` itself now (a pass that read it already spares the second read).
+    #[allow(clippy::too_many_arguments)]
     pub fn write(
         &mut self,
         model: &mut Model,
         surface: &ModelSurface,
         g: u32,
         pairs: &[(u16, f32)],
+        stored: Option<&[(u16, f32)]>,
         record: &mut StrokeRecord,
         changed: &mut Vec<(usize, u32)>,
     ) -> Result<usize, PaintError> {
@@ -117,7 +120,12 @@ impl GroupWriter {
                 continue;
             }
             self.stored.clear();
-            surface.append_weights(model, m, &mut self.stored);
+            match stored {
+                Some(known) if m == g => self.stored.extend_from_slice(known),
+                _ => {
+                    surface.append_weights(model, m, &mut self.stored);
+                }
+            }
             if self.same_as_wanted() {
                 continue;
             }
