@@ -7,7 +7,7 @@ use crate::model::Model;
 use crate::rig::Pose;
 use crate::skinning::deformer::skinned_vertices;
 use crate::skinning::frame::{SET_ONE_JOINT, SET_STRETCH, SET_UNIFORM_STRETCH};
-use crate::skinning::{lbs, Deformer, SkinningMethod};
+use crate::skinning::{dqs, lbs, Deformer, SkinningMethod};
 
 /// Where each skinned vertex goes in the AVX2+FMA pass.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -15,8 +15,9 @@ pub struct LaneBreakdown {
     /// Skinned vertices with influences.
     pub total: usize,
     /// Vertices in aligned runs of eight consecutive vertices (file order) sharing a packed set
-    /// word: the set's tables broadcast in the lanes (DQS, SBS; LBS from
-    /// [`lbs::MIXED_FROM`] vertices with normals).
+    /// word: the set's tables broadcast in the lanes (in frames from [`dqs::MIXED_FROM`]
+    /// skinned vertices for DQS and SBS, from [`lbs::MIXED_FROM`] for LBS; DQS and SBS always
+    /// without normals).
     pub contiguous: usize,
     /// Vertices in the other whole groups of eight consecutive vertices: each vertex's blend on
     /// its own, the rest in the lanes (the same methods).
@@ -25,8 +26,10 @@ pub struct LaneBreakdown {
     pub tail: usize,
     /// Vertices of primitives with normals in a frame below [`lbs::MIXED_FROM`] skinned vertices
     /// (LBS takes these through the lane-order windows, as continuous SBS takes every primitive
-    /// with normals).
+    /// with normals, and DQS and SBS in frames below [`dqs::MIXED_FROM`]).
     pub windowed: usize,
+    /// Skinned vertices of the whole frame (every instance), which choose the layout.
+    pub frame_vertices: usize,
     /// Of those, vertices in lane groups (eight sharing a packed set word within a window).
     pub grouped: usize,
     /// Vertices without influence (never moved).
@@ -52,6 +55,7 @@ impl LaneBreakdown {
             d.prepare(model, pose, m);
         }
         let frame_vertices = skinned_vertices(model);
+        out.frame_vertices = frame_vertices;
         for inst in &model.instances {
             let flags = |d: &Deformer, set: usize| d.skin_frame(inst.skin).flags.get(set).copied().unwrap_or(0);
             for prim in &model.meshes[inst.mesh].primitives {
@@ -105,10 +109,14 @@ impl LaneBreakdown {
                 pct(self.tail)
             ),
             format!(
-                "  lbs: so with normals in frames from {}k skinned vertices; below, {:.1}% of the vertices in windows, \
-                 {:.1}% of them in groups of eight sharing a set word within {WINDOW}-vertex windows; without normals \
-                 one by one",
+                "  runs and mixed groups with normals: lbs in frames from {}k skinned vertices, dqs and sbs from {}k \
+                 (this frame: {}k, so dqs and sbs take {}); below, lane-order windows: {:.1}% of the vertices in \
+                 windows, {:.1}% of them in groups of eight sharing a set word within {WINDOW}-vertex windows; without \
+                 normals: lbs one by one, dqs and sbs runs and mixed groups",
                 lbs::MIXED_FROM / 1024,
+                dqs::MIXED_FROM / 1024,
+                self.frame_vertices.div_ceil(1024),
+                if self.frame_vertices >= dqs::MIXED_FROM { "runs and mixed groups" } else { "windows" },
                 pct(self.windowed),
                 100.0 * self.grouped as f64 / self.windowed.max(1) as f64
             ),

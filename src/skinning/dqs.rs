@@ -40,6 +40,15 @@ fn apply<M: Arith>(real: Vec4, dual: Vec4, vs: Vec3A, ns: Vec3A) -> (Vec3A, Vec3
     (p + translation, n * inv_n)
 }
 
+/// DQS and SBS primitives with normals take the mixed groups of eight in the AVX2+FMA pass once
+/// the frame deforms this many skinned vertices, else the lane-order windows (as LBS, from far
+/// fewer vertices). Below it the frame stays in the first caches, where the windows' lanes
+/// sharing one set's tables cost less than blending each vertex's tables alone and transposing
+/// them; above it the windows' scattered accesses cost more (2 threads, pass medians, SBS:
+/// as-is Stegosaurus, 4,590 vertices, 0.022 against 0.028 ms; Knight, 3,716, 0.013 against
+/// 0.013–0.014; densified CesiumMan at 7k and 12k about equal, at 25k 0.068 against 0.057 ms).
+pub const MIXED_FROM: usize = 8 * 1024;
+
 impl<const K: usize> VertexKernel<K> for Dqs<'_> {
     #[inline(always)]
     fn vertex<M: Arith>(&self, word: u32, w: &[f32; K], p: Vec3A, n: Vec3A) -> (Vec3A, Vec3A) {
@@ -68,9 +77,8 @@ impl<const K: usize> VertexKernel<K> for Dqs<'_> {
         self.lanes_impl::<K>(word, w, p, n, op, on)
     }
 
-    /// In cache and out of it (1M vertices): fewer instructions than the windows' shared-set
-    /// lanes once their gathers, scatters and weight transposes are counted.
-    const MIXED_FROM: usize = 0;
+    /// See [`MIXED_FROM`].
+    const MIXED_FROM: usize = MIXED_FROM;
     const MIXED_WITHOUT_NORMALS: bool = true;
 
     #[cfg(target_arch = "x86_64")]

@@ -70,7 +70,7 @@ impl<const K: usize> VertexKernel<K> for Sbs<'_> {
     }
 
     /// As DQS's.
-    const MIXED_FROM: usize = 0;
+    const MIXED_FROM: usize = super::dqs::MIXED_FROM;
     const MIXED_WITHOUT_NORMALS: bool = true;
 
     #[cfg(target_arch = "x86_64")]
