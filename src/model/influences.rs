@@ -129,6 +129,23 @@ impl VertexSnapshot {
     pub fn weights(&self) -> &[f32; MAX_SLOTS] {
         &self.weights
     }
+
+    /// The weights up to the last one that is not `+0.0` (the rest are padding, or stored zeros
+    /// that [`VertexSnapshot::from_parts`] gives back bit for bit).
+    #[must_use]
+    pub fn significant_weights(&self) -> &[f32] {
+        let len = self.weights.iter().rposition(|w| w.to_bits() != 0).map_or(0, |i| i + 1);
+        &self.weights[..len]
+    }
+
+    /// The snapshot of set word `word` and `weights` (at most [`MAX_SLOTS`]; zeros after them).
+    #[must_use]
+    pub fn from_parts(word: u32, weights: &[f32]) -> Self {
+        let mut padded = [0.0; MAX_SLOTS];
+        let n = weights.len().min(MAX_SLOTS);
+        padded[..n].copy_from_slice(&weights[..n]);
+        Self { word, weights: padded }
+    }
 }
 
 /// Influences of every vertex of one primitive (see the module docs for the layout).

@@ -9,8 +9,9 @@ use super::grid::IntegerMap;
 use crate::model::influences::VertexSnapshot;
 use crate::model::{Influences, Model};
 
-/// One touched vertex: where it is and its states before and after.
-#[derive(Clone, Debug, PartialEq)]
+/// One touched vertex: where it is and its states before and after ([`StrokeRecord::before`],
+/// [`StrokeRecord::after`]).
+#[derive(Clone, Debug)]
 pub struct StrokeEntry {
     /// Mesh index.
     pub mesh: usize,
@@ -19,9 +20,19 @@ pub struct StrokeEntry {
     /// Vertex index within the primitive.
     pub vertex: u32,
     /// State before the stroke.
-    pub before: VertexSnapshot,
+    before: Pooled,
     /// State after the stroke's last change.
-    pub after: VertexSnapshot,
+    after: Pooled,
+}
+
+/// A recorded vertex state: its packed set word and `len` weights from `at` in the record's
+/// weight pool (only the significant weights: a 4-slot skin's vertex costs 16 bytes, not the
+/// 64 of a full [`VertexSnapshot`]; a 1M-vertex tool run keeps its record at a third).
+#[derive(Clone, Copy, Debug)]
+struct Pooled {
+    word: u32,
+    at: u32,
+    len: u8,
 }
 
 /// Vertices of one primitive that an undo, redo or stroke changed.
@@ -58,6 +69,8 @@ pub struct StrokeRecord {
     /// The entry of each recorded `(mesh, primitive, vertex)`: a hash map, so that a dab's cost
     /// does not grow with the mesh.
     index: IntegerMap<(usize, usize, u32), u32>,
+    /// The recorded states' weights ([`Pooled`]).
+    weights: Vec<f32>,
 }
 
 impl StrokeRecord {
@@ -95,19 +108,52 @@ impl StrokeRecord {
     /// already recorded keeps its first `before` and takes the new `after`.
     pub fn record(&mut self, mesh: usize, prim: usize, vertex: u32, before: VertexSnapshot, after: VertexSnapshot) {
         match self.index.entry((mesh, prim, vertex)) {
-            Entry::Occupied(e) => self.entries[*e.get() as usize].after = after,
+            Entry::Occupied(e) => {
+                let i = *e.get() as usize;
+                let old = self.entries[i].after;
+                let new = after.significant_weights();
+                // The new state reuses the old one's room when it fits (it does unless the
+                // skin's slots grew in between).
+                let after = if new.len() <= usize::from(old.len) {
+                    let at = old.at as usize;
+                    self.weights[at..at + new.len()].copy_from_slice(new);
+                    Pooled { word: after.word(), at: old.at, len: new.len() as u8 }
+                } else {
+                    pool(&mut self.weights, &after)
+                };
+                self.entries[i].after = after;
+            }
             Entry::Vacant(e) => {
                 e.insert(self.entries.len() as u32);
+                let before = pool(&mut self.weights, &before);
+                let after = pool(&mut self.weights, &after);
                 self.entries.push(StrokeEntry { mesh, prim, vertex, before, after });
             }
         }
+    }
+
+    /// The state of entry `e` (of this record) before the stroke.
+    #[must_use]
+    pub fn before(&self, e: &StrokeEntry) -> VertexSnapshot {
+        self.snapshot(e.before)
+    }
+
+    /// The state of entry `e` (of this record) after the stroke.
+    #[must_use]
+    pub fn after(&self, e: &StrokeEntry) -> VertexSnapshot {
+        self.snapshot(e.after)
+    }
+
+    fn snapshot(&self, s: Pooled) -> VertexSnapshot {
+        let at = s.at as usize;
+        VertexSnapshot::from_parts(s.word, self.weights.get(at..at + usize::from(s.len)).unwrap_or(&[]))
     }
 
     /// Appends another record's changes (e.g. the dabs of one stroke), keeping the first
     /// `before` of each vertex.
     pub fn merge(&mut self, other: &StrokeRecord) {
         for e in &other.entries {
-            self.record(e.mesh, e.prim, e.vertex, e.before, e.after);
+            self.record(e.mesh, e.prim, e.vertex, other.before(e), other.after(e));
         }
     }
 
@@ -115,7 +161,7 @@ impl StrokeRecord {
     pub fn undo(&self, model: &mut Model) -> Vec<TouchedPrimitive> {
         for e in self.entries.iter().rev() {
             if let Some(inf) = influences_mut(model, e.mesh, e.prim, e.vertex) {
-                inf.restore(e.vertex as usize, &e.before);
+                inf.restore(e.vertex as usize, &self.before(e));
             }
         }
         self.touched()
@@ -125,7 +171,7 @@ impl StrokeRecord {
     pub fn redo(&self, model: &mut Model) -> Vec<TouchedPrimitive> {
         for e in &self.entries {
             if let Some(inf) = influences_mut(model, e.mesh, e.prim, e.vertex) {
-                inf.restore(e.vertex as usize, &e.after);
+                inf.restore(e.vertex as usize, &self.after(e));
             }
         }
         self.touched()
@@ -141,7 +187,61 @@ impl StrokeRecord {
     }
 }
 
+/// Appends `s`'s significant weights to `weights`; where they are.
+fn pool(weights: &mut Vec<f32>, s: &VertexSnapshot) -> Pooled {
+    let w = s.significant_weights();
+    let at = weights.len() as u32;
+    weights.extend_from_slice(w);
+    Pooled { word: s.word(), at, len: w.len() as u8 }
+}
+
 fn influences_mut(model: &mut Model, mesh: usize, prim: usize, vertex: u32) -> Option<&mut Influences> {
     let inf = model.meshes.get_mut(mesh)?.primitives.get_mut(prim)?.influences.as_mut()?;
     ((vertex as usize) < inf.len()).then_some(inf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn snap(word: u32, weights: &[f32]) -> VertexSnapshot {
+        VertexSnapshot::from_parts(word, weights)
+    }
+
+    fn bits(s: &VertexSnapshot) -> (u32, Vec<u32>) {
+        (s.word(), s.weights().iter().map(|w| w.to_bits()).collect())
+    }
+
+    #[test]
+    fn pooled_states_come_back_bit_for_bit() {
+        let mut r = StrokeRecord::new("test");
+        let a = snap(7, &[0.5, -0.0, 0.5, 0.0]);
+        let b = snap(9, &[1.0]);
+        let c = snap(11, &[0.25, 0.25, 0.25, 0.25, 0.0, 0.0, 0.0, 1e-30]);
+        let d = snap(3, &[0.0, 0.0]);
+        r.record(0, 1, 5, a, b);
+        r.record(2, 0, 5, b, a);
+        // The same vertex again: the first `before` stays, the `after` follows (growing past its
+        // room, then shrinking back into it).
+        r.record(0, 1, 5, d, c);
+        r.record(0, 1, 5, c, d);
+        r.record(0, 1, 5, d, c);
+        assert_eq!(r.len(), 2);
+        let e = &r.entries()[0];
+        assert_eq!((e.mesh, e.prim, e.vertex), (0, 1, 5));
+        assert_eq!(bits(&r.before(e)), bits(&a));
+        assert_eq!(bits(&r.after(e)), bits(&c));
+        let e = &r.entries()[1];
+        assert_eq!((bits(&r.before(e)), bits(&r.after(e))), (bits(&b), bits(&a)));
+        // Merging keeps the first `before` of each vertex and takes the other's `after`.
+        let mut first = StrokeRecord::new("first");
+        first.record(0, 1, 5, d, b);
+        first.record(4, 0, 0, d, d);
+        first.merge(&r);
+        assert_eq!(first.len(), 3);
+        let e = &first.entries()[0];
+        assert_eq!((bits(&first.before(e)), bits(&first.after(e))), (bits(&d), bits(&c)));
+        let e = &first.entries()[2];
+        assert_eq!((bits(&first.before(e)), bits(&first.after(e))), (bits(&b), bits(&a)));
+    }
 }
