@@ -44,9 +44,10 @@ fn apply<M: Arith>(real: Vec4, dual: Vec4, vs: Vec3A, ns: Vec3A) -> (Vec3A, Vec3
 /// the frame deforms this many skinned vertices, else the lane-order windows (as LBS, from far
 /// fewer vertices). Below it the frame stays in the first caches, where the windows' lanes
 /// sharing one set's tables cost less than blending each vertex's tables alone and transposing
-/// them; above it the windows' scattered accesses cost more (2 threads, pass medians, SBS:
-/// as-is Stegosaurus, 4,590 vertices, 0.022 against 0.028 ms; Knight, 3,716, 0.013 against
-/// 0.013–0.014; densified CesiumMan at 7k and 12k about equal, at 25k 0.068 against 0.057 ms).
+/// them; above it the windows' scattered accesses cost more (2 threads, pass medians, windows
+/// against mixed groups: as-is Stegosaurus, 4,590 vertices, SBS 0.022 against 0.028 ms; Knight,
+/// 3,716, DQS 0.013–0.014 against 0.015; densified CesiumMan at 7k and 12k about equal, at 25k
+/// 0.065–0.068 against 0.056–0.057 ms).
 pub const MIXED_FROM: usize = 8 * 1024;
 
 impl<const K: usize> VertexKernel<K> for Dqs<'_> {
