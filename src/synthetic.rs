@@ -203,7 +203,7 @@ impl SyntheticRig {
 const SET_GROUP: usize = RING;
 
 /// Gives the first skinned primitive of a synthetic rig (from [`SyntheticRig::build`]) at least
-/// `sets` distinct joint sets where it can: group by group of [`SET_GROUP`] consecutive vertices,
+/// `sets` distinct joint sets where it can: group by group of `SET_GROUP` consecutive vertices,
 /// the lowest-weight influence of each vertex of the group moves to one joint chosen by a
 /// deterministic hash of the group (weights unchanged), until the table has `sets` sets. A stand-in
 /// for production rigs, whose painted weights make hundreds to thousands of distinct sets.

@@ -101,7 +101,7 @@ fn remove_stale_temporaries(dir: &Path, name: &str) {
     remove_stale_temporaries_of(dir, &|target| target == name);
 }
 
-/// Like [`remove_stale_temporaries`] for every target name that `is_target` accepts (e.g. every
+/// Like `remove_stale_temporaries` for every target name that `is_target` accepts (e.g. every
 /// content-named buffer of one export destination).
 pub fn remove_stale_temporaries_of(dir: &Path, is_target: &dyn Fn(&str) -> bool) {
     let Ok(entries) = fs::read_dir(dir) else { return };

@@ -14,7 +14,7 @@
 //! - Objects that only the changed data used (old skin accessors, skins nobody uses any more) are
 //!   removed and indices renumbered; every buffer is re-packed into one (the GLB BIN chunk, a data
 //!   URI, or an external `.bin`) and views that lost an accessor are compacted, so no dead bytes
-//!   remain. Files are written through [`StagedFile`]s (both to temporaries, then the
+//!   remain. Files are written through [`StagedFile`](crate::io::atomic_write::StagedFile)s (both to temporaries, then the
 //!   `.bin`, named by its content, before the `.gltf`: the old pair stays complete until the new one is).
 
 use std::collections::{BTreeSet, HashMap};

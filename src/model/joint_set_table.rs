@@ -103,7 +103,7 @@ impl JointSetTable {
     /// Re-pads every set to hold up to `slots` joints (rounded up to a power of two, at most
     /// [`MAX_SLOTS`]), keeping every set id. Does nothing when the table already has that many.
     /// The influences of every primitive using this table must be re-padded the same way
-    /// ([`Influences::grow_slots`]).
+    /// ([`Influences::grow_slots`](crate::model::Influences::grow_slots)).
     pub fn grow_slots(&mut self, slots: usize) {
         let slots = slots.clamp(1, MAX_SLOTS).next_power_of_two();
         if slots <= self.slots {
@@ -122,7 +122,7 @@ impl JointSetTable {
     /// move down by one, and `removed` itself becomes `replacement` (given in the new numbering;
     /// `None` drops it). Rows stay sorted and distinct and every set id is kept, so the stored
     /// words of vertices that did not use `removed` stay valid; vertices that did must be laid out
-    /// again ([`Influences::set_vertex`]). Where two rows end up equal, lookups find the first.
+    /// again ([`Influences::set_vertex`](crate::model::Influences::set_vertex)). Where two rows end up equal, lookups find the first.
     pub fn remove_joint(&mut self, removed: u16, replacement: Option<u16>) {
         let mut index = HashMap::with_capacity(self.index.len());
         for (id, row) in self.members.chunks_exact_mut(self.slots).enumerate() {

@@ -10,7 +10,7 @@
 //!
 //! One dab, as the editor drives it:
 //! 1. [`pick_model`] the ray against every instance's deformed positions → [`Hit`];
-//! 2. [`footprint`] around the hit over the whole [`ModelSurface`] (radius in model units, across
+//! 2. [`footprint()`] around the hit over the whole [`ModelSurface`] (radius in model units, across
 //!    primitives and seams) → [`Touch`]es;
 //! 3. [`apply_surface_dab`] → [`DabOutcome`] (weights written to every weld copy, new joint sets
 //!    interned, undo recorded);

@@ -7,7 +7,7 @@
 //! Only what changed is sent (see [`super::gpu_changes`]): after a brush dab, the byte ranges of
 //! the touched vertices. three-d 0.19's `Mesh::set_positions` compares against the index count on
 //! indexed meshes, and its `VertexBuffer::fill_subset` hands its `offset` to `glBufferSubData`
-//! unscaled, i.e. as a byte offset: uploads go through [`fill_range`], which passes the byte
+//! unscaled, i.e. as a byte offset: uploads go through `fill_range`, which passes the byte
 //! offset of the first vertex (the whole-buffer upload at offset 0 is the same either way; the
 //! headless test `partial_upload_lands_on_its_vertices` in `tests/render.rs` checks a range in
 //! the middle by drawing it).
