@@ -34,3 +34,25 @@ xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" $bin open $models/CesiumMan
 # The sweep panel on Fox's left leg (CC0 mesh; rig CC-BY 4.0 @tomkranis; glTF CC-BY 4.0 AsoboStudio, scurest).
 xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" $bin open $models/Fox.glb --select b_LeftLeg01_015 \
   --sweep twist --compare sbs --screenshot-after-frames 60 screenshots/sweep.png
+# A plain OBJ tube (made here, no normals) given three joints by `skinlab rig`, the edits three
+# Ctrl+clicks make in Rig mode; then bound by bone heat and its middle joint bent 70° (LBS | SBS).
+tube=$(mktemp -d)
+awk 'BEGIN { pi = 3.14159265358979; rings = 40; sides = 24; r = 0.22; len = 2.4; print "o tube"
+  for (i = 0; i <= rings; i++) for (j = 0; j < sides; j++)
+    printf "v %.6f %.6f %.6f\n", len * i / rings, r * cos(2 * pi * j / sides), r * sin(2 * pi * j / sides)
+  printf "v 0 0 0\nv %.6f 0 0\n", len
+  for (i = 0; i < rings; i++) for (j = 0; j < sides; j++) {
+    a = i * sides + j + 1; b = i * sides + (j + 1) % sides + 1
+    printf "f %d %d %d\nf %d %d %d\n", a, a + sides, b, b, a + sides, b + sides }
+  c0 = (rings + 1) * sides + 1
+  for (j = 0; j < sides; j++) {
+    printf "f %d %d %d\n", c0, j + 1, (j + 1) % sides + 1
+    printf "f %d %d %d\n", c0 + 1, rings * sides + (j + 1) % sides + 1, rings * sides + j + 1 } }' > "$tube/tube.obj"
+joints=(--edit "create-skin #0 root 0.2,0,0" --edit "add joint root 1.2,0,0" --edit "add joint.001 joint 2.2,0,0")
+$bin rig "$tube/tube.obj" "${joints[@]}" --out "$tube/tube_joints.glb"
+$bin rig "$tube/tube.obj" "${joints[@]}" --edit bind --out "$tube/tube_bound.glb"
+xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" $bin open "$tube/tube_joints.glb" --rig --select joint.001 \
+  --screenshot-after-frames 5 screenshots/rig.png
+xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" $bin open "$tube/tube_bound.glb" --pose assets/poses/tube_bent.json \
+  --compare sbs --select joint --screenshot-after-frames 5 screenshots/rig_bound_bent.png
+rm -rf "$tube"
