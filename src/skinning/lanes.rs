@@ -11,8 +11,8 @@
 
 use std::arch::x86_64::{
     __m128, __m256, __m256d, _mm256_add_ps, _mm256_and_ps, _mm256_castps256_ps128, _mm256_cmp_ps, _mm256_cvtpd_ps,
-    _mm256_cvtps_pd, _mm256_extractf128_ps, _mm256_fmadd_ps, _mm256_fmsub_ps, _mm256_loadu2_m128, _mm256_mul_ps,
-    _mm256_rcp_ps, _mm256_rsqrt_ps, _mm256_set1_ps, _mm256_set_m128, _mm256_set_ps, _mm256_setzero_ps,
+    _mm256_cvtps_pd, _mm256_extractf128_ps, _mm256_fmadd_ps, _mm256_fmsub_ps, _mm256_loadu2_m128, _mm256_loadu_ps,
+    _mm256_mul_ps, _mm256_rcp_ps, _mm256_rsqrt_ps, _mm256_set1_ps, _mm256_set_m128, _mm256_set_ps, _mm256_setzero_ps,
     _mm256_shuffle_ps, _mm256_storeu2_m128, _mm256_sub_ps, _mm256_unpackhi_ps, _mm256_unpacklo_ps, _mm_loadu_ps,
     _CMP_GT_OQ,
 };
@@ -37,6 +37,11 @@ impl F8 {
     #[inline(always)]
     pub(crate) fn zero() -> Self {
         Self(unsafe { _mm256_setzero_ps() })
+    }
+    /// Lane `l` from `v[l]`.
+    #[inline(always)]
+    pub(crate) fn load(v: &[f32; 8]) -> Self {
+        Self(unsafe { _mm256_loadu_ps(v.as_ptr()) })
     }
     #[inline(always)]
     pub(crate) fn add(self, o: Self) -> Self {

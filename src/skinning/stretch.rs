@@ -17,7 +17,7 @@ use super::arith::Fused;
 use super::arith::{blend, cross, Arith};
 use super::frame::{SET_STRETCH, SET_UNIFORM_STRETCH};
 #[cfg(target_arch = "x86_64")]
-use super::lanes::V8;
+use super::lanes::{F8, V8};
 #[cfg(target_arch = "x86_64")]
 use super::vertex_pass::as_array;
 
@@ -132,6 +132,18 @@ impl Stretches<'_> {
     ) -> (V8, V8) {
         if lanes.stretched == 0 {
             return (V8::load(p), if NORMALS { V8::load(n) } else { V8::zero() });
+        }
+        if lanes.stretched == lanes.uniform {
+            // Every stretched lane is uniform: `v_s = (Σ w_j s_j) v` and `n_s = n` (as `apply`),
+            // the scales blended lane by lane and the positions scaled in the lanes (the others
+            // by 1, which keeps every bit). No closure: it would be compiled without AVX.
+            let mut scale = [1.0f32; 8];
+            for (l, s) in scale.iter_mut().enumerate() {
+                if lanes.uniform & (1 << l) != 0 {
+                    *s = blend::<K, f32>(self.scales, lanes.sets[l] * K, as_array(&w[l * K..(l + 1) * K]));
+                }
+            }
+            return (V8::load(p).scale(F8::load(&scale)), if NORMALS { V8::load(n) } else { V8::zero() });
         }
         let (mut vs, mut ns) = ([Vec3A::ZERO; 8], [Vec3A::ZERO; 8]);
         for l in 0..8 {
