@@ -2,6 +2,11 @@
 //! before they are read (a surface walk discovers a vertex long before it visits it, a dab lists
 //! its groups before it writes them). A hint never changes a result.
 
+/// How many items ahead a walk over a list it already holds (a dab's groups, a footprint's
+/// reached groups) asks for the data of: far enough for the line to arrive, near enough to stay
+/// in the first cache.
+pub const AHEAD: usize = 8;
+
 /// Asks the processor to bring the cache line holding `items[index]` into every cache level;
 /// nothing when `index` is out of range or off x86-64.
 #[inline]

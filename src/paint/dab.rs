@@ -21,10 +21,6 @@ use super::topology::ModelTopology;
 use super::weld::{ensure_all_influences, GroupWriter};
 use crate::model::{InfluenceError, Model};
 
-/// How many groups ahead the pass asks for the weights it will read (they are scattered over
-/// the 1M-vertex arrays, one run per ring of a limb).
-const PREFETCH_AHEAD: usize = 8;
-
 /// Why a dab or tool could not run.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum PaintError {
@@ -241,7 +237,8 @@ fn run_pass(
     let mut old_pairs = Vec::with_capacity(amounts.len() * 4);
     let mut old_ends = Vec::with_capacity(amounts.len());
     for (i, &(g, _)) in amounts.iter().enumerate() {
-        if let Some(&(ahead, _)) = amounts.get(i + PREFETCH_AHEAD) {
+        // The groups' weights are scattered over the 1M-vertex arrays (a run per ring of a limb).
+        if let Some(&(ahead, _)) = amounts.get(i + crate::prefetch::AHEAD) {
             surface.prefetch_weights(model, ahead);
         }
         surface.append_weights(model, g, &mut old_pairs);

@@ -8,10 +8,7 @@ use glam::Vec3;
 use super::adjacency::Adjacency;
 use super::pick::Hit;
 use super::surface::{bounded_distances, SurfaceScratch};
-use crate::prefetch::prefetch;
-
-/// How many reached groups ahead the front-face test asks for members and normals.
-const PREFETCH_AHEAD: usize = 8;
+use crate::prefetch::{prefetch, AHEAD};
 
 /// Where the viewer is, for the front-face test.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -104,7 +101,7 @@ pub fn footprint(
         for (i, &(rep, d)) in reached.iter().enumerate() {
             // The walk visited the groups in order of distance, scattered over the arrays: ask
             // for a later group's members and normal while this one is tested.
-            if let Some(&(ahead, _)) = reached.get(i + PREFETCH_AHEAD) {
+            if let Some(&(ahead, _)) = reached.get(i + AHEAD) {
                 adjacency.prefetch_group(ahead);
                 prefetch(normals, ahead as usize);
             }

@@ -26,8 +26,8 @@ pub struct StrokeEntry {
 }
 
 /// A recorded vertex state: its packed set word and `len` weights from `at` in the record's
-/// weight pool (only the significant weights: a 4-slot skin's vertex costs 16 bytes, not the
-/// 64 of a full [`VertexSnapshot`]; a 1M-vertex tool run keeps its record at a third).
+/// weight pool (only the significant weights: 16 bytes for a 4-slot skin, where a full
+/// [`VertexSnapshot`] holds 64; a 1M-vertex tool run's record takes half the memory it did).
 #[derive(Clone, Copy, Debug)]
 struct Pooled {
     word: u32,
