@@ -384,10 +384,7 @@ pub fn apply_surface_dab(
 pub fn group_touched(surface: &ModelSurface, copies: &[(usize, u32)]) -> Vec<TouchedPrimitive> {
     let mut keys: Vec<(usize, usize, u32)> =
         copies.iter().filter_map(|&(k, v)| surface.parts().get(k).map(|p| (p.mesh, p.prim, v))).collect();
-    // A pass writes its groups in ascending order, so the keys usually come sorted.
-    if !keys.is_sorted() {
-        keys.sort_unstable();
-    }
+    keys.sort_unstable();
     keys.dedup();
     TouchedPrimitive::group_sorted(keys)
 }

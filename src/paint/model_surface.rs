@@ -12,7 +12,7 @@ use glam::Vec3;
 use super::adjacency::Adjacency;
 use super::grid::relative_tolerance;
 use super::normalize::WeightRules;
-use crate::model::Model;
+use crate::model::{Influences, Model};
 
 /// Marks a surface joint that a skin does not have.
 pub const NO_JOINT: u16 = u16::MAX;
@@ -208,19 +208,11 @@ impl ModelSurface {
     /// [`ModelSurface::weights`] appended to `out` (no allocation once `out` has room); returns
     /// how many pairs were appended.
     pub fn append_weights(&self, model: &Model, g: u32, out: &mut Vec<(u16, f32)>) -> usize {
-        let Some((k, v)) = self.locate(g) else { return 0 };
-        let part = &self.parts[k];
-        let (Some(skin), Some(prim)) =
-            (model.skins.get(part.skin), model.meshes.get(part.mesh).and_then(|m| m.primitives.get(part.prim)))
-        else {
-            return 0;
-        };
-        let Some(inf) = prim.influences.as_ref().filter(|inf| (v as usize) < inf.len()) else { return 0 };
+        let Some((part, inf, v)) = self.vertex_influences(model, g) else { return 0 };
+        let Some(skin) = model.skins.get(part.skin) else { return 0 };
         let map = &self.to_surface[part.skin];
         let before = out.len();
-        out.extend(
-            inf.vertex(v as usize, &skin.sets).map(|(j, w)| (map.get(j as usize).copied().unwrap_or(NO_JOINT), w)),
-        );
+        out.extend(inf.vertex(v, &skin.sets).map(|(j, w)| (map.get(j as usize).copied().unwrap_or(NO_JOINT), w)));
         out.len() - before
     }
 
@@ -228,12 +220,18 @@ impl ModelSurface {
     /// [`ModelSurface::append_weights`] (a hint: no effect on results).
     #[inline]
     pub fn prefetch_weights(&self, model: &Model, g: u32) {
-        let Some((k, v)) = self.locate(g) else { return };
-        let part = &self.parts[k];
-        let prim = model.meshes.get(part.mesh).and_then(|m| m.primitives.get(part.prim));
-        if let Some(inf) = prim.and_then(|p| p.influences.as_ref()) {
-            inf.prefetch(v as usize);
+        if let Some((_, inf, v)) = self.vertex_influences(model, g) {
+            inf.prefetch(v);
         }
+    }
+
+    /// Surface vertex `g`'s part, its primitive's influences and its index in them.
+    fn vertex_influences<'m>(&self, model: &'m Model, g: u32) -> Option<(&SurfacePart, &'m Influences, usize)> {
+        let (k, v) = self.locate(g)?;
+        let part = &self.parts[k];
+        let prim = model.meshes.get(part.mesh)?.primitives.get(part.prim)?;
+        let inf = prim.influences.as_ref().filter(|inf| (v as usize) < inf.len())?;
+        Some((part, inf, v as usize))
     }
 
     /// Surface positions of the deformed buffers `deformed[instance][prim]` into `out` (rest
