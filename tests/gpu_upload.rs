@@ -142,3 +142,26 @@ fn a_new_pose_uploads_every_position_and_normal_once() {
     assert_eq!(after[0] - start[0], vertices * DEFORMED_BYTES);
     assert_eq!(after[1], start[1]);
 }
+
+#[test]
+fn a_skeleton_edit_keeps_the_gpu_meshes_and_sends_only_the_new_deformation() {
+    let gl = Headless::new().expect("Mesa EGL");
+    let mut s = painting_state();
+    s.apply(Command::SetMode(Mode::Rig));
+    s.apply(Command::SetSplit(false));
+    s.refresh();
+    let mut viewport = Viewport::default();
+    viewport.sync_gpu(Some(gl.gl()), &mut s);
+    let vertices = s.model.meshes[0].primitives[0].positions.len() as u64;
+    let start = viewport.uploaded_bytes();
+    assert_eq!(start[0], vertices * (DEFORMED_BYTES + COLOUR_BYTES), "a new scene is filled whole");
+    for step in 1..=3 {
+        let to = s.model_from_node[ELBOW].w_axis.truncate() + glam::DVec3::new(0.0, 0.01, 0.0);
+        s.apply(Command::MoveJoint { node: ELBOW, position: to, gesture: Some(7) });
+        s.refresh();
+        viewport.sync_gpu(Some(gl.gl()), &mut s);
+        // The meshes stay: each frame of the drag sends the positions and normals, nothing else
+        // (a scene built again would have counted its whole first fill, colours included).
+        assert_eq!(viewport.uploaded_bytes()[0], start[0] + step * vertices * DEFORMED_BYTES, "frame {step}");
+    }
+}

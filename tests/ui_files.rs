@@ -264,3 +264,29 @@ fn restoring_unsaved_work_is_one_undo_step() {
     assert_eq!(weights(&s), painted);
     assert_eq!(s.pose.overrides.get(&2).and_then(|o| o.rotation), Some(rotation));
 }
+
+#[test]
+fn skeleton_edits_do_not_rewrite_the_recent_file_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, state) = arm_in(dir.path());
+    let config = dir.path().join("config");
+    let dirs = skinlab::io::UserDirs { config: Some(config.clone()), data: None };
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1200.0, 760.0))
+        .build_eframe(move |_cc| SkinlabApp::new(state, Box::new(Scripted::default())).with_user_dirs(&dirs));
+    h.run();
+    let list = config.join("recent.txt");
+    assert!(std::fs::read_to_string(&list).unwrap().contains("arm.glb"), "the opened model is listed");
+    std::fs::remove_file(&list).unwrap();
+    // Every frame of a joint drag edits the model; none of them is a newly opened file.
+    h.state_mut().state.apply(skinlab::app::command::Command::SetMode(Mode::Rig));
+    for step in 1..=3 {
+        let s = &mut h.state_mut().state;
+        let to = s.model_from_node[2].w_axis.truncate() + glam::DVec3::new(0.0, 0.01 * f64::from(step), 0.0);
+        s.apply(skinlab::app::command::Command::MoveJoint { node: 2, position: to, gesture: Some(3) });
+        h.run();
+    }
+    assert!(h.state().state.model_rev > 1);
+    assert!(!list.exists(), "a skeleton edit wrote the recent-file list again");
+    assert_eq!(h.state().files.recent.items()[0], path.canonicalize().unwrap());
+}

@@ -130,15 +130,17 @@ impl Files {
         }
     }
 
-    /// Adds newly opened and saved files to the recent list (call after the commands ran).
+    /// Adds newly opened and saved files to the recent list (call after the commands ran). A new
+    /// model is told by `geometry_rev`: edits of the open one (every frame of a joint drag bumps
+    /// `model_rev`) write nothing.
     pub fn note(&mut self, state: &mut EditorState) {
-        let now = (state.model_rev, state.save_path.clone());
+        let now = (state.geometry_rev, state.save_path.clone());
         if now == self.seen {
             return;
         }
         let (old_rev, old_save) = std::mem::replace(&mut self.seen, now);
         let mut added = Vec::new();
-        if old_rev != state.model_rev {
+        if old_rev != state.geometry_rev {
             added.extend(state.model_path.clone());
         }
         if old_save != state.save_path {

@@ -2,16 +2,36 @@
 //! pose every frame (the same joint motion as `skinlab bench`, `synthetic::animate`), timed per
 //! stage by [`super::frame_times`]; after two warm-up frames and N timed ones, the per-stage
 //! medians and the time to the first drawn frame become the report, and the window closes.
+//!
+//! In Rig mode with a joint selected (`--rig --select JOINT`), each frame instead moves that
+//! joint's bind position a step along a small circle, as one gizmo drag does (one gesture): the
+//! frames of a skeleton edit, where the model itself changes every frame.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use glam::DVec3;
+
+use super::command::Command;
 use super::frame_times::FrameTimes;
-use super::state::EditorState;
+use super::state::{EditorState, Mode};
 use crate::rig::Pose;
 
 /// Frames drawn before the timed ones (shader compilation, first uploads).
 pub const WARM_UP: usize = 2;
+
+/// The gesture id of the benchmark's joint drag (any id the pointer's drags do not take first).
+const DRAG_GESTURE: u64 = u64::MAX;
+
+/// A joint drag driven by the benchmark: where the joint started and the circle it follows.
+#[derive(Clone, Copy, Debug)]
+struct JointDrag {
+    node: usize,
+    /// The joint's bind position at the start (model space); `None` until the first step.
+    start: Option<DVec3>,
+    /// The circle's radius: 1 % of the model's diagonal.
+    radius: f64,
+}
 
 /// A frame benchmark in progress.
 #[derive(Debug)]
@@ -22,6 +42,7 @@ pub struct FrameBench {
     pose: Pose,
     header: String,
     report: Arc<Mutex<Option<String>>>,
+    drag: Option<JointDrag>,
 }
 
 impl FrameBench {
@@ -30,9 +51,17 @@ impl FrameBench {
     #[must_use]
     pub fn new(frames: usize, started: Instant, state: &EditorState) -> Self {
         let methods: Vec<&str> = state.shown_methods().iter().map(|m| m.name()).collect();
+        let drag = state.selected.filter(|_| state.mode == Mode::Rig).map(|node| {
+            let (lo, hi) = state.model_bounds;
+            JointDrag { node, start: None, radius: 0.01 * f64::from((hi - lo).length().max(1e-3)) }
+        });
+        let motion = match drag {
+            Some(d) => format!("dragging joint {}'s bind position", state.model.nodes.key(d.node)),
+            None => "a changing pose".to_owned(),
+        };
         let header = format!(
-            "editor frames: {} ({} vertices), {} view ({}), mode {}, {} timed frames after {WARM_UP} warm-up, \
-             {} threads",
+            "editor frames: {} ({} vertices), {} view ({}), mode {}, {motion}, {} timed frames after {WARM_UP} \
+             warm-up, {} threads",
             state.model_name,
             state.stats.vertices,
             if state.split { "split" } else { "single" },
@@ -41,7 +70,15 @@ impl FrameBench {
             frames.max(1),
             rayon::current_num_threads(),
         );
-        Self { frames: frames.max(1), step: 0, started, pose: Pose::rest(), header, report: Arc::new(Mutex::new(None)) }
+        Self {
+            frames: frames.max(1),
+            step: 0,
+            started,
+            pose: Pose::rest(),
+            header,
+            report: Arc::new(Mutex::new(None)),
+            drag,
+        }
     }
 
     /// Where the report appears once the benchmark is done.
@@ -67,8 +104,20 @@ impl FrameBench {
             }
             return true;
         }
-        crate::synthetic::animate(&state.model, self.step, &mut self.pose);
-        state.show_pose(self.pose.clone());
+        match &mut self.drag {
+            Some(drag) => {
+                let start = *drag.start.get_or_insert_with(|| {
+                    state.model_from_node.get(drag.node).map_or(DVec3::ZERO, |m| m.w_axis.truncate())
+                });
+                let angle = self.step as f64 * 0.2;
+                let position = start + drag.radius * DVec3::new(angle.cos() - 1.0, angle.sin(), 0.0);
+                state.apply(Command::MoveJoint { node: drag.node, position, gesture: Some(DRAG_GESTURE) });
+            }
+            None => {
+                crate::synthetic::animate(&state.model, self.step, &mut self.pose);
+                state.show_pose(self.pose.clone());
+            }
+        }
         self.step += 1;
         false
     }

@@ -88,6 +88,10 @@ pub struct EditorState {
     pub model_name: String,
     /// Bumped whenever `model` is replaced.
     pub model_rev: u64,
+    /// Bumped when a new model is loaded, so its meshes (positions, triangles, normals, texture
+    /// coordinates) replace the old ones; skeleton, weight and clip edits, which keep the meshes,
+    /// change `model_rev` only.
+    pub geometry_rev: u64,
     /// The model's box as first shown (posed, model space): places the grid, sizes the joints.
     pub model_bounds: (Vec3, Vec3),
     /// The current pose.
@@ -187,8 +191,9 @@ pub struct EditorState {
     touches: Vec<Touch>,
     deformer: Deformer,
     deformer_right: Deformer,
-    /// The model revision whose shading normals both deformers hold.
-    shading_rev: Option<u64>,
+    /// The geometry revision, and which primitives had weights, that both deformers' shading
+    /// normals were computed for.
+    shading_of: Option<(u64, Vec<bool>)>,
     dirty: bool,
     /// Width / height of the whole viewport (both panels in split view).
     aspect: f32,
@@ -205,6 +210,7 @@ impl EditorState {
             model: Arc::new(Model::default()),
             model_name: String::new(),
             model_rev: 0,
+            geometry_rev: 0,
             model_bounds: (Vec3::ZERO, Vec3::ONE),
             pose: Pose::rest(),
             history: History::default(),
@@ -259,7 +265,7 @@ impl EditorState {
             touches: Vec::new(),
             deformer: Deformer::new(),
             deformer_right: Deformer::new(),
-            shading_rev: None,
+            shading_of: None,
             dirty: true,
             aspect: 1.6,
             aspect_guessed: true,
@@ -293,6 +299,7 @@ impl EditorState {
         self.paint.locked.clear();
         self.model_name = name.to_owned();
         self.model_rev += 1;
+        self.geometry_rev += 1;
         if background {
             self.start_topology_job();
         }

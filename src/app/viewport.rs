@@ -26,13 +26,16 @@ use super::state::{EditorState, Mode};
 use super::translate_gizmo::TranslateGizmo;
 use crate::io::materials::Looks;
 use crate::render::gpu_changes::{Changed, GpuChanges};
-use crate::render::{OrbitCamera, Scene, ViewOptions};
+use crate::render::{MeshLayout, OrbitCamera, Scene, ViewOptions};
 
 /// What the paint callbacks share with the UI thread.
 #[derive(Default)]
 pub struct GpuShared {
     ctx: Option<three_d::Context>,
     scene: Option<Scene>,
+    /// The state's `geometry_rev` and the model's layout the scene's meshes were built from.
+    scene_meshes: Option<(u64, MeshLayout)>,
+    /// The state's `model_rev` the scene's skeleton was built from.
     scene_model_rev: u64,
     /// Seconds the paint callbacks spent drawing since the UI thread last took them.
     draw_secs: f64,
@@ -98,12 +101,22 @@ impl Viewport {
         }
         let Some(ctx) = g.ctx.clone() else { return };
         if g.scene.is_none() || g.scene_model_rev != s.model_rev {
-            let looks = self.looks_of(s);
-            g.scene = Some(Scene::new(&ctx, &s.model, 2, s.model_bounds, looks.as_deref()));
+            // A skeleton or weight edit keeps the meshes (rebuilding them at 1M vertices took
+            // 130-160 ms a frame of a joint drag): only a new geometry or layout rebuilds them.
+            let meshes = (s.geometry_rev, MeshLayout::of(&s.model));
+            let g = &mut *g;
+            match g.scene.as_mut() {
+                Some(scene) if g.scene_meshes.as_ref() == Some(&meshes) => scene.rebuild_bones(&s.model),
+                _ => {
+                    let looks = self.looks_of(s);
+                    g.scene = Some(Scene::new(&ctx, &s.model, 2, s.model_bounds, looks.as_deref()));
+                    g.scene_meshes = Some(meshes);
+                    self.colour_source = None;
+                    self.right_behind = Changed::Nothing;
+                }
+            }
             g.scene_model_rev = s.model_rev;
             changes = GpuChanges::all();
-            self.colour_source = None;
-            self.right_behind = Changed::Nothing;
         }
         let key = (s.frame_rev, s.selected);
         if self.sent != Some(key) && !changes.any() {

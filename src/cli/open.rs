@@ -53,7 +53,8 @@ pub struct OpenArgs {
     pub recover: bool,
     /// Draw N frames through a changing pose (as `bench` poses the joints), print the median
     /// time of each frame stage (FK and preparation, deformation per panel, colours, upload,
-    /// draw calls, UI) and the time to the first frame, and quit.
+    /// draw calls, UI) and the time to the first frame, and quit. With --rig and --select, the
+    /// frames drag the selected joint's bind position instead (a skeleton edit every frame).
     #[arg(long, value_name = "N", conflicts_with = "screenshot_after_frames")]
     pub bench_frames: Option<usize>,
     /// Draw N frames, save the window as PATH (PNG), and quit.

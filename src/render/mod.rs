@@ -16,4 +16,4 @@ pub mod skinned_mesh;
 pub use camera::{CameraPreset, OrbitCamera};
 pub use headless::Headless;
 pub use picture::{render_picture, Picture, PictureRequest};
-pub use scene::{Scene, ViewOptions};
+pub use scene::{MeshLayout, Scene, ViewOptions};

@@ -42,6 +42,29 @@ impl Default for ViewOptions {
 /// The wireframe's colour (sRGB), multiplied with the surface colour under it.
 const WIRE_COLOUR: Srgba = Srgba { r: 40, g: 40, b: 48, a: 255 };
 
+/// What a scene's surface meshes are built from besides the meshes' own geometry: which mesh
+/// each skinned instance and each rigid node draws. Skeleton and weight edits keep it (the
+/// scene keeps its GPU meshes and rebuilds only its bones); binding a rigid mesh, or a deleted
+/// joint that renumbers the nodes, changes it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MeshLayout {
+    /// `(node, mesh)` per skinned instance, in order.
+    skinned: Vec<(usize, usize)>,
+    /// `(node, mesh)` per rigid instance, in order.
+    rigid: Vec<(usize, usize)>,
+}
+
+impl MeshLayout {
+    /// The layout of `model`'s drawn instances.
+    #[must_use]
+    pub fn of(model: &Model) -> Self {
+        Self {
+            skinned: model.instances.iter().map(|i| (i.node, i.mesh)).collect(),
+            rigid: model.rigid_instances.clone(),
+        }
+    }
+}
+
 /// GPU state for drawing one model in one or more panels.
 pub struct Scene {
     ctx: Context,
@@ -111,6 +134,12 @@ impl Scene {
     /// The meshes of panel `i` (to upload into), if it exists.
     pub fn panel_mut(&mut self, i: usize) -> Option<&mut SkinnedMeshes> {
         self.panels.get_mut(i)
+    }
+
+    /// Rebuilds the skeleton's overlay from `model` after a skeleton edit, keeping the surface
+    /// meshes (the model's [`MeshLayout`] and geometry must be the ones the scene was made from).
+    pub fn rebuild_bones(&mut self, model: &Model) {
+        self.bones = Bones::new(&self.ctx, model);
     }
 
     /// Moves the skeleton to a pose (`model_from_node` per node) and highlights `selected`.

@@ -52,6 +52,12 @@ impl RigState {
     pub fn unsaved_edits(&self) -> usize {
         self.unsaved
     }
+
+    /// Whether a joint drag is open (its edits become one undo step when it ends).
+    #[must_use]
+    pub fn dragging(&self) -> bool {
+        self.open.is_some()
+    }
 }
 
 impl EditorState {
