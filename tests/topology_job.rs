@@ -54,3 +54,55 @@ fn a_small_model_has_its_brush_caches_at_once() {
     assert!(!s.poll_topology());
     assert!(*s.topology() == expected);
 }
+
+#[test]
+fn skeleton_edits_keep_the_welded_surface_and_take_the_new_joints() {
+    let model = paint_rig::cylinder_rig(20, 16, 4, 4);
+    let node = model.skins[0].joints[paint_rig::joint(&model, "seg2.L") as usize];
+    let mut s = EditorState::new(model, "small");
+    s.apply(Command::SetMode(Mode::Rig));
+    s.apply(Command::DeleteJoint(node));
+    let moved = s.model.skins[0].joints[1];
+    let to = s.model_from_node[moved].w_axis.truncate() + glam::DVec3::new(0.05, 0.02, 0.0);
+    s.apply(Command::MoveJoint { node: moved, position: to, gesture: None });
+    s.apply(Command::SetMode(Mode::Paint));
+    s.refresh();
+    let fresh = ModelTopology::new(&s.model);
+    assert_ne!(fresh.surface.joint_nodes().len(), 0);
+    assert!(*s.topology() == fresh, "the caches after the edits differ from a fresh build of the edited model");
+}
+
+#[test]
+fn caches_built_while_the_skeleton_was_edited_take_its_joints() {
+    let model = paint_rig::cylinder_rig(800, 128, 8, 4);
+    let node = model.skins[0].joints[paint_rig::joint(&model, "seg3.L") as usize];
+    let mut s = EditorState::new(model, "cylinder");
+    assert!(s.topology_progress().is_some(), "the caches are built in the background");
+    s.apply(Command::SetMode(Mode::Rig));
+    s.apply(Command::DeleteJoint(node));
+    // A skeleton edit does not wait for the caches.
+    assert!(s.topology_progress().is_some());
+    assert!(s.message.as_ref().is_none_or(|m| !m.text.contains("waited")));
+    // A tool that needs them takes them, with the edited skeleton's joints.
+    s.apply(Command::SetMode(Mode::Paint));
+    s.apply(Command::BeginStroke);
+    s.apply(Command::EndStroke);
+    while s.poll_topology() {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    s.refresh();
+    assert!(*s.topology() == ModelTopology::new(&s.model), "the caches kept the skeleton they were started on");
+}
+
+#[test]
+fn a_newly_skinned_mesh_needs_its_caches_built_again() {
+    let model = paint_rig::cylinder_rig(20, 16, 2, 4);
+    let mut topology = ModelTopology::new(&model);
+    let before = topology.clone();
+    let mut unskinned = model.clone();
+    unskinned.instances.clear();
+    assert!(!topology.rejoint(&unskinned), "a surface without its parts cannot be kept");
+    assert!(topology == before, "a refused rejoint changes nothing");
+    assert!(topology.rejoint(&model));
+    assert!(topology == before);
+}

@@ -27,15 +27,17 @@ pub struct Built {
 /// A running build of the brush caches.
 pub struct TopologyJob {
     model_rev: u64,
+    geometry_rev: u64,
     started: Instant,
     progress: Arc<AtomicU32>,
     handle: JoinHandle<Built>,
 }
 
 impl TopologyJob {
-    /// Starts building the caches of `model` (revision `model_rev`) on a new thread.
+    /// Starts building the caches of `model` (revision `model_rev`, of geometry revision
+    /// `geometry_rev`) on a new thread.
     #[must_use]
-    pub fn start(model: &Arc<Model>, model_rev: u64) -> Self {
+    pub fn start(model: &Arc<Model>, model_rev: u64, geometry_rev: u64) -> Self {
         let progress = Arc::new(AtomicU32::new(0.0f32.to_bits()));
         let (shared, model) = (Arc::clone(&progress), Arc::clone(model));
         let handle = std::thread::spawn(move || {
@@ -47,13 +49,20 @@ impl TopologyJob {
             report(1.0);
             Built { topology, disagreements }
         });
-        Self { model_rev, started: Instant::now(), progress, handle }
+        Self { model_rev, geometry_rev, started: Instant::now(), progress, handle }
     }
 
     /// The model revision the caches are for.
     #[must_use]
     pub fn model_rev(&self) -> u64 {
         self.model_rev
+    }
+
+    /// The geometry revision of the model the caches are built from: while it stays, a skeleton
+    /// edit made meanwhile only needs the caches' joints taken again.
+    #[must_use]
+    pub fn geometry_rev(&self) -> u64 {
+        self.geometry_rev
     }
 
     /// The share done, 0 to 1 (by stage).

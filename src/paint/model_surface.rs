@@ -17,6 +17,69 @@ use crate::model::{Influences, Model};
 /// Marks a surface joint that a skin does not have.
 pub const NO_JOINT: u16 = u16::MAX;
 
+/// The surface's parts: every primitive of every skinned mesh, meshes in order of their first
+/// skinned instance, numbered one after another.
+fn surface_parts(model: &Model) -> Vec<SurfacePart> {
+    let mut parts = Vec::new();
+    let (mut vertices, mut triangles) = (0u32, 0u32);
+    let mut seen = vec![false; model.meshes.len()];
+    for (i, inst) in model.instances.iter().enumerate() {
+        let Some(mesh) = model.meshes.get(inst.mesh) else { continue };
+        if std::mem::replace(&mut seen[inst.mesh], true) {
+            continue;
+        }
+        for (p, prim) in mesh.primitives.iter().enumerate() {
+            parts.push(SurfacePart {
+                instance: i,
+                mesh: inst.mesh,
+                prim: p,
+                skin: inst.skin,
+                first_vertex: vertices,
+                vertices: prim.positions.len() as u32,
+                first_triangle: triangles,
+            });
+            vertices += prim.positions.len() as u32;
+            triangles += prim.triangles.len() as u32;
+        }
+    }
+    parts
+}
+
+/// The surface joints (the union of every skin's joint nodes, in order of first appearance) and,
+/// per skin, its joints' surface joints and the surface joints' skin joints.
+fn joint_maps(model: &Model) -> (Vec<usize>, Vec<Vec<u16>>, Vec<Vec<u16>>) {
+    let mut joint_nodes: Vec<usize> = Vec::new();
+    let to_surface: Vec<Vec<u16>> = model
+        .skins
+        .iter()
+        .map(|skin| {
+            skin.joints
+                .iter()
+                .map(|&node| match joint_nodes.iter().position(|&n| n == node) {
+                    Some(k) => k as u16,
+                    None => {
+                        joint_nodes.push(node);
+                        (joint_nodes.len() - 1) as u16
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let to_skin = to_surface
+        .iter()
+        .map(|map| {
+            let mut back = vec![NO_JOINT; joint_nodes.len()];
+            for (local, &s) in map.iter().enumerate() {
+                if back[s as usize] == NO_JOINT {
+                    back[s as usize] = local as u16;
+                }
+            }
+            back
+        })
+        .collect();
+    (joint_nodes, to_surface, to_skin)
+}
+
 /// One primitive's place in the surface numbering.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SurfacePart {
@@ -52,64 +115,36 @@ impl ModelSurface {
     /// Builds the surface of `model` (meshes in order of their first skinned instance).
     #[must_use]
     pub fn new(model: &Model) -> Self {
-        let mut parts = Vec::new();
-        let mut rest = Vec::new();
+        let parts = surface_parts(model);
+        let vertices = parts.last().map_or(0, |p| (p.first_vertex + p.vertices) as usize);
+        let mut rest = Vec::with_capacity(vertices);
         let mut triangles = Vec::new();
-        let mut seen = vec![false; model.meshes.len()];
-        for (i, inst) in model.instances.iter().enumerate() {
-            let Some(mesh) = model.meshes.get(inst.mesh) else { continue };
-            if std::mem::replace(&mut seen[inst.mesh], true) {
-                continue;
-            }
-            for (p, prim) in mesh.primitives.iter().enumerate() {
-                let first_vertex = rest.len() as u32;
-                parts.push(SurfacePart {
-                    instance: i,
-                    mesh: inst.mesh,
-                    prim: p,
-                    skin: inst.skin,
-                    first_vertex,
-                    vertices: prim.positions.len() as u32,
-                    first_triangle: triangles.len() as u32,
-                });
-                rest.extend_from_slice(&prim.positions);
-                let n = prim.positions.len() as u32;
-                // Out-of-range triangles stay out of range of the whole surface too.
-                triangles
-                    .extend(prim.triangles.iter().map(|t| t.map(|k| if k < n { first_vertex + k } else { u32::MAX })));
-            }
+        for part in &parts {
+            let prim = &model.meshes[part.mesh].primitives[part.prim];
+            rest.extend_from_slice(&prim.positions);
+            let (first, n) = (part.first_vertex, part.vertices);
+            // Out-of-range triangles stay out of range of the whole surface too.
+            triangles.extend(prim.triangles.iter().map(|t| t.map(|k| if k < n { first + k } else { u32::MAX })));
         }
         let adjacency = Adjacency::new(&rest, &triangles, relative_tolerance(&rest, super::adjacency::WELD_FRACTION));
-        let mut joint_nodes: Vec<usize> = Vec::new();
-        let to_surface: Vec<Vec<u16>> = model
-            .skins
-            .iter()
-            .map(|skin| {
-                skin.joints
-                    .iter()
-                    .map(|&node| match joint_nodes.iter().position(|&n| n == node) {
-                        Some(k) => k as u16,
-                        None => {
-                            joint_nodes.push(node);
-                            (joint_nodes.len() - 1) as u16
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
-        let to_skin = to_surface
-            .iter()
-            .map(|map| {
-                let mut back = vec![NO_JOINT; joint_nodes.len()];
-                for (local, &s) in map.iter().enumerate() {
-                    if back[s as usize] == NO_JOINT {
-                        back[s as usize] = local as u16;
-                    }
-                }
-                back
-            })
-            .collect();
+        let (joint_nodes, to_surface, to_skin) = joint_maps(model);
         Self { parts, rest, triangles, adjacency, joint_nodes, to_surface, to_skin }
+    }
+
+    /// Takes the joints of `model` after a skeleton or weight edit, keeping the welded surface:
+    /// the surface joints, their maps to each skin, and each part's skin. `model`'s meshes must
+    /// be the ones the surface was built from. Returns false, changing nothing, when the model's
+    /// skinned primitives are no longer the surface's parts (a mesh bound for the first time):
+    /// the surface must then be built again.
+    pub fn rejoint(&mut self, model: &Model) -> bool {
+        let parts = surface_parts(model);
+        let same = |a: &SurfacePart, b: &SurfacePart| SurfacePart { skin: b.skin, ..*a } == *b;
+        if parts.len() != self.parts.len() || !parts.iter().zip(&self.parts).all(|(a, b)| same(a, b)) {
+            return false;
+        }
+        self.parts = parts;
+        (self.joint_nodes, self.to_surface, self.to_skin) = joint_maps(model);
+        true
     }
 
     /// The primitives in surface order.

@@ -7,7 +7,7 @@
 //! position agrees or is missing; see [`super::mirror_match`]).
 
 use super::mirror::{joint_mirror_map, symmetry_axis, MirrorMap};
-use super::mirror_match::{closest_mirrors, joint_mirror_by_position, ClosestMirror};
+use super::mirror_match::{closest_mirrors, joint_mirror_by_position, ClosestMirror, JointMirror};
 use super::model_surface::ModelSurface;
 use crate::model::Model;
 
@@ -58,12 +58,7 @@ impl ModelTopology {
         progress(0.4);
         let mirror = MirrorMap::across_with_default_tolerance(surface.rest_positions(), axis);
         progress(0.6);
-        let names: Vec<Option<&str>> = surface
-            .joint_nodes()
-            .iter()
-            .map(|&n| model.nodes.nodes.get(n).and_then(|node| node.name.as_deref()))
-            .collect();
-        let by_position = joint_mirror_by_position(model, &surface, axis, &joint_mirror_map(&names));
+        let by_position = joint_mirrors(model, &surface, axis);
         let unmatched: Vec<u32> = (0..surface.len() as u32).filter(|&g| mirror.get(g).is_none()).collect();
         progress(0.7);
         let closest_mirrors = closest_mirrors(&surface, axis, &unmatched);
@@ -75,6 +70,21 @@ impl ModelTopology {
             closest_mirrors,
             mirror_axis: axis.min(2),
         }
+    }
+
+    /// Takes the skeleton of `model` after a skeleton or weight edit, keeping the welded surface
+    /// and the vertex mirrors (seconds at a million vertices): the surface joints and the joint
+    /// mirrors are found again. `model`'s meshes must be the ones the caches were built from.
+    /// Returns false, changing nothing, when its skinned primitives changed (see
+    /// [`ModelSurface::rejoint`]): the caches must then be built again.
+    pub fn rejoint(&mut self, model: &Model) -> bool {
+        if !self.surface.rejoint(model) {
+            return false;
+        }
+        let by_position = joint_mirrors(model, &self.surface, self.mirror_axis);
+        self.joint_mirrors = by_position.map;
+        self.joint_mirror_disagreements = by_position.disagreements;
+        true
     }
 
     /// The mirror of surface vertex `g`: its exact mirror, else the nearest corner of the closest
@@ -96,4 +106,12 @@ impl ModelTopology {
     pub fn mirror_joint(&self, joint: u16) -> u16 {
         self.joint_mirrors.get(joint as usize).copied().unwrap_or(joint)
     }
+}
+
+/// The mirror of every surface joint: by mirrored bind position, by name where the position
+/// agrees or is missing.
+fn joint_mirrors(model: &Model, surface: &ModelSurface, axis: usize) -> JointMirror {
+    let names: Vec<Option<&str>> =
+        surface.joint_nodes().iter().map(|&n| model.nodes.nodes.get(n).and_then(|node| node.name.as_deref())).collect();
+    joint_mirror_by_position(model, surface, axis, &joint_mirror_map(&names))
 }

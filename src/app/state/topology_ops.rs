@@ -8,8 +8,8 @@ use crate::app::topology_job::{Built, TopologyJob, BACKGROUND_VERTICES};
 use crate::model::Model;
 use crate::paint::{ModelTopology, Selection};
 
-/// Whether `cmd` can run while the brush caches are still being built (it only poses, views or
-/// selects; anything that paints or edits the model waits for them).
+/// Whether `cmd` can run while the brush caches are still being built (it only poses, views,
+/// selects or edits the skeleton; anything that paints or edits weights waits for them).
 fn runs_without_topology(cmd: &Command) -> bool {
     matches!(
         cmd,
@@ -30,6 +30,13 @@ fn runs_without_topology(cmd: &Command) -> bool {
             | Command::FrameSelected
             | Command::CopyPose
             | Command::PastePose { .. }
+            // Skeleton edits leave the meshes alone: the caches take their joints when taken.
+            | Command::AddJoint { .. }
+            | Command::DeleteJoint(_)
+            | Command::MoveJoint { .. }
+            | Command::ReparentJoint { .. }
+            | Command::RenameJoint { .. }
+            | Command::SymmetrizeChain(_)
     )
 }
 
@@ -51,7 +58,7 @@ impl EditorState {
 
     /// Starts building the current model's brush caches on a background thread.
     pub(super) fn start_topology_job(&mut self) {
-        self.topology_job = Some(TopologyJob::start(&self.model, self.model_rev));
+        self.topology_job = Some(TopologyJob::start(&self.model, self.model_rev, self.geometry_rev));
     }
 
     fn install_topology(&mut self, built: Built) {
@@ -88,11 +95,14 @@ impl EditorState {
 
     fn finish_topology(&mut self, waited: bool) {
         let Some(job) = self.topology_job.take() else { return };
-        let (rev, secs) = (job.model_rev(), job.elapsed_secs());
+        let (rev, geometry, secs) = (job.model_rev(), job.geometry_rev(), job.elapsed_secs());
         let t = std::time::Instant::now();
         match job.wait() {
-            Some(built) if rev == self.model_rev => {
+            Some(mut built) if geometry == self.geometry_rev => {
+                // Skeleton edits made while it ran: the same surface, their joints.
+                let current = rev == self.model_rev || built.topology.rejoint(&self.model);
                 self.install_topology(built);
+                self.topology_stale = !current;
                 let warning = self.weld_warning();
                 if waited {
                     self.message = Some(Message {
