@@ -4,7 +4,8 @@
 //! centres for new sets), re-skinning of the touched vertices and the CPU side of their upload
 //! (the coalesced byte ranges of the touched vertices, `render::gpu_changes`).
 //! Also the CPU pick of the deformed mesh under the cursor, and building the brush caches
-//! (welded adjacency, mirror maps) once per load. Run with `cargo bench --bench paint`.
+//! (welded adjacency, mirror maps) once per load, and taking a skeleton edit's joints into them.
+//! Run with `cargo bench --bench paint`.
 
 #![allow(missing_docs, clippy::expect_used)]
 
@@ -187,6 +188,14 @@ fn picking(c: &mut Criterion) {
 fn topology(c: &mut Criterion) {
     let model = paint_rig::cylinder_rig(776, 128, 8, 4);
     c.bench_function("topology_100k", |b| b.iter(|| black_box(ModelTopology::new(&model))));
+    // After a skeleton edit (a joint deleted) the caches keep their surface and take the joints.
+    let topo = ModelTopology::new(&model);
+    let mut edited = model.clone();
+    let joint = edited.skins[0].joints[paint_rig::joint(&model, "seg3.L") as usize];
+    skinlab::rig::skeleton_edit::delete_joint(&mut edited, joint).expect("delete a joint");
+    c.bench_function("topology_rejoint_100k", |b| {
+        b.iter_batched(|| topo.clone(), |mut t| black_box(t.rejoint(&edited)), BatchSize::LargeInput)
+    });
 }
 
 criterion_group! {
