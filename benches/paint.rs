@@ -3,7 +3,8 @@
 //! renormalisation and influence limit, joint-set interning, incremental set preparation (SBS
 //! centres for new sets), re-skinning of the touched vertices and the CPU side of their upload
 //! (the coalesced byte ranges of the touched vertices, `render::gpu_changes`).
-//! Also the CPU pick of the deformed mesh under the cursor, and building the brush caches
+//! Also the CPU pick of the deformed mesh under the cursor (every triangle, or through the pick
+//! boxes, and fitting those), and building the brush caches
 //! (welded adjacency, mirror maps) once per load, and taking a skeleton edit's joints into them.
 //! Run with `cargo bench --bench paint`.
 
@@ -20,7 +21,7 @@ use glam::{DQuat, Vec3};
 use skinlab::model::Model;
 use skinlab::paint::{
     apply_dab, footprint, pick, reskin_after_dab, BlendMode, BrushSettings, Dab, DabTarget, FootprintOptions, Hit,
-    ModelTopology, Ray, StrokeRecord, SurfaceScratch, Touch, View, WeightRules,
+    ModelTopology, PickBoxes, Ray, StrokeRecord, SurfaceScratch, Touch, View, WeightRules,
 };
 use skinlab::render::gpu_changes::Changed;
 use skinlab::rig::Pose;
@@ -177,6 +178,21 @@ fn dabs(c: &mut Criterion) {
 fn dabs_1m(c: &mut Criterion) {
     bench_dab(c, SkinningMethod::Sbs, BlendMode::Add, LARGE);
     bench_dab(c, SkinningMethod::Lbs, BlendMode::Add, LARGE);
+    let s = scene(SkinningMethod::Sbs, LARGE);
+    let tris = &s.model.meshes[0].primitives[0].triangles;
+    let positions = &s.out[0][0].positions;
+    c.bench_function("pick_1m", |b| b.iter(|| black_box(pick(&s.ray, positions, tris))));
+    let mut boxes = PickBoxes::new(positions, tris);
+    assert_eq!(boxes.pick(&s.ray, positions, tris), pick(&s.ray, positions, tris));
+    c.bench_function("pick_boxed_1m", |b| b.iter(|| black_box(boxes.pick(&s.ray, positions, tris))));
+    c.bench_function("pick_boxes_fit_1m", |b| b.iter(|| boxes.fit(positions, tris)));
+    // The vertices of the 20k-vertex footprint the dab benchmark paints.
+    let mut touches = Vec::new();
+    gather(&s.model, &s.topo, &s.out, &s.ray, &s.hit, s.radius, &mut touches);
+    let mut touched: Vec<u32> = touches.iter().map(|t| t.vertex).collect();
+    touched.sort_unstable();
+    boxes.refit_vertices(positions, tris, &touched);
+    c.bench_function("pick_boxes_refit_20k_1m", |b| b.iter(|| boxes.refit_vertices(positions, tris, &touched)));
 }
 
 fn picking(c: &mut Criterion) {

@@ -10,6 +10,7 @@ mod key_ops;
 mod modes;
 mod paint_ops;
 mod panels;
+mod picking;
 mod pose_library_ops;
 mod pose_tools;
 mod recovery_ops;
@@ -148,6 +149,8 @@ pub struct EditorState {
     pub frame_rev: u64,
     /// What changed in `deformed` and the colours since the viewport last uploaded them.
     gpu_changes: GpuChanges,
+    /// The panels' pick boxes, fitted when a pick needs them.
+    picking: picking::Picking,
     /// Per-stage times of the last frames.
     pub frame_times: FrameTimes,
     /// Whether the viewport shows the frame-time overlay (View ▸ Frame times).
@@ -240,6 +243,7 @@ impl EditorState {
             model_from_node: Vec::new(),
             frame_rev: 0,
             gpu_changes: GpuChanges::all(),
+            picking: picking::Picking::default(),
             frame_times: FrameTimes::default(),
             show_frame_times: false,
             paint_any_selected: false,

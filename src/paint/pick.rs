@@ -35,7 +35,7 @@ pub fn ray_triangle(ray: &Ray, a: Vec3, b: Vec3, c: Vec3) -> Option<(f32, f32, f
 }
 
 #[inline(always)]
-fn crossing(origin: Vec3, dir: Vec3, a: Vec3, b: Vec3, c: Vec3) -> Option<(f32, f32, f32)> {
+pub(super) fn crossing(origin: Vec3, dir: Vec3, a: Vec3, b: Vec3, c: Vec3) -> Option<(f32, f32, f32)> {
     let e1 = b - a;
     let e2 = c - a;
     let p = dir.cross(e2);
@@ -87,7 +87,7 @@ fn nearest_in(ray: &Ray, positions: &[Vec3], triangles: &[[u32; 3]], first: usiz
 #[must_use]
 pub fn pick(ray: &Ray, positions: &[Vec3], triangles: &[[u32; 3]]) -> Option<Hit> {
     use rayon::prelude::*;
-    if !ray.origin.is_finite() || !ray.direction.is_finite() || ray.direction == Vec3::ZERO {
+    if !usable(ray) {
         return None;
     }
     let better = |a: Option<(f32, usize, f32, f32)>, b: Option<(f32, usize, f32, f32)>| match (a, b) {
@@ -104,7 +104,17 @@ pub fn pick(ray: &Ray, positions: &[Vec3], triangles: &[[u32; 3]]) -> Option<Hit
             .map(|(c, tris)| nearest_in(ray, positions, tris, c * CHUNK))
             .reduce(|| None, better)
     };
-    let (t, triangle, u, v) = best?;
+    best.map(|b| hit_of(ray, positions, triangles, b))
+}
+
+/// Whether `ray` can hit anything (finite, with a direction).
+pub(super) fn usable(ray: &Ray) -> bool {
+    ray.origin.is_finite() && ray.direction.is_finite() && ray.direction != Vec3::ZERO
+}
+
+/// The hit of the nearest crossing `(t, triangle, u, v)` (its triangle's corners in range).
+pub(super) fn hit_of(ray: &Ray, positions: &[Vec3], triangles: &[[u32; 3]], best: (f32, usize, f32, f32)) -> Hit {
+    let (t, triangle, u, v) = best;
     let tri = triangles[triangle];
     let point = ray.origin + ray.direction * t;
     let barycentric = [1.0 - u - v, u, v];
@@ -114,7 +124,7 @@ pub fn pick(ray: &Ray, positions: &[Vec3], triangles: &[[u32; 3]]) -> Option<Hit
             vertex = k;
         }
     }
-    Some(Hit { point, triangle, vertex, barycentric, t })
+    Hit { point, triangle, vertex, barycentric, t }
 }
 
 /// The nearest hit over every primitive of every skinned instance, on the deformed positions

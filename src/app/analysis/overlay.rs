@@ -9,7 +9,6 @@ use glam::{Vec2, Vec3};
 
 use super::joint_sets::SetHover;
 use crate::app::state::EditorState;
-use crate::paint::pick::pick_model;
 use crate::paint::Ray;
 
 /// The set of the vertex under `pointer` (screen points) in the viewport `rect` of `panels` panels.
@@ -23,8 +22,7 @@ pub fn hover_at(s: &EditorState, rect: egui::Rect, panels: usize, pointer: egui:
     let size = Vec2::new(panel_w, rect.height());
     let local = Vec2::new(pointer.x - rect.min.x - panel_w * panel as f32, pointer.y - rect.min.y);
     let (origin, direction) = s.camera.ray(local, size);
-    let deformed = &s.deformed[usize::from(s.split && panel == 1)];
-    let (target, hit) = pick_model(&Ray { origin, direction }, &s.model, deformed)?;
+    let (target, hit) = s.pick_deformed(&Ray { origin, direction }, usize::from(s.split && panel == 1))?;
     let inst = s.model.instances.get(target.instance)?;
     let inf = s.model.meshes.get(inst.mesh)?.primitives.get(target.prim)?.influences.as_ref()?;
     let set = (hit.vertex as usize) < inf.len();

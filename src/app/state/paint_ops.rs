@@ -11,8 +11,8 @@ use crate::app::command::{Command, ExportChoice, WeightTool};
 use crate::io::{Bake, Container, ExportOptions};
 use crate::model::Model;
 use crate::paint::{
-    apply_surface_dab, brush, display, footprint, pick_model, reskin_after_dab, tools, weld, Dab, DabTarget,
-    FootprintOptions, Hit, Ray, StrokeRecord, TouchedPrimitive, View, WeightRules,
+    apply_surface_dab, brush, display, footprint, reskin_after_dab, tools, weld, Dab, DabTarget, FootprintOptions, Hit,
+    Ray, StrokeRecord, TouchedPrimitive, View, WeightRules,
 };
 use crate::render::gpu_changes::Changed;
 
@@ -169,7 +169,7 @@ impl EditorState {
     /// `panel` (0 left, 1 right in split view).
     #[must_use]
     pub fn hover(&self, ray: &Ray, viewport_height_px: f32, panel: usize) -> Option<HoverInfo> {
-        let (target, hit) = pick_model(ray, &self.model, &self.deformed[self.panel(panel)])?;
+        let (target, hit) = self.pick_deformed(ray, self.panel(panel))?;
         let inst = self.model.instances.get(target.instance)?;
         let upp = self.units_per_px(hit.point, viewport_height_px);
         let radius_px = match self.paint.brush.radius_unit {
@@ -247,7 +247,7 @@ impl EditorState {
             return;
         }
         self.refresh();
-        let Some((target, hit)) = pick_model(ray, &self.model, &self.deformed[panel]) else { return };
+        let Some((target, hit)) = self.pick_deformed(ray, panel) else { return };
         let Some(inst) = self.model.instances.get(target.instance).cloned() else { return };
         let brush = self.paint.brush.clone();
         let surface = &self.topology.surface;
@@ -324,6 +324,7 @@ impl EditorState {
                     self.update_paint_colours_of(&outcome.parts);
                     self.frame_times.add(Stage::Colours, colours_started.elapsed().as_secs_f64());
                     self.frame_rev += 1;
+                    self.refit_picking(self.frame_rev - 1, &outcome.parts, [true, self.split || self.difference]);
                     let b = &mut self.surface_buffers;
                     let surface = &self.topology.surface;
                     surface.patch_deformed(&self.deformed[panel], &outcome.parts, &mut b.positions, &mut b.normals);
@@ -351,7 +352,7 @@ impl EditorState {
 
     fn sample_weight(&mut self, ray: &Ray, panel: usize) {
         self.refresh();
-        let Some((target, hit)) = pick_model(ray, &self.model, &self.deformed[panel]) else { return };
+        let Some((target, hit)) = self.pick_deformed(ray, panel) else { return };
         let Some(inst) = self.model.instances.get(target.instance) else { return };
         let Some(joint) = self.paint_joint(inst.skin) else {
             self.set_error("select a joint to sample its weight".into());

@@ -11,7 +11,7 @@ use glam::Vec2;
 use super::EditorState;
 use crate::paint::transfer::{apply_transfer, plan_transfer, TransferOptions, TransferReport};
 use crate::paint::{
-    apply_table_op, gradient_fill, pick_model, ModelSurface, Ray, ScreenProjection, SelectOp, Selection, StrokeRecord,
+    apply_table_op, gradient_fill, ModelSurface, Ray, ScreenProjection, SelectOp, Selection, StrokeRecord,
     SurfacePoint, TableOp,
 };
 
@@ -322,7 +322,7 @@ impl EditorState {
 
     /// The surface point where `ray` meets the mesh deformed in `panel`.
     fn surface_point(&self, ray: &Ray, panel: usize) -> Option<SurfacePoint> {
-        let (target, hit) = pick_model(ray, &self.model, &self.deformed[panel])?;
+        let (target, hit) = self.pick_deformed(ray, panel)?;
         let inst = self.model.instances.get(target.instance)?;
         let surface = &self.topology.surface;
         let part = surface.parts()[surface.part_of(inst.mesh, target.prim)?];
