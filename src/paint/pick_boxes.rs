@@ -3,7 +3,7 @@
 //! [`RUNS_PER_GROUP`] runs a box around theirs. A ray tests the group boxes, then the boxes of the
 //! runs inside the groups it meets, then the triangles of the runs it meets, nearest entry first,
 //! and stops when the next run starts beyond the nearest crossing found. The hit is exactly
-//! [`super::pick`]'s (the same crossing test, ties to the lower triangle index): every box holds
+//! [`super::pick()`]'s (the same crossing test, ties to the lower triangle index): every box holds
 //! its triangles with a margin far above f32 rounding, so no run holding a nearer crossing is
 //! skipped.
 //!
@@ -151,7 +151,7 @@ impl PickBoxes {
         }
     }
 
-    /// The nearest triangle that `ray` meets: exactly [`super::pick`]'s hit.
+    /// The nearest triangle that `ray` meets: exactly [`super::pick()`]'s hit.
     #[must_use]
     pub fn pick(&self, ray: &Ray, positions: &[Vec3], triangles: &[[u32; 3]]) -> Option<Hit> {
         if !usable(ray) || self.runs.len() != triangles.len().div_ceil(RUN) {
