@@ -1,6 +1,7 @@
 //! The editor's picks on a large mesh go through pick boxes fitted to the deformation, and a dab
 //! refits only the runs of the vertices it re-skinned: every pick, before and after dabs, on a
-//! bent 103k-vertex cylinder, equals testing every triangle (`paint::pick_model`).
+//! bent 103k-vertex cylinder, equals testing every triangle (`paint::pick_model`), and so does a
+//! new joint's place in the middle of the volume (Rig mode's Ctrl+click).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -10,6 +11,7 @@ mod paint_rig;
 use glam::{DQuat, Vec3};
 use skinlab::app::command::Command;
 use skinlab::app::state::{EditorState, Mode};
+use skinlab::paint::volume_pick::{volume_midpoint, VolumeSurface};
 use skinlab::paint::{pick_model, BrushSettings, Ray};
 
 /// Rays at the deformed vertices that moved most between `before` and now, from outside along
@@ -62,4 +64,29 @@ fn picks_through_the_boxes_equal_testing_every_triangle_across_dabs() {
         }
     }
     s.apply(Command::EndStroke);
+}
+
+#[test]
+fn a_new_joint_goes_where_testing_every_triangle_puts_it() {
+    let model = paint_rig::cylinder_rig(800, 128, 8, 4);
+    let mut s = EditorState::new(model, "cylinder");
+    s.apply(Command::SetMode(Mode::Rig));
+    s.refresh();
+    let (lo, hi) = s.model_bounds;
+    let merge = (hi - lo).length().max(1e-6) * 1e-5;
+    let positions = &s.deformed[0][0][0].positions;
+    let triangles = &s.model.meshes[0].primitives[0].triangles;
+    let mut inside = 0;
+    for i in 0..30 {
+        let x = -2.2 + 0.15 * i as f32;
+        let ray = Ray { origin: Vec3::new(x, 0.05 * i as f32 - 0.7, 4.0), direction: Vec3::new(0.02, 0.01, -1.0) };
+        let every = volume_midpoint(&ray, &[VolumeSurface::new(positions, triangles)], merge);
+        inside += usize::from(every.is_some());
+        let placed = s.placement(&ray, 0);
+        match every {
+            Some((p, _)) => assert_eq!(placed, Some((p, None)), "ray {i}"),
+            None => assert!(placed.is_some_and(|(_, rigid)| rigid.is_none()), "ray {i}: the view plane"),
+        }
+    }
+    assert!(inside >= 10, "only {inside} rays met the cylinder");
 }

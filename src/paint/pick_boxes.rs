@@ -196,6 +196,41 @@ impl PickBoxes {
         best.map(|b| hit_of(ray, positions, triangles, b))
     }
 
+    /// Every crossing of `ray` with `triangles` (at `t > 0`, as [`super::pick::ray_triangle`]
+    /// finds them), given to `found` as `(triangle, t)` in ascending triangle order: exactly the
+    /// crossings of a test of every triangle, in its order.
+    pub fn crossings(&self, ray: &Ray, positions: &[Vec3], triangles: &[[u32; 3]], mut found: impl FnMut(usize, f32)) {
+        let (origin, dir) = (ray.origin, ray.direction);
+        let mut test = |first: usize, end: usize| {
+            for (i, t) in triangles[first..end].iter().enumerate() {
+                let (Some(&a), Some(&b), Some(&c)) =
+                    (positions.get(t[0] as usize), positions.get(t[1] as usize), positions.get(t[2] as usize))
+                else {
+                    continue;
+                };
+                if let Some((d, _, _)) = crossing(origin, dir, a, b, c) {
+                    found(first + i, d);
+                }
+            }
+        };
+        if self.runs.len() != triangles.len().div_ceil(RUN) {
+            test(0, triangles.len());
+            return;
+        }
+        let inv = Vec3::ONE / dir;
+        for (g, group) in self.groups.iter().enumerate() {
+            if group.entry(origin, dir, inv).is_none() {
+                continue;
+            }
+            let first_run = g * RUNS_PER_GROUP;
+            for r in first_run..(first_run + RUNS_PER_GROUP).min(self.runs.len()) {
+                if self.runs[r].entry(origin, dir, inv).is_some() {
+                    test(r * RUN, ((r + 1) * RUN).min(triangles.len()));
+                }
+            }
+        }
+    }
+
     fn fit_groups(&mut self, groups: std::ops::Range<usize>) {
         self.groups.resize(self.runs.len().div_ceil(RUNS_PER_GROUP), Aabb::EMPTY);
         for g in groups {
@@ -299,6 +334,12 @@ impl ModelPickBoxes {
         }
     }
 
+    /// The boxes of primitive `prim` of instance `instance`, if it has them (large primitives).
+    #[must_use]
+    pub fn boxes(&self, instance: usize, prim: usize) -> Option<&PickBoxes> {
+        self.boxes.get(instance)?.get(prim)?.as_ref()
+    }
+
     /// The nearest hit over every primitive: exactly [`super::pick_model`]'s.
     #[must_use]
     pub fn pick(&self, ray: &Ray, model: &Model, deformed: &[Vec<DeformedPrimitive>]) -> Option<(DabTarget, Hit)> {
@@ -376,7 +417,7 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(64))]
         #[test]
         fn boxes_pick_exactly_what_every_triangle_picks(
-            n in 3u32..40, folds in 0u32..4, noise in 0.0f32..0.05, seed in any::<u32>(),
+            n in 3u32..90, folds in 0u32..4, noise in 0.0f32..0.05, seed in any::<u32>(),
             rays in proptest::collection::vec(
                 ([-2.0f32..3.0, -2.0f32..3.0, -2.0f32..3.0], [-0.2f32..1.2, -0.2f32..1.2, -0.2f32..0.6]), 1..24),
         ) {
@@ -415,6 +456,34 @@ mod tests {
             for &(o, t) in &rays {
                 let ray = ray_through(o, t);
                 prop_assert_eq!(boxes.pick(&ray, &positions, &triangles), pick(&ray, &positions, &triangles));
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        #[test]
+        fn boxes_find_every_crossing_in_triangle_order(
+            n in 3u32..90, folds in 0u32..4, noise in 0.0f32..0.05, seed in any::<u32>(),
+            rays in proptest::collection::vec(
+                ([-2.0f32..3.0, -2.0f32..3.0, -2.0f32..3.0], [-0.2f32..1.2, -0.2f32..1.2, -0.2f32..0.6]), 1..16),
+        ) {
+            let (positions, triangles) = folded_sheet(n, folds, noise, seed);
+            let boxes = PickBoxes::new(&positions, &triangles);
+            for &(o, t) in &rays {
+                let ray = ray_through(o, t);
+                let mut every = Vec::new();
+                for (i, tri) in triangles.iter().enumerate() {
+                    let corner = |k: usize| positions.get(tri[k] as usize).copied();
+                    if let (Some(a), Some(b), Some(c)) = (corner(0), corner(1), corner(2)) {
+                        if let Some((d, _, _)) = crate::paint::pick::ray_triangle(&ray, a, b, c) {
+                            every.push((i, d));
+                        }
+                    }
+                }
+                let mut boxed = Vec::new();
+                boxes.crossings(&ray, &positions, &triangles, |i, d| boxed.push((i, d)));
+                prop_assert_eq!(boxed, every);
             }
         }
     }

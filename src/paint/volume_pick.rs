@@ -6,6 +6,27 @@
 use glam::Vec3;
 
 use super::pick::{ray_triangle, Ray};
+use super::pick_boxes::PickBoxes;
+
+/// One surface a joint can be placed in: model-space positions, triangles, and, for a large one,
+/// its pick boxes fitted to those positions (the crossings are then found through them).
+#[derive(Clone, Copy, Debug)]
+pub struct VolumeSurface<'a> {
+    /// Model-space positions.
+    pub positions: &'a [Vec3],
+    /// Triangles (indices into `positions`).
+    pub triangles: &'a [[u32; 3]],
+    /// Boxes fitted to `positions`, if any.
+    pub boxes: Option<&'a PickBoxes>,
+}
+
+impl<'a> VolumeSurface<'a> {
+    /// A surface without boxes (every triangle is tested).
+    #[must_use]
+    pub fn new(positions: &'a [Vec3], triangles: &'a [[u32; 3]]) -> Self {
+        Self { positions, triangles, boxes: None }
+    }
+}
 
 /// One crossing of the ray with a triangle: the ray parameter and whether the triangle faces
 /// the ray (counter-clockwise winding seen from the ray's origin: the ray enters there).
@@ -16,23 +37,31 @@ struct Crossing {
     surface: usize,
 }
 
-/// The midpoint of the ray's first entry into the volume bounded by `surfaces` (each a list of
-/// model-space positions and its triangles) and the exit that follows it. Crossings closer than
+/// The midpoint of the ray's first entry into the volume bounded by `surfaces` and the exit that
+/// follows it. Crossings closer than
 /// `merge` (model units) are one crossing (a shared edge, a seam of duplicate vertices). The exit
 /// is the first later crossing of a triangle facing away from the ray; on meshes without
 /// consistent winding, the next distinct crossing. A ray that crosses the surface only once
 /// (an open sheet) gives that crossing; `None` when it misses. Also returns the index of the
 /// surface the ray enters first.
 #[must_use]
-pub fn volume_midpoint(ray: &Ray, surfaces: &[(&[Vec3], &[[u32; 3]])], merge: f32) -> Option<(Vec3, usize)> {
+pub fn volume_midpoint(ray: &Ray, surfaces: &[VolumeSurface<'_>], merge: f32) -> Option<(Vec3, usize)> {
     let mut crossings = Vec::new();
-    for (surface, &(positions, triangles)) in surfaces.iter().enumerate() {
-        for tri in triangles {
-            let corner = |k: usize| positions.get(tri[k] as usize).copied();
-            let (Some(a), Some(b), Some(c)) = (corner(0), corner(1), corner(2)) else { continue };
-            if let Some((t, _, _)) = ray_triangle(ray, a, b, c) {
-                let enters = (b - a).cross(c - a).dot(ray.direction) < 0.0;
-                crossings.push(Crossing { t, enters, surface });
+    for (surface, s) in surfaces.iter().enumerate() {
+        let corners = |i: usize| s.triangles[i].map(|k| s.positions[k as usize]);
+        let enters = |[a, b, c]: [Vec3; 3]| (b - a).cross(c - a).dot(ray.direction) < 0.0;
+        match s.boxes {
+            Some(boxes) => boxes.crossings(ray, s.positions, s.triangles, |i, t| {
+                crossings.push(Crossing { t, enters: enters(corners(i)), surface });
+            }),
+            None => {
+                for tri in s.triangles {
+                    let corner = |k: usize| s.positions.get(tri[k] as usize).copied();
+                    let (Some(a), Some(b), Some(c)) = (corner(0), corner(1), corner(2)) else { continue };
+                    if let Some((t, _, _)) = ray_triangle(ray, a, b, c) {
+                        crossings.push(Crossing { t, enters: enters([a, b, c]), surface });
+                    }
+                }
             }
         }
     }
@@ -82,12 +111,14 @@ mod tests {
         let (a, ta) = cube(Vec3::new(-1.0, -1.0, -1.0), Vec3::new(1.0, 1.0, 1.0));
         let (b, tb) = cube(Vec3::new(-1.0, -1.0, -10.0), Vec3::new(1.0, 1.0, -6.0));
         let ray = Ray { origin: Vec3::new(0.3, 0.2, 5.0), direction: Vec3::new(0.0, 0.0, -2.0) };
-        let (m, part) = volume_midpoint(&ray, &[(&b, &tb), (&a, &ta)], 1e-5).unwrap();
+        let (m, part) =
+            volume_midpoint(&ray, &[VolumeSurface::new(&b, &tb), VolumeSurface::new(&a, &ta)], 1e-5).unwrap();
         assert!((m - Vec3::new(0.3, 0.2, 0.0)).length() < 1e-5, "{m}");
         assert_eq!(part, 1);
         // Seen from inside the second box's far side, the first crossing is that box.
         let ray = Ray { origin: Vec3::new(0.0, 0.0, -20.0), direction: Vec3::Z };
-        let (m, part) = volume_midpoint(&ray, &[(&a, &ta), (&b, &tb)], 1e-5).unwrap();
+        let (m, part) =
+            volume_midpoint(&ray, &[VolumeSurface::new(&a, &ta), VolumeSurface::new(&b, &tb)], 1e-5).unwrap();
         assert!((m.z + 8.0).abs() < 1e-5, "{m}");
         assert_eq!(part, 1);
     }
@@ -97,10 +128,10 @@ mod tests {
         let (a, ta) = cube(Vec3::splat(-1.0), Vec3::splat(1.0));
         // Through the diagonal edges of the front and back faces.
         let ray = Ray { origin: Vec3::new(0.0, 0.0, 5.0), direction: Vec3::NEG_Z };
-        let (m, _) = volume_midpoint(&ray, &[(&a, &ta)], 1e-5).unwrap();
+        let (m, _) = volume_midpoint(&ray, &[VolumeSurface::new(&a, &ta)], 1e-5).unwrap();
         assert!(m.length() < 1e-5, "{m}");
         let ray = Ray { origin: Vec3::new(3.0, 0.0, 5.0), direction: Vec3::NEG_Z };
-        assert_eq!(volume_midpoint(&ray, &[(&a, &ta)], 1e-5), None);
+        assert_eq!(volume_midpoint(&ray, &[VolumeSurface::new(&a, &ta)], 1e-5), None);
     }
 
     #[test]

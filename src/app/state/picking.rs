@@ -1,4 +1,5 @@
-//! The editor's picks (brush hover, dabs, gradient and set read-outs) go through pick boxes
+//! The editor's picks (brush hover, dabs, gradient and set read-outs, a new joint's place) go
+//! through pick boxes
 //! (`paint::ModelPickBoxes`) per panel, fitted lazily to the deformation the pick sees: at 1M
 //! vertices a pick tests a few runs of triangles instead of all 2M (about 4 ms), fitting costs
 //! less than one such pick, and a dab refits only the runs of the vertices it re-skinned.
@@ -37,7 +38,16 @@ impl EditorState {
     #[must_use]
     pub fn pick_deformed(&self, ray: &Ray, deformed: usize) -> Option<(DabTarget, Hit)> {
         let out = self.deformed.get(deformed)?;
-        let Ok(mut panels) = self.picking.0.lock() else { return pick_model(ray, &self.model, out) };
+        self.with_pick_boxes(deformed, |boxes| match boxes {
+            Some(b) => b.pick(ray, &self.model, out),
+            None => pick_model(ray, &self.model, out),
+        })
+    }
+
+    /// Runs `f` with the pick boxes of the deformation `deformed`, fitted to it first if they are
+    /// not (`None` if the lock was poisoned: test every triangle then).
+    pub(super) fn with_pick_boxes<R>(&self, deformed: usize, f: impl FnOnce(Option<&ModelPickBoxes>) -> R) -> R {
+        let (Some(out), Ok(mut panels)) = (self.deformed.get(deformed), self.picking.0.lock()) else { return f(None) };
         let panel = &mut panels[deformed.min(1)];
         let now = self.fitted_now();
         if panel.fitted != Some(now) {
@@ -48,7 +58,7 @@ impl EditorState {
             panel.boxes.fit(&self.model, out);
             panel.fitted = Some(now);
         }
-        panel.boxes.pick(ray, &self.model, out)
+        f(Some(&panel.boxes))
     }
 
     /// After a dab re-skinned `parts` in place in the panels `reskinned` (and bumped the frame

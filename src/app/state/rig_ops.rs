@@ -3,6 +3,7 @@
 //! step from press to release; joint placement under the cursor (the middle of the volume); and
 //! automatic weights on a background thread ([`BindJob`]) applied as one step when they arrive.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use glam::{DMat4, DVec3, Vec3};
@@ -11,15 +12,22 @@ use super::{EditorState, Mode};
 use crate::app::bind_job::BindJob;
 use crate::app::command::Command;
 use crate::model::{Model, ModelEdit};
-use crate::paint::volume_pick::{on_view_plane, volume_midpoint};
+use crate::paint::volume_pick::{on_view_plane, volume_midpoint, VolumeSurface};
 use crate::paint::{ModelTopology, Ray};
 use crate::render::overlays::SkeletonLayout;
 use crate::rig::skeleton_edit::{self, SkeletonEditError, SkeletonRecord};
 use crate::rig::{fk, Pose};
 
-/// A surface a joint can be placed in: model-space positions, triangles, and the rigid mesh node
-/// it belongs to (`None` for skinned primitives).
-type Surface<'a> = (Vec<Vec3>, &'a [[u32; 3]], Option<usize>);
+/// A surface a joint can be placed in: positions (the deformed skinned ones borrowed, a rigid
+/// mesh's moved to its node), triangles, the skinned instance and primitive, or the rigid node.
+type Surface<'a> = (Cow<'a, [Vec3]>, &'a [[u32; 3]], Placed);
+
+/// Where a placement surface comes from.
+#[derive(Clone, Copy, Debug)]
+enum Placed {
+    Skinned { instance: usize, prim: usize },
+    Rigid(usize),
+}
 
 /// An edit still growing (a gizmo or field drag): the model and pose before it.
 struct OpenEdit {
@@ -220,14 +228,17 @@ impl EditorState {
 
     /// Every surface a new joint can be placed in, model space: the deformed skinned primitives
     /// of viewport panel `panel` and the rigid meshes at their nodes.
-    /// Each surface comes with the rigid mesh node it belongs to (`None` for skinned ones).
     fn placement_surfaces(&self, panel: usize) -> Vec<Surface<'_>> {
         let mut out = Vec::new();
         for (i, inst) in self.model.instances.iter().enumerate() {
             let Some(mesh) = self.model.meshes.get(inst.mesh) else { continue };
             for (p, prim) in mesh.primitives.iter().enumerate() {
                 if let Some(d) = self.deformed[panel].get(i).and_then(|d| d.get(p)) {
-                    out.push((d.positions.clone(), &prim.triangles[..], None));
+                    out.push((
+                        Cow::Borrowed(&d.positions[..]),
+                        &prim.triangles[..],
+                        Placed::Skinned { instance: i, prim: p },
+                    ));
                 }
             }
         }
@@ -236,7 +247,7 @@ impl EditorState {
             let m = m.as_mat4();
             for prim in &mesh.primitives {
                 let positions = prim.positions.iter().map(|&p| m.transform_point3(p)).collect();
-                out.push((positions, &prim.triangles[..], Some(node)));
+                out.push((Cow::Owned(positions), &prim.triangles[..], Placed::Rigid(node)));
             }
         }
         out
@@ -249,11 +260,29 @@ impl EditorState {
     pub fn placement(&self, ray: &Ray, panel: usize) -> Option<(Vec3, Option<usize>)> {
         let panel = usize::from(self.split && panel == 1);
         let surfaces = self.placement_surfaces(panel);
-        let views: Vec<(&[Vec3], &[[u32; 3]])> = surfaces.iter().map(|(p, t, _)| (&p[..], *t)).collect();
         let (lo, hi) = self.model_bounds;
         let merge = (hi - lo).length().max(1e-6) * 1e-5;
-        if let Some((p, k)) = volume_midpoint(ray, &views, merge) {
-            return Some((p, surfaces.get(k).and_then(|s| s.2)));
+        // Large deformed primitives are crossed through the panel's pick boxes.
+        let found = self.with_pick_boxes(panel, |boxes| {
+            let views: Vec<VolumeSurface<'_>> = surfaces
+                .iter()
+                .map(|(p, t, placed)| VolumeSurface {
+                    positions: p,
+                    triangles: t,
+                    boxes: match placed {
+                        Placed::Skinned { instance, prim } => boxes.and_then(|b| b.boxes(*instance, *prim)),
+                        Placed::Rigid(_) => None,
+                    },
+                })
+                .collect();
+            volume_midpoint(ray, &views, merge)
+        });
+        if let Some((p, k)) = found {
+            let rigid = surfaces.get(k).and_then(|s| match s.2 {
+                Placed::Rigid(node) => Some(node),
+                Placed::Skinned { .. } => None,
+            });
+            return Some((p, rigid));
         }
         let through = self.selected.and_then(|n| self.node_position(n)).unwrap_or((lo + hi) * 0.5);
         on_view_plane(ray, through, self.camera.back()).map(|p| (p, None))
