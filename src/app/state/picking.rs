@@ -1,8 +1,8 @@
 //! The editor's picks (brush hover, dabs, gradient and set read-outs, a new joint's place) go
 //! through pick boxes (`paint::ModelPickBoxes`) per panel, fitted lazily to the deformation the
-//! pick sees: at 1M vertices a pick tests a few runs of triangles instead of all 2M (4–15 ms),
-//! fitting costs less than one such pick, and a dab refits only the runs of the vertices it
-//! re-skinned.
+//! pick sees from its second pick on: at 1M vertices a pick tests a few runs of triangles instead
+//! of all 2M (4–15 ms), fitting costs about one such pick, and a dab refits only the runs of the
+//! vertices it re-skinned.
 
 use std::sync::Mutex;
 
@@ -21,6 +21,8 @@ struct Fitted {
 #[derive(Debug, Default)]
 struct PanelBoxes {
     fitted: Option<Fitted>,
+    /// The deformation last picked by testing every triangle (its first pick).
+    tried: Option<Fitted>,
     boxes: ModelPickBoxes,
 }
 
@@ -38,19 +40,31 @@ impl EditorState {
     #[must_use]
     pub fn pick_deformed(&self, ray: &Ray, deformed: usize) -> Option<(DabTarget, Hit)> {
         let out = self.deformed.get(deformed)?;
-        self.with_pick_boxes(deformed, |boxes| match boxes {
+        // A deformation picked once (a frame of playback under the brush) is tested whole, which
+        // costs about what fitting does; from its second pick on (a stroke) the boxes pay.
+        self.with_pick_boxes(deformed, false, |boxes| match boxes {
             Some(b) => b.pick(ray, &self.model, out),
             None => pick_model(ray, &self.model, out),
         })
     }
 
     /// Runs `f` with the pick boxes of the deformation `deformed`, fitted to it first if they are
-    /// not (`None` if the lock was poisoned: test every triangle then).
-    pub(super) fn with_pick_boxes<R>(&self, deformed: usize, f: impl FnOnce(Option<&ModelPickBoxes>) -> R) -> R {
+    /// not; unless `fit_now`, the first pick of a deformation gets `None` (test every triangle),
+    /// as does a poisoned lock.
+    pub(super) fn with_pick_boxes<R>(
+        &self,
+        deformed: usize,
+        fit_now: bool,
+        f: impl FnOnce(Option<&ModelPickBoxes>) -> R,
+    ) -> R {
         let (Some(out), Ok(mut panels)) = (self.deformed.get(deformed), self.picking.0.lock()) else { return f(None) };
         let panel = &mut panels[deformed.min(1)];
         let now = self.fitted_now();
         if panel.fitted != Some(now) {
+            if !fit_now && panel.tried != Some(now) {
+                panel.tried = Some(now);
+                return f(None);
+            }
             if panel.fitted.is_none_or(|f| (f.geometry_rev, f.model_rev) != (now.geometry_rev, now.model_rev)) {
                 // Another model or an edit of it: nothing of the old boxes is kept.
                 panel.boxes = ModelPickBoxes::default();

@@ -263,7 +263,8 @@ impl EditorState {
         let (lo, hi) = self.model_bounds;
         let merge = (hi - lo).length().max(1e-6) * 1e-5;
         // Large deformed primitives are crossed through the panel's pick boxes.
-        let found = self.with_pick_boxes(panel, |boxes| {
+        // Crossing every triangle costs more than fitting the boxes: fit them at once.
+        let found = self.with_pick_boxes(panel, true, |boxes| {
             let views: Vec<VolumeSurface<'_>> = surfaces
                 .iter()
                 .map(|(p, t, placed)| VolumeSurface {
