@@ -61,24 +61,54 @@ pub(super) fn crossing(origin: Vec3, dir: Vec3, a: Vec3, b: Vec3, c: Vec3) -> Op
 /// Triangles per parallel work item.
 const CHUNK: usize = 16 * 1024;
 
-/// The nearest crossing in one run of triangles: (t, triangle, u, v).
-fn nearest_in(ray: &Ray, positions: &[Vec3], triangles: &[[u32; 3]], first: usize) -> Option<(f32, usize, f32, f32)> {
-    let n = positions.len();
-    let mut best: Option<(f32, usize, f32, f32)> = None;
+/// Every crossing of `ray` with `triangles` whose corners are all in range, in order, given to
+/// `found` as `(triangle, t, u, v)` with the triangle numbered from `first`.
+pub(super) fn each_crossing(
+    ray: &Ray,
+    positions: &[Vec3],
+    triangles: &[[u32; 3]],
+    first: usize,
+    mut found: impl FnMut(usize, f32, f32, f32),
+) {
     for (i, t) in triangles.iter().enumerate() {
         let (Some(&a), Some(&b), Some(&c)) =
             (positions.get(t[0] as usize), positions.get(t[1] as usize), positions.get(t[2] as usize))
         else {
             continue;
         };
-        debug_assert!(t.iter().all(|&k| (k as usize) < n));
         if let Some((d, u, v)) = crossing(ray.origin, ray.direction, a, b, c) {
-            if best.is_none_or(|bst| d < bst.0) {
-                best = Some((d, first + i, u, v));
-            }
+            found(first + i, d, u, v);
         }
     }
+}
+
+/// The nearest crossing in one run of triangles numbered from `first`: (t, triangle, u, v); ties
+/// go to the lower triangle.
+pub(super) fn nearest_in(
+    ray: &Ray,
+    positions: &[Vec3],
+    triangles: &[[u32; 3]],
+    first: usize,
+) -> Option<(f32, usize, f32, f32)> {
+    let mut best: Option<(f32, usize, f32, f32)> = None;
+    each_crossing(ray, positions, triangles, first, |i, d, u, v| {
+        if best.is_none_or(|bst| d < bst.0) {
+            best = Some((d, i, u, v));
+        }
+    });
     best
+}
+
+/// The nearer of two crossings `(t, triangle, u, v)`; ties go to the lower triangle.
+pub(super) fn nearer(
+    a: Option<(f32, usize, f32, f32)>,
+    b: Option<(f32, usize, f32, f32)>,
+) -> Option<(f32, usize, f32, f32)> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(if (y.0, y.1) < (x.0, x.1) { y } else { x }),
+        (x, None) => x,
+        (None, y) => y,
+    }
 }
 
 /// The nearest triangle of `triangles` (indices into `positions`, e.g. deformed positions) that
@@ -90,11 +120,6 @@ pub fn pick(ray: &Ray, positions: &[Vec3], triangles: &[[u32; 3]]) -> Option<Hit
     if !usable(ray) {
         return None;
     }
-    let better = |a: Option<(f32, usize, f32, f32)>, b: Option<(f32, usize, f32, f32)>| match (a, b) {
-        (Some(x), Some(y)) => Some(if (y.0, y.1) < (x.0, x.1) { y } else { x }),
-        (x, None) => x,
-        (None, y) => y,
-    };
     let best = if triangles.len() <= CHUNK || rayon::current_num_threads() == 1 {
         nearest_in(ray, positions, triangles, 0)
     } else {
@@ -102,7 +127,7 @@ pub fn pick(ray: &Ray, positions: &[Vec3], triangles: &[[u32; 3]]) -> Option<Hit
             .par_chunks(CHUNK)
             .enumerate()
             .map(|(c, tris)| nearest_in(ray, positions, tris, c * CHUNK))
-            .reduce(|| None, better)
+            .reduce(|| None, nearer)
     };
     best.map(|b| hit_of(ray, positions, triangles, b))
 }
@@ -136,6 +161,17 @@ pub fn pick_model(
     model: &crate::model::Model,
     deformed: &[Vec<crate::skinning::DeformedPrimitive>],
 ) -> Option<(super::dab::DabTarget, Hit)> {
+    nearest_primitive(model, deformed, |_, _, positions, triangles| pick(ray, positions, triangles))
+}
+
+/// The nearest of `pick_primitive(instance, primitive, deformed positions, triangles)` over every
+/// primitive of every skinned instance (ties to the first primitive), skipping primitives whose
+/// buffer is missing or sized differently from their rest positions.
+pub(super) fn nearest_primitive(
+    model: &crate::model::Model,
+    deformed: &[Vec<crate::skinning::DeformedPrimitive>],
+    pick_primitive: impl Fn(usize, usize, &[Vec3], &[[u32; 3]]) -> Option<Hit>,
+) -> Option<(super::dab::DabTarget, Hit)> {
     let mut best: Option<(super::dab::DabTarget, Hit)> = None;
     for (i, inst) in model.instances.iter().enumerate() {
         let Some(mesh) = model.meshes.get(inst.mesh) else { continue };
@@ -144,7 +180,7 @@ pub fn pick_model(
             if buf.positions.len() != prim.positions.len() {
                 continue;
             }
-            if let Some(hit) = pick(ray, &buf.positions, &prim.triangles) {
+            if let Some(hit) = pick_primitive(i, p, &buf.positions, &prim.triangles) {
                 if best.as_ref().is_none_or(|b| hit.t < b.1.t) {
                     best = Some((super::dab::DabTarget { instance: i, prim: p }, hit));
                 }

@@ -14,7 +14,7 @@
 use glam::Vec3;
 
 use super::dab::DabTarget;
-use super::pick::{crossing, hit_of, pick, usable, Hit, Ray};
+use super::pick::{each_crossing, hit_of, nearer, nearest_in, nearest_primitive, pick, usable, Hit, Ray};
 use super::stroke::TouchedPrimitive;
 use crate::model::Model;
 use crate::skinning::DeformedPrimitive;
@@ -22,8 +22,9 @@ use crate::skinning::DeformedPrimitive;
 /// Triangles per run (one box each).
 pub const RUN: usize = 64;
 
-/// Runs per group (one box around their boxes).
+/// Runs per group (one box around their boxes): one word of the refit's run bits.
 pub const RUNS_PER_GROUP: usize = 64;
+const _: () = assert!(RUNS_PER_GROUP == u64::BITS as usize);
 
 /// Primitives with fewer triangles are picked by testing every triangle (no boxes).
 pub const BOXED_FROM: usize = 16 * 1024;
@@ -122,32 +123,22 @@ impl PickBoxes {
         if self.run_starts.len() != positions.len() + 1 {
             self.index_vertices(positions.len(), triangles);
         }
-        // One bit per run, so each is fitted once, in order.
-        let mut marked = vec![0u64; self.runs.len().div_ceil(64)];
+        // One bit per run, so each is fitted once; one word per group.
+        let mut marked = vec![0u64; self.groups.len()];
         for &v in vertices.iter().filter(|&&v| (v as usize) < positions.len()) {
             let (a, b) = (self.run_starts[v as usize] as usize, self.run_starts[v as usize + 1] as usize);
             for &r in &self.vertex_runs[a..b] {
-                marked[r as usize / 64] |= 1 << (r % 64);
+                marked[r as usize / RUNS_PER_GROUP] |= 1 << (r as usize % RUNS_PER_GROUP);
             }
         }
-        let mut last_group = usize::MAX;
-        for (w, &word) in marked.iter().enumerate() {
+        for (g, &word) in marked.iter().enumerate().filter(|(_, &w)| w != 0) {
             let mut bits = word;
             while bits != 0 {
-                let r = w * 64 + bits.trailing_zeros() as usize;
+                let r = g * RUNS_PER_GROUP + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 self.runs[r] = run_box(positions, triangles, r);
-                let g = r / RUNS_PER_GROUP;
-                if g != last_group {
-                    if last_group != usize::MAX {
-                        self.fit_groups(last_group..last_group + 1);
-                    }
-                    last_group = g;
-                }
             }
-        }
-        if last_group != usize::MAX {
-            self.fit_groups(last_group..last_group + 1);
+            self.fit_groups(g..g + 1);
         }
     }
 
@@ -179,19 +170,9 @@ impl PickBoxes {
                 break;
             }
             let first = r * RUN;
-            for (i, t) in triangles[first..(first + RUN).min(triangles.len())].iter().enumerate() {
-                let (Some(&a), Some(&b), Some(&c)) =
-                    (positions.get(t[0] as usize), positions.get(t[1] as usize), positions.get(t[2] as usize))
-                else {
-                    continue;
-                };
-                if let Some((d, u, v)) = crossing(origin, dir, a, b, c) {
-                    // Ties go to the lower triangle index, as in `pick`, whatever the run order.
-                    if best.is_none_or(|bst| (d, first + i) < (bst.0, bst.1)) {
-                        best = Some((d, first + i, u, v));
-                    }
-                }
-            }
+            // Ties go to the lower triangle index, as in `pick`, whatever the run order.
+            best =
+                nearer(best, nearest_in(ray, positions, &triangles[first..(first + RUN).min(triangles.len())], first));
         }
         best.map(|b| hit_of(ray, positions, triangles, b))
     }
@@ -200,23 +181,14 @@ impl PickBoxes {
     /// finds them), given to `found` as `(triangle, t)` in ascending triangle order: exactly the
     /// crossings of a test of every triangle, in its order.
     pub fn crossings(&self, ray: &Ray, positions: &[Vec3], triangles: &[[u32; 3]], mut found: impl FnMut(usize, f32)) {
-        let (origin, dir) = (ray.origin, ray.direction);
         let mut test = |first: usize, end: usize| {
-            for (i, t) in triangles[first..end].iter().enumerate() {
-                let (Some(&a), Some(&b), Some(&c)) =
-                    (positions.get(t[0] as usize), positions.get(t[1] as usize), positions.get(t[2] as usize))
-                else {
-                    continue;
-                };
-                if let Some((d, _, _)) = crossing(origin, dir, a, b, c) {
-                    found(first + i, d);
-                }
-            }
+            each_crossing(ray, positions, &triangles[first..end], first, |i, t, _, _| found(i, t));
         };
         if self.runs.len() != triangles.len().div_ceil(RUN) {
             test(0, triangles.len());
             return;
         }
+        let (origin, dir) = (ray.origin, ray.direction);
         let inv = Vec3::ONE / dir;
         for (g, group) in self.groups.iter().enumerate() {
             if group.entry(origin, dir, inv).is_none() {
@@ -322,13 +294,12 @@ impl ModelPickBoxes {
     pub fn refit_vertices(&mut self, model: &Model, deformed: &[Vec<DeformedPrimitive>], parts: &[TouchedPrimitive]) {
         for part in parts {
             let Some(prim) = model.meshes.get(part.mesh).and_then(|m| m.primitives.get(part.prim)) else { continue };
-            for (i, inst) in model.instances.iter().enumerate().filter(|(_, inst)| inst.mesh == part.mesh) {
+            for (i, _) in model.instances.iter().enumerate().filter(|(_, inst)| inst.mesh == part.mesh) {
                 let Some(boxes) = self.boxes.get_mut(i).and_then(|b| b.get_mut(part.prim)).and_then(Option::as_mut)
                 else {
                     continue;
                 };
                 let Some(buf) = deformed.get(i).and_then(|d| d.get(part.prim)) else { continue };
-                debug_assert_eq!(inst.mesh, part.mesh);
                 boxes.refit_vertices(&buf.positions, &prim.triangles, &part.vertices);
             }
         }
@@ -343,27 +314,10 @@ impl ModelPickBoxes {
     /// The nearest hit over every primitive: exactly [`super::pick_model`]'s.
     #[must_use]
     pub fn pick(&self, ray: &Ray, model: &Model, deformed: &[Vec<DeformedPrimitive>]) -> Option<(DabTarget, Hit)> {
-        let mut best: Option<(DabTarget, Hit)> = None;
-        for (i, inst) in model.instances.iter().enumerate() {
-            let Some(mesh) = model.meshes.get(inst.mesh) else { continue };
-            for (p, prim) in mesh.primitives.iter().enumerate() {
-                let Some(buf) = deformed.get(i).and_then(|d| d.get(p)) else { continue };
-                if buf.positions.len() != prim.positions.len() {
-                    continue;
-                }
-                let boxes = self.boxes.get(i).and_then(|b| b.get(p)).and_then(Option::as_ref);
-                let hit = match boxes {
-                    Some(b) => b.pick(ray, &buf.positions, &prim.triangles),
-                    None => pick(ray, &buf.positions, &prim.triangles),
-                };
-                if let Some(hit) = hit {
-                    if best.as_ref().is_none_or(|b| hit.t < b.1.t) {
-                        best = Some((DabTarget { instance: i, prim: p }, hit));
-                    }
-                }
-            }
-        }
-        best
+        nearest_primitive(model, deformed, |i, p, positions, triangles| match self.boxes(i, p) {
+            Some(b) => b.pick(ray, positions, triangles),
+            None => pick(ray, positions, triangles),
+        })
     }
 }
 

@@ -5,7 +5,7 @@
 
 use glam::Vec3;
 
-use super::pick::{ray_triangle, Ray};
+use super::pick::{each_crossing, Ray};
 use super::pick_boxes::PickBoxes;
 
 /// One surface a joint can be placed in: model-space positions, triangles, and, for a large one,
@@ -48,21 +48,15 @@ struct Crossing {
 pub fn volume_midpoint(ray: &Ray, surfaces: &[VolumeSurface<'_>], merge: f32) -> Option<(Vec3, usize)> {
     let mut crossings = Vec::new();
     for (surface, s) in surfaces.iter().enumerate() {
-        let corners = |i: usize| s.triangles[i].map(|k| s.positions[k as usize]);
-        let enters = |[a, b, c]: [Vec3; 3]| (b - a).cross(c - a).dot(ray.direction) < 0.0;
+        // A crossing's triangle has its corners in range.
+        let mut found = |i: usize, t: f32| {
+            let [a, b, c] = s.triangles[i].map(|k| s.positions[k as usize]);
+            let enters = (b - a).cross(c - a).dot(ray.direction) < 0.0;
+            crossings.push(Crossing { t, enters, surface });
+        };
         match s.boxes {
-            Some(boxes) => boxes.crossings(ray, s.positions, s.triangles, |i, t| {
-                crossings.push(Crossing { t, enters: enters(corners(i)), surface });
-            }),
-            None => {
-                for tri in s.triangles {
-                    let corner = |k: usize| s.positions.get(tri[k] as usize).copied();
-                    let (Some(a), Some(b), Some(c)) = (corner(0), corner(1), corner(2)) else { continue };
-                    if let Some((t, _, _)) = ray_triangle(ray, a, b, c) {
-                        crossings.push(Crossing { t, enters: enters([a, b, c]), surface });
-                    }
-                }
-            }
+            Some(boxes) => boxes.crossings(ray, s.positions, s.triangles, found),
+            None => each_crossing(ray, s.positions, s.triangles, 0, |i, t, _, _| found(i, t)),
         }
     }
     crossings.sort_by(|x, y| x.t.total_cmp(&y.t));
