@@ -345,3 +345,137 @@ fn create_skin_binds_everything_to_a_new_root() {
     assert!(matches!(create_skin(&mut model, 0, DVec3::ZERO, "r2"), Err(SkeletonEditError::AlreadySkinned(_))));
     assert!(matches!(create_skin(&mut model, root, DVec3::ZERO, "r2"), Err(SkeletonEditError::NoMesh(_))));
 }
+
+#[test]
+fn edits_chained_with_then_undo_and_redo_as_one_record() {
+    let mut model = body();
+    // A clip keying the chest and the hand: the second delete changes the clips.
+    let key = |node: usize| skinlab::model::animation::Channel {
+        node,
+        path: skinlab::model::animation::ChannelPath::Rotation,
+        interpolation: skinlab::model::animation::Interpolation::Linear,
+        times: vec![0.0, 1.0],
+        values: vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.3, 0.95],
+    };
+    let channels = vec![key(node_of(&model, "chest")), key(node_of(&model, "hand.L"))];
+    model.clips.push(skinlab::model::Clip { name: Some("wave".into()), channels });
+    let before = state(&model);
+    let (shoulder, elbow, hand) =
+        (node_of(&model, "shoulder.L"), node_of(&model, "elbow.L"), node_of(&model, "hand.L"));
+    let nodes_before = model.nodes.len();
+    // A move, a delete (weights to the parent, node indices shift), an add under the hand (now
+    // one index lower), a second delete (the chest: more weights, the arm shifts again) and a
+    // move of the new joint.
+    let moved = move_joint(&mut model, shoulder, DVec3::new(0.35, 1.05, 0.02)).unwrap();
+    let deleted = delete_joint(&mut model, elbow).unwrap();
+    let added = add_joint(&mut model, hand - 1, DVec3::new(2.9, 1.1, 0.05), "finger.L").unwrap();
+    let new = added.created()[0];
+    let chest = node_of(&model, "chest");
+    let second = delete_joint(&mut model, chest).unwrap();
+    let new_now = second.node_map()[new].unwrap();
+    let last = move_joint(&mut model, new_now, DVec3::new(3.0, 1.2, 0.0)).unwrap();
+    let after = state(&model);
+    let chain = moved.then(deleted).then(added).then(second).then(last);
+    assert_eq!(chain.label(), "Move Joint", "the chain is named as its first edit");
+    assert_eq!(chain.node_map().len(), nodes_before);
+    assert_eq!(chain.node_map()[elbow], None);
+    assert_eq!(chain.node_map()[hand], Some(node_of(&model, "hand.L")));
+    assert_eq!(chain.created(), [new_now], "the created joint, numbered after every edit");
+    assert_eq!(chain.inverse_node_map()[new_now], None);
+    assert!(!chain.weights().is_empty());
+    chain.undo(&mut model);
+    assert_eq!(state(&model), before, "undo of the chain restores the model bit for bit");
+    chain.redo(&mut model);
+    assert_eq!(state(&model), after, "redo of the chain restores the edits bit for bit");
+}
+
+/// Deleting joint `node` of skin 0, vertex by vertex as the contract of delete states it: the
+/// vertex's pairs (pivot first, then ascending), the deleted joint's weight added to its parent
+/// joint's in f64, every sum divided by the total, zeros dropped, joints above the deleted one
+/// renumbered; then the stored state compared bit for bit.
+fn check_delete_by_vertex(mut model: Model, node: usize) {
+    let skin = &model.skins[0];
+    let j = skin.joints.iter().position(|&n| n == node).unwrap() as u16;
+    // The nearest ancestor that is a joint of the skin takes the weights.
+    let mut up = model.nodes.nodes[node].parent;
+    let parent = loop {
+        let p = up.expect("a joint above the deleted one");
+        if let Some(k) = skin.joints.iter().position(|&n| n == p) {
+            break k as u16;
+        }
+        up = model.nodes.nodes[p].parent;
+    };
+    let old = model.clone();
+    delete_joint(&mut model, node).unwrap();
+    let mut changed = 0;
+    for inst in old.instances.iter().filter(|i| i.skin == 0) {
+        for (p, prim) in old.meshes[inst.mesh].primitives.iter().enumerate() {
+            let Some(inf) = &prim.influences else { continue };
+            let now = model.meshes[inst.mesh].primitives[p].influences.as_ref().unwrap();
+            for v in 0..inf.len() {
+                let pairs = inf.vertex_influences(v, &old.skins[0].sets).pairs;
+                let got: Vec<(u16, u32)> = now
+                    .vertex_influences(v, &model.skins[0].sets)
+                    .pairs
+                    .iter()
+                    .map(|&(k, w)| (k, w.to_bits()))
+                    .collect();
+                let renumber = |k: u16| if k > j { k - 1 } else { k };
+                if !pairs.iter().any(|&(k, _)| k == j) {
+                    let same: Vec<(u16, u32)> = pairs.iter().map(|&(k, w)| (renumber(k), w.to_bits())).collect();
+                    assert_eq!(got, same, "vertex {v} without the deleted joint is only renumbered");
+                    continue;
+                }
+                changed += 1;
+                let mut merged: Vec<(u16, f64)> = Vec::new();
+                for &(k, w) in &pairs {
+                    let k = if k == j { parent } else { k };
+                    match merged.iter_mut().find(|m| m.0 == k) {
+                        Some(m) => m.1 += f64::from(w),
+                        None => merged.push((k, f64::from(w))),
+                    }
+                }
+                let sum: f64 = merged.iter().map(|m| m.1).sum();
+                let expected: Vec<(u16, u32)> = merged
+                    .iter()
+                    .filter(|m| m.1 > 0.0)
+                    .map(|&(k, w)| (renumber(k), ((w / sum) as f32).to_bits()))
+                    .collect();
+                // The pivot goes first; the rest ascend.
+                let mut want = expected.clone();
+                let pivot = want
+                    .iter()
+                    .enumerate()
+                    .fold(None::<(usize, f32)>, |best, (i, &(_, w))| match best {
+                        Some((_, bw)) if bw >= f32::from_bits(w) => best,
+                        _ => Some((i, f32::from_bits(w))),
+                    })
+                    .map_or(0, |b| b.0);
+                let first = want.remove(pivot);
+                want.sort_by_key(|x| x.0);
+                want.insert(0, first);
+                assert_eq!(got, want, "vertex {v}: the deleted joint's weight merged into its parent's");
+            }
+        }
+    }
+    assert!(changed > 0, "the deleted joint had weights");
+}
+
+#[test]
+fn delete_merges_each_vertex_into_the_parent_bit_for_bit() {
+    let mut model = body();
+    // A vertex whose merge ties: hand 0.5 (its pivot), shoulder and elbow 0.25 each. Merged,
+    // shoulder and hand both hold 0.5 and the pivot stays the hand, the first in its list.
+    let (table, meshes) = (&mut model.skins[0].sets, &mut model.meshes);
+    let inf = meshes[0].primitives[0].influences.as_mut().unwrap();
+    table.grow_slots(4);
+    inf.grow_slots(table.slots());
+    inf.set_vertex_pairs(5, &[(4, 0.5), (2, 0.25), (3, 0.25)], table).unwrap();
+    let elbow = node_of(&model, "elbow.L");
+    check_delete_by_vertex(model, elbow);
+    let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/models/CesiumMan.glb"));
+    let (model, _) = skinlab::io::load_document(path).unwrap();
+    // The fourth joint: its weights cover much of the body.
+    let joint = model.skins[0].joints[3];
+    check_delete_by_vertex(model, joint);
+}

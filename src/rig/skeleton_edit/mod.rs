@@ -202,6 +202,46 @@ impl SkeletonRecord {
     pub fn weights(&self) -> &StrokeRecord {
         &self.weights
     }
+
+    /// This edit followed by `next` (made on the model this one left) as one record, named as
+    /// this one: undo goes back to before this edit, redo forward to after `next`, bit for bit
+    /// (e.g. the moves of one joint drag).
+    #[must_use]
+    pub fn then(mut self, next: SkeletonRecord) -> SkeletonRecord {
+        // Clips and whole influences `self` left alone were, before `next`, as before `self`.
+        if self.before.clips.is_none() {
+            self.before.clips = next.before.clips;
+        }
+        let mine = |list: &[(usize, usize, Option<Influences>)], m: usize, p: usize| {
+            list.iter().any(|&(lm, lp, _)| (lm, lp) == (m, p))
+        };
+        for entry in next.before.influences {
+            if !mine(&self.before.influences, entry.0, entry.1) {
+                self.before.influences.push(entry);
+            }
+        }
+        let mut after = next.after;
+        if after.clips.is_none() {
+            after.clips = self.after.clips;
+        }
+        for entry in self.after.influences {
+            if !mine(&after.influences, entry.0, entry.1) {
+                after.influences.push(entry);
+            }
+        }
+        self.weights.merge(&next.weights);
+        let through = |n: Option<usize>| n.and_then(|n| next.node_map.get(n).copied().flatten());
+        let created =
+            self.created.iter().filter_map(|&n| through(Some(n))).chain(next.created.iter().copied()).collect();
+        SkeletonRecord {
+            node_map: self.node_map.iter().map(|&n| through(n)).collect(),
+            label: self.label,
+            before: self.before,
+            after,
+            weights: self.weights,
+            created,
+        }
+    }
 }
 
 /// What an edit collects besides the state it changes.

@@ -7,8 +7,8 @@ use super::{
     check_joint, check_name, check_node, describe, first_joint, keep_rest_offsets, local_for_global, meshes_of_skin,
     record_edit, rest_globals, rest_offsets, set_local, EditLog, SkeletonEditError, SkeletonRecord,
 };
-use crate::model::influences::VertexInfluences;
-use crate::model::{Model, Node, NodeTransform, NodeTree, Trs};
+use crate::model::influences::MAX_SLOTS;
+use crate::model::{Influences, Model, Node, NodeTransform, NodeTree, Trs};
 
 /// Adds a joint named `name` as the last child of joint `parent`, at `pos_in_bind` in the bind
 /// space of `parent`'s first skin. Its local frame has no rotation and unit scale; it joins every
@@ -135,46 +135,62 @@ pub fn delete_joint(model: &mut Model, node: usize) -> Result<SkeletonRecord, Sk
 }
 
 /// Moves the weights of joint `j` of skin `s` onto joint `pj` (when there is one) and renumbers
-/// the skin's joint-set table and every changed vertex for `j`'s removal.
+/// the skin's joint-set table and every changed vertex for `j`'s removal. One pass over the
+/// vertices without allocating per vertex: the sets holding `j` are known from the table.
 fn move_weights_to_parent(model: &mut Model, log: &mut EditLog, s: usize, j: usize, pj: Option<usize>) {
-    let renumber = |x: usize| if x > j { x - 1 } else { x };
-    let (j16, pj_new) = (j as u16, pj.map(|p| renumber(p) as u16));
-    let mut changes: Vec<(usize, usize, usize, VertexInfluences)> = Vec::new();
-    for m in meshes_of_skin(model, s) {
-        for (p, prim) in model.meshes[m].primitives.iter().enumerate() {
-            let Some(inf) = &prim.influences else { continue };
-            let table = &model.skins[s].sets;
+    let renumber = |x: u16| if usize::from(x) > j { x - 1 } else { x };
+    let (j16, pj16) = (j as u16, pj.map(|x| x as u16));
+    let old = model.skins[s].sets.clone();
+    let holds_j: Vec<bool> = (0..old.len() as u32).map(|id| old.joints(id).contains(&j16)).collect();
+    let meshes = meshes_of_skin(model, s);
+    let table = &mut model.skins[s].sets;
+    table.remove_joint(j16, pj16.map(renumber));
+    for m in meshes {
+        for (p, prim) in model.meshes[m].primitives.iter_mut().enumerate() {
+            let Some(inf) = prim.influences.as_mut() else { continue };
             for v in 0..inf.len() {
-                if !inf.vertex(v, table).any(|(jj, _)| jj == j16) {
+                let id = inf.set_of(v);
+                if !holds_j.get(id as usize).copied().unwrap_or(false) {
                     continue;
                 }
-                let mut pairs: Vec<(u16, f64)> = Vec::new();
-                for (jj, w) in inf.vertex_influences(v, table).pairs {
-                    let target = if jj == j16 { pj.map(|x| x as u16) } else { Some(jj) };
-                    let Some(target) = target else { continue };
-                    match pairs.iter_mut().find(|(k, _)| *k == target) {
+                let before = inf.snapshot(v);
+                // The vertex's pairs as `Influences::vertex_influences` lists them: the pivot
+                // first, the others ascending.
+                let joints = old.joints(id);
+                let n = joints.len();
+                let mut listed = [(0u16, 0.0f32); MAX_SLOTS];
+                for (slot, (&jj, &w)) in joints.iter().zip(before.weights()).enumerate() {
+                    listed[slot] = (jj, w);
+                }
+                let pivot = Influences::unpack(before.word()).1;
+                if pivot < n {
+                    listed[..=pivot].rotate_right(1);
+                }
+                // j's weight joins its parent's (summed in f64), then all are renormalised.
+                let mut merged = [(0u16, 0.0f64); MAX_SLOTS];
+                let mut len = 0;
+                for &(jj, w) in &listed[..n] {
+                    let Some(target) = (if jj == j16 { pj16 } else { Some(jj) }) else { continue };
+                    match merged[..len].iter_mut().find(|(k, _)| *k == target) {
                         Some(pair) => pair.1 += f64::from(w),
-                        None => pairs.push((target, f64::from(w))),
+                        None => {
+                            merged[len] = (target, f64::from(w));
+                            len += 1;
+                        }
                     }
                 }
-                let sum: f64 = pairs.iter().map(|p| p.1).sum();
-                let pairs = pairs
-                    .into_iter()
-                    .filter(|p| p.1 > 0.0)
-                    .map(|(k, w)| (renumber(usize::from(k)) as u16, (w / sum) as f32))
-                    .collect();
-                changes.push((m, p, v, VertexInfluences { pairs }));
+                let sum: f64 = merged[..len].iter().map(|p| p.1).sum();
+                let mut pairs = [(0u16, 0.0f32); MAX_SLOTS];
+                let mut kept = 0;
+                for &(k, w) in merged[..len].iter().filter(|p| p.1 > 0.0) {
+                    pairs[kept] = (renumber(k), (w / sum) as f32);
+                    kept += 1;
+                }
+                // The merged set has no more joints than the old one, so it fits the table.
+                if inf.set_vertex_pairs(v, &pairs[..kept], table).is_ok() {
+                    log.weights.record(m, p, v as u32, before, inf.snapshot(v));
+                }
             }
-        }
-    }
-    let table = &mut model.skins[s].sets;
-    table.remove_joint(j16, pj_new);
-    for (m, p, v, new) in changes {
-        let Some(inf) = model.meshes[m].primitives[p].influences.as_mut() else { continue };
-        let before = inf.snapshot(v);
-        // The merged set has no more joints than the old one, so it fits the table.
-        if inf.set_vertex(v, &new, table).is_ok() {
-            log.weights.record(m, p, v as u32, before, inf.snapshot(v));
         }
     }
 }
