@@ -106,3 +106,91 @@ fn a_newly_skinned_mesh_needs_its_caches_built_again() {
     assert!(topology.rejoint(&model));
     assert!(topology == before);
 }
+
+/// What skeleton edits and their undos touch: the node tree, each skin's joints and bind
+/// matrices (bits), and every vertex's weights (set and weights).
+#[derive(PartialEq)]
+struct Rig {
+    nodes: skinlab::model::NodeTree,
+    skins: Vec<(Vec<usize>, Vec<[u64; 16]>)>,
+    weights: Vec<skinlab::model::influences::VertexSnapshot>,
+}
+
+fn rig_of(m: &skinlab::model::Model) -> Rig {
+    let skins = m
+        .skins
+        .iter()
+        .map(|s| (s.joints.clone(), s.joint_from_bind.iter().map(|c| c.to_cols_array().map(f64::to_bits)).collect()))
+        .collect();
+    let weights = m
+        .meshes
+        .iter()
+        .flat_map(|mesh| &mesh.primitives)
+        .filter_map(|p| p.influences.as_ref())
+        .flat_map(|inf| (0..inf.len()).map(|v| inf.snapshot(v)))
+        .collect();
+    Rig { nodes: m.nodes.clone(), skins, weights }
+}
+
+#[test]
+fn undoing_skeleton_edits_and_keys_does_not_wait_for_the_caches() {
+    let model = paint_rig::cylinder_rig(800, 128, 8, 4);
+    let node = model.skins[0].joints[paint_rig::joint(&model, "seg3.L") as usize];
+    let original = rig_of(&model);
+    let mut s = EditorState::new(model, "cylinder");
+    assert!(s.topology_progress().is_some(), "the caches are built in the background");
+    s.apply(Command::SetMode(Mode::Rig));
+    s.apply(Command::DeleteJoint(node));
+    let moved = s.model.skins[0].joints[1];
+    let to = s.model_from_node[moved].w_axis.truncate() + glam::DVec3::new(0.05, 0.02, 0.0);
+    s.apply(Command::MoveJoint { node: moved, position: to, gesture: None });
+    s.apply(Command::Key(skinlab::app::command::KeyCommand::Set { whole_pose: true }));
+    let edited = rig_of(&s.model);
+    // Delete, move, and the key (a new clip, then its key: two steps).
+    for _ in 0..4 {
+        s.apply(Command::Undo);
+    }
+    assert!(rig_of(&s.model) == original, "undo restores the skeleton and the weights bit for bit");
+    assert!(s.model.clips.is_empty(), "undo removes the keyed clip");
+    assert!(s.topology_progress().is_some(), "undoing skeleton edits and keys waits for no cache");
+    assert!(s.message.as_ref().is_none_or(|m| !m.text.contains("waited")));
+    for _ in 0..4 {
+        s.apply(Command::Redo);
+    }
+    assert!(rig_of(&s.model) == edited, "redo reapplies the edits bit for bit");
+    assert!(s.topology_progress().is_some());
+    s.apply(Command::SetMode(Mode::Paint));
+    while s.poll_topology() {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    s.refresh();
+    assert!(*s.topology() == ModelTopology::new(&s.model), "the caches took the redone skeleton");
+}
+
+#[test]
+fn skeleton_edits_keys_and_their_undo_leave_the_vertex_data_in_place() {
+    let model = paint_rig::cylinder_rig(20, 16, 4, 4);
+    let node = model.skins[0].joints[paint_rig::joint(&model, "seg2.L") as usize];
+    let mut s = EditorState::new(model, "small");
+    let data = |s: &EditorState| {
+        let p = &s.model.meshes[0].primitives[0];
+        (p.positions.as_ptr(), p.triangles.as_ptr())
+    };
+    let at_load = data(&s);
+    s.apply(Command::SetMode(Mode::Rig));
+    let to = s.model_from_node[node].w_axis.truncate() + glam::DVec3::new(0.05, 0.02, 0.0);
+    s.apply(Command::MoveJoint { node, position: to, gesture: None });
+    for g in 0..3 {
+        s.apply(Command::MoveJoint { node, position: to + glam::DVec3::splat(0.01 * f64::from(g)), gesture: Some(5) });
+    }
+    s.apply(Command::Select(None));
+    s.apply(Command::Key(skinlab::app::command::KeyCommand::Set { whole_pose: true }));
+    s.apply(Command::DeleteJoint(node));
+    let mut steps = 0;
+    while s.history.can_undo() {
+        s.apply(Command::Undo);
+        steps += 1;
+    }
+    assert_eq!(steps, 5, "the typed move, the drag, the new clip, its key and the delete are one step each");
+    assert_eq!(data(&s), at_load, "an edit copied the model's vertex data");
+}

@@ -1,12 +1,14 @@
 //! One undo/redo history for pose edits, weight painting and rigging: each step is a snapshot of
 //! the whole pose (a few overrides, cheap to copy), a paint record (a stroke or a weight tool,
-//! which restores the touched vertices bit for bit) or a model edit (a skeleton edit or a bind,
-//! with the pose shown on the other side of it). A continuous pose edit (a gizmo or field drag)
+//! which restores the touched vertices bit for bit), a skeleton edit (its skeleton-sized record)
+//! or a model edit (a bind, key edits, a restored recovery file), the last two with the pose shown
+//! on the other side of them. A continuous pose edit (a gizmo or field drag)
 //! records one step for the whole gesture; a paint stroke is one step from press to release; a
 //! joint dragged with the translate gizmo is one step from press to release.
 
 use crate::model::ModelEdit;
 use crate::paint::StrokeRecord;
+use crate::rig::skeleton_edit::SkeletonRecord;
 use crate::rig::Pose;
 
 /// One undoable step.
@@ -16,8 +18,10 @@ pub enum Step {
     Pose(Pose),
     /// A stroke or tool run: undo restores its `before` states, redo its `after` states.
     Paint(StrokeRecord),
-    /// A model edit (rigging) and the pose to show on the other side of it.
+    /// A model edit (a bind, key edits) and the pose to show on the other side of it.
     Model(Box<ModelEdit>, Pose),
+    /// A skeleton edit and the pose to show on the other side of it.
+    Skeleton(Box<SkeletonRecord>, Pose),
 }
 
 /// A step that changes the model, handed to the caller of undo / redo to apply.
@@ -27,6 +31,8 @@ pub enum Edit<'a> {
     Paint(&'a StrokeRecord),
     /// A model edit.
     Model(&'a ModelEdit),
+    /// A skeleton edit.
+    Skeleton(&'a SkeletonRecord),
 }
 
 /// What an undo or redo did.
@@ -36,7 +42,7 @@ pub enum Undone {
     Pose(Pose),
     /// A paint step was undone or redone on the model.
     Paint,
-    /// A model edit was undone or redone; show this pose.
+    /// A model or skeleton edit was undone or redone; show this pose.
     Model(Pose),
 }
 
@@ -83,6 +89,26 @@ impl History {
         self.revision += 1;
     }
 
+    /// Records a finished skeleton edit; `pose` is the pose shown before it (restored by undo).
+    pub fn record_skeleton(&mut self, edit: SkeletonRecord, pose: &Pose) {
+        self.open_gesture = None;
+        self.undo.push(Step::Skeleton(Box::new(edit), pose.clone()));
+        self.redo.clear();
+        self.revision += 1;
+    }
+
+    /// Whether the step the next undo (`undo`) or redo would cross changes mesh data beyond a
+    /// skeleton edit's weights: a paint record, or a model edit that replaced primitives (a bind).
+    #[must_use]
+    pub fn next_changes_meshes(&self, undo: bool) -> bool {
+        let stack = if undo { &self.undo } else { &self.redo };
+        match stack.last() {
+            Some(Step::Paint(_)) => true,
+            Some(Step::Model(e, _)) => e.touches_primitives(),
+            Some(Step::Pose(_) | Step::Skeleton(..)) | None => false,
+        }
+    }
+
     /// Ends any open gesture, so the next edit records a new step.
     pub fn close_gesture(&mut self) {
         self.open_gesture = None;
@@ -121,6 +147,10 @@ impl History {
             Step::Model(e, p) => {
                 model(Edit::Model(&e));
                 (Step::Model(e, current.clone()), Undone::Model(p))
+            }
+            Step::Skeleton(e, p) => {
+                model(Edit::Skeleton(&e));
+                (Step::Skeleton(e, current.clone()), Undone::Model(p))
             }
         }
     }
@@ -198,6 +228,7 @@ mod tests {
         let label = |e: Edit<'_>| match e {
             Edit::Paint(r) => r.label().to_owned(),
             Edit::Model(m) => m.label().to_owned(),
+            Edit::Skeleton(m) => m.label().to_owned(),
         };
         assert_eq!(h.undo(&pose(0.5), |r| seen.push(label(r))), Some(Undone::Paint));
         assert_eq!(seen, ["Paint Add"]);

@@ -392,26 +392,32 @@ impl EditorState {
             Command::Undo | Command::Redo => {
                 self.end_stroke();
                 self.end_gesture();
-                let model = Arc::make_mut(&mut self.model);
+                // Only a step that changes the model makes it unique (copies it while shared).
+                let shared = &mut self.model;
                 let edited = &mut self.edited;
                 let undo = cmd == Command::Undo;
                 let mut restore_step = false;
-                let apply = |e: Edit<'_>| match (e, undo) {
-                    (Edit::Paint(r), true) => {
-                        r.undo(model);
-                        edited.note(r);
-                    }
-                    (Edit::Paint(r), false) => {
-                        r.redo(model);
-                        edited.note(r);
-                    }
-                    (Edit::Model(m), true) => {
-                        restore_step = m.label() == recovery_ops::RESTORE_STEP;
-                        m.undo(model);
-                    }
-                    (Edit::Model(m), false) => {
-                        restore_step = m.label() == recovery_ops::RESTORE_STEP;
-                        m.redo(model);
+                let apply = |e: Edit<'_>| {
+                    let model = Arc::make_mut(shared);
+                    match (e, undo) {
+                        (Edit::Paint(r), true) => {
+                            r.undo(model);
+                            edited.note(r);
+                        }
+                        (Edit::Paint(r), false) => {
+                            r.redo(model);
+                            edited.note(r);
+                        }
+                        (Edit::Model(m), true) => {
+                            restore_step = m.label() == recovery_ops::RESTORE_STEP;
+                            m.undo(model);
+                        }
+                        (Edit::Model(m), false) => {
+                            restore_step = m.label() == recovery_ops::RESTORE_STEP;
+                            m.redo(model);
+                        }
+                        (Edit::Skeleton(r), true) => r.undo(model),
+                        (Edit::Skeleton(r), false) => r.redo(model),
                     }
                 };
                 let step =

@@ -57,6 +57,19 @@ fn same_primitive(a: &Primitive, b: &Primitive) -> bool {
         && a.influences == b.influences
 }
 
+/// The skeleton-sized parts of a model (node tree, skins, clips, instance lists), taken before an
+/// edit that leaves every primitive alone ([`ModelEdit::since`]).
+#[derive(Clone, Debug)]
+pub struct ModelParts(Parts);
+
+impl ModelParts {
+    /// `model`'s skeleton-sized parts.
+    #[must_use]
+    pub fn of(model: &Model) -> Self {
+        Self(Parts::of(model, Vec::new(), None))
+    }
+}
+
 /// A model edit that can be undone and redone.
 #[derive(Clone, Debug)]
 pub struct ModelEdit {
@@ -97,6 +110,13 @@ impl ModelEdit {
         }
     }
 
+    /// The edit from `before` to `after` where no primitive changed in between (key edits): no
+    /// vertex data is compared or kept.
+    #[must_use]
+    pub fn since(label: impl Into<String>, before: ModelParts, after: &Model) -> Self {
+        Self { label: label.into(), before: before.0, after: Parts::of(after, Vec::new(), None) }
+    }
+
     /// The edit's name (shown in messages).
     #[must_use]
     pub fn label(&self) -> &str {
@@ -117,6 +137,12 @@ impl ModelEdit {
     #[must_use]
     pub fn changed_primitives(&self) -> usize {
         self.after.meshes.as_ref().map_or(self.after.prims.len(), |m| m.iter().map(|m| m.primitives.len()).sum())
+    }
+
+    /// Whether undoing or redoing the edit rewrites vertex data (a primitive or the mesh list).
+    #[must_use]
+    pub fn touches_primitives(&self) -> bool {
+        self.before.meshes.is_some() || !self.before.prims.is_empty()
     }
 }
 

@@ -15,7 +15,7 @@ pub mod slot_influences;
 
 pub use animation::{Channel, ChannelPath, Clip, Interpolation};
 pub use densify::{densify, Densified, DensifyError, PrimitiveRefinement};
-pub use edit_record::ModelEdit;
+pub use edit_record::{ModelEdit, ModelParts};
 pub use influences::{InfluenceError, Influences, JointSetTable, EMPTY_SET};
 pub use mesh::{Mesh, Primitive, Topology};
 pub use skeleton::{Node, NodeTransform, NodeTree, Trs};

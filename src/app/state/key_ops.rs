@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::EditorState;
 use crate::app::command::KeyCommand;
-use crate::model::{Clip, ModelEdit};
+use crate::model::{Clip, ModelEdit, ModelParts};
 use crate::rig::keys;
 
 impl EditorState {
@@ -68,13 +68,14 @@ impl EditorState {
 
     /// Changes the clips through `f` (which returns whether it changed anything) as one undo step.
     pub(super) fn edit_clips(&mut self, label: &'static str, f: impl FnOnce(&mut Vec<Clip>) -> bool) -> bool {
-        let mut m = (*self.model).clone();
-        if !f(&mut m.clips) || m.clips == self.model.clips {
+        let mut clips = self.model.clips.clone();
+        if !f(&mut clips) || clips == self.model.clips {
             return false;
         }
-        let edit = ModelEdit::between(label, &self.model, &m);
+        let before = ModelParts::of(&self.model);
+        Arc::make_mut(&mut self.model).clips = clips;
+        let edit = ModelEdit::since(label, before, &self.model);
         self.history.record_model(edit, &self.pose);
-        self.model = Arc::new(m);
         self.rig.unsaved += 1;
         true
     }

@@ -1,7 +1,9 @@
-//! The editor's Rig mode: skeleton edits (through `crate::rig::skeleton_edit`), each one undo step
-//! holding a [`ModelEdit`]; a joint dragged with the translate gizmo or a coordinate field is one
-//! step from press to release; joint placement under the cursor (the middle of the volume); and
-//! automatic weights on a background thread ([`BindJob`]) applied as one step when they arrive.
+//! The editor's Rig mode: skeleton edits (through `crate::rig::skeleton_edit`), made on the model
+//! in place, each one undo step holding its [`SkeletonRecord`]; a joint dragged with the translate
+//! gizmo or a coordinate field is one step from press to release (its moves chained with
+//! [`SkeletonRecord::then`]); joint placement under the cursor (the middle of the volume); and
+//! automatic weights on a background thread ([`BindJob`]) applied as one step ([`ModelEdit`])
+//! when they arrive.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -29,12 +31,18 @@ enum Placed {
     Rigid(usize),
 }
 
-/// An edit still growing (a gizmo or field drag): the model and pose before it.
+/// An edit still growing (a gizmo or field drag): its moves so far as one record, and the pose
+/// before it.
 struct OpenEdit {
     gesture: u64,
-    label: &'static str,
-    before: Arc<Model>,
+    record: Option<SkeletonRecord>,
     pose: Pose,
+}
+
+/// What a finished skeleton edit tells its command: where each old node went and the new nodes.
+struct Done {
+    node_map: Vec<Option<usize>>,
+    created: Vec<usize>,
 }
 
 /// Rig mode's state besides the model: the open drag and the running automatic-weights job.
@@ -102,9 +110,10 @@ impl EditorState {
     pub fn end_gesture(&mut self) {
         self.history.close_gesture();
         let Some(open) = self.rig.open.take() else { return };
-        let edit = ModelEdit::between(open.label, &open.before, &self.model);
-        self.history.record_model(edit, &open.pose);
-        self.rig.unsaved += 1;
+        if let Some(record) = open.record {
+            self.history.record_skeleton(record, &open.pose);
+            self.rig.unsaved += 1;
+        }
     }
 
     /// Carries out the Rig-mode commands.
@@ -123,7 +132,7 @@ impl EditorState {
                 let name = self.model.nodes.key(node);
                 let parent = self.model.nodes.nodes.get(node).and_then(|n| n.parent);
                 if let Some(r) = self.edit("Delete joint", |m| skeleton_edit::delete_joint(m, node)) {
-                    self.selected = parent.and_then(|p| r.node_map().get(p).copied().flatten());
+                    self.selected = parent.and_then(|p| r.node_map.get(p).copied().flatten());
                     self.set_info(format!("deleted {name}: its children and weights went to its parent"));
                 }
             }
@@ -145,7 +154,7 @@ impl EditorState {
             }
             Command::SymmetrizeChain(node) => {
                 if let Some(r) = self.edit("Symmetrize chain", |m| skeleton_edit::symmetrize(m, node)) {
-                    let n = r.created().len();
+                    let n = r.created.len();
                     self.set_info(format!("mirrored the chain from {}: {n} joints", self.model.nodes.key(node)));
                 }
             }
@@ -160,27 +169,27 @@ impl EditorState {
         }
     }
 
-    /// Runs one skeleton edit on a copy of the model; on success the copy becomes the model and
-    /// the edit one undo step, on failure the model is untouched and the message shown.
+    /// Runs one skeleton edit on the model, in place (its vertex data is copied only while
+    /// another holder shares it, such as the brush caches' background build); on success its
+    /// record becomes one undo step, on failure the edit has put the model back and the message
+    /// is shown.
     fn edit(
         &mut self,
         label: &'static str,
         f: impl FnOnce(&mut Model) -> Result<SkeletonRecord, SkeletonEditError>,
-    ) -> Option<SkeletonRecord> {
+    ) -> Option<Done> {
         self.end_gesture();
-        let mut m = (*self.model).clone();
-        let record = match f(&mut m) {
+        let record = match f(Arc::make_mut(&mut self.model)) {
             Ok(r) => r,
             Err(e) => {
                 self.set_error(format!("{label}: {e}"));
                 return None;
             }
         };
-        let edit = ModelEdit::between(label, &self.model, &m);
-        self.history.record_model(edit, &self.pose);
-        self.model = Arc::new(m);
+        let done = Done { node_map: record.node_map().to_vec(), created: record.created().to_vec() };
+        self.history.record_skeleton(record, &self.pose);
         self.model_edited();
-        Some(record)
+        Some(done)
     }
 
     /// The rest (= bind) pose's `model_from_node` of every node.
@@ -212,16 +221,18 @@ impl EditorState {
         };
         if self.rig.open.as_ref().is_none_or(|o| o.gesture != g) {
             self.end_gesture();
-            self.rig.open = Some(OpenEdit {
-                gesture: g,
-                label: "Move joint",
-                before: Arc::clone(&self.model),
-                pose: self.pose.clone(),
-            });
+            self.rig.open = Some(OpenEdit { gesture: g, record: None, pose: self.pose.clone() });
         }
-        let m = Arc::make_mut(&mut self.model);
-        match skeleton_edit::move_joint(m, node, position) {
-            Ok(_) => self.model_changed(),
+        match skeleton_edit::move_joint(Arc::make_mut(&mut self.model), node, position) {
+            Ok(record) => {
+                if let Some(open) = self.rig.open.as_mut() {
+                    open.record = Some(match open.record.take() {
+                        Some(so_far) => so_far.then(record),
+                        None => record,
+                    });
+                }
+                self.model_changed();
+            }
             Err(e) => self.set_error(format!("Move joint: {e}")),
         }
     }
@@ -314,7 +325,7 @@ impl EditorState {
             self.set_error("Add joint: select the joint to extrude from first".into());
             return;
         };
-        if let Some(&node) = record.as_ref().and_then(|r| r.created().first()) {
+        if let Some(&node) = record.as_ref().and_then(|r| r.created.first()) {
             self.selected = Some(node);
             self.set_info(format!("added {} at ({:.3}, {:.3}, {:.3})", self.model.nodes.key(node), p.x, p.y, p.z));
         }

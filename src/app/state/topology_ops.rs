@@ -1,6 +1,7 @@
 //! The brush caches' life in the editor: built at once for small models, on a background thread
 //! for large ones ([`crate::app::topology_job`]); taken when ready (polled every frame), or
-//! waited for by the first command that needs them (a dab, a tool, an undo), which says so.
+//! waited for by the first command that needs them (a dab, a tool, the undo of a bind), which
+//! says so.
 
 use super::{EditorState, Message};
 use crate::app::command::Command;
@@ -37,6 +38,12 @@ fn runs_without_topology(cmd: &Command) -> bool {
             | Command::ReparentJoint { .. }
             | Command::RenameJoint { .. }
             | Command::SymmetrizeChain(_)
+            | Command::OrientJoint(_)
+            // Keys, clips, IK and the pose library change poses and clips, never meshes.
+            | Command::Key(_)
+            | Command::AddRomClip { .. }
+            | Command::Ik(_)
+            | Command::PoseLibrary(_)
     )
 }
 
@@ -86,9 +93,15 @@ impl EditorState {
         }
     }
 
-    /// Waits for the brush caches if `cmd` needs them and they are still being built.
+    /// Waits for the brush caches if `cmd` needs them and they are still being built. An undo or
+    /// redo needs them only to cross a paint step or a bind (a pose, skeleton or key step does
+    /// not).
     pub(super) fn wait_topology_for(&mut self, cmd: &Command) {
-        if self.topology_job.is_some() && !runs_without_topology(cmd) {
+        let needs = match cmd {
+            Command::Undo | Command::Redo => self.history.next_changes_meshes(*cmd == Command::Undo),
+            _ => !runs_without_topology(cmd),
+        };
+        if self.topology_job.is_some() && needs {
             self.finish_topology(true);
         }
     }
