@@ -1,9 +1,30 @@
 //! The undo record of a structural model edit (a skeleton edit, a new skin, automatic weights):
 //! the skeleton-sized parts of the model (node tree, skins, clips, instance lists) as they were
 //! before and after, plus only the primitives the edit changed. Undo and redo write those parts
-//! back, so both restore the model bit for bit, and the record never holds unchanged vertex data.
+//! back, so both restore the model bit for bit, and the record never holds unchanged vertex data
+//! (of a primitive whose weights alone changed, as in a bind, only the weights).
 
-use super::{Clip, Mesh, Model, NodeTree, Primitive, Skin, SkinnedInstance};
+use super::{Clip, Influences, Mesh, Model, NodeTree, Primitive, Skin, SkinnedInstance};
+
+/// What a record keeps of one changed primitive.
+#[derive(Clone, Debug)]
+enum PrimData {
+    /// Only its influences changed: them.
+    Influences(Option<Influences>),
+    /// Its geometry changed: all of it.
+    Whole(Primitive),
+}
+
+impl PrimData {
+    /// What to keep of `side`, a version of a primitive that differs from its other version.
+    fn of(side: &Primitive, only_weights: bool) -> Self {
+        if only_weights {
+            Self::Influences(side.influences.clone())
+        } else {
+            Self::Whole(side.clone())
+        }
+    }
+}
 
 /// One side (before or after) of an edit.
 #[derive(Clone, Debug)]
@@ -14,13 +35,13 @@ struct Parts {
     instances: Vec<SkinnedInstance>,
     rigid_instances: Vec<(usize, usize)>,
     /// The changed primitives as `(mesh, primitive, data)`, when the mesh list kept its shape.
-    prims: Vec<(usize, usize, Primitive)>,
+    prims: Vec<(usize, usize, PrimData)>,
     /// Every mesh, when the edit changed the mesh list's shape or a mesh's name.
     meshes: Option<Vec<Mesh>>,
 }
 
 impl Parts {
-    fn of(model: &Model, prims: Vec<(usize, usize, Primitive)>, meshes: Option<Vec<Mesh>>) -> Self {
+    fn of(model: &Model, prims: Vec<(usize, usize, PrimData)>, meshes: Option<Vec<Mesh>>) -> Self {
         Self {
             nodes: model.nodes.clone(),
             skins: model.skins.clone(),
@@ -41,20 +62,20 @@ impl Parts {
         if let Some(meshes) = &self.meshes {
             model.meshes.clone_from(meshes);
         }
-        for (m, p, prim) in &self.prims {
+        for (m, p, data) in &self.prims {
             if let Some(slot) = model.meshes.get_mut(*m).and_then(|mesh| mesh.primitives.get_mut(*p)) {
-                slot.clone_from(prim);
+                match data {
+                    PrimData::Influences(influences) => slot.influences.clone_from(influences),
+                    PrimData::Whole(prim) => slot.clone_from(prim),
+                }
             }
         }
     }
 }
 
-fn same_primitive(a: &Primitive, b: &Primitive) -> bool {
-    a.topology == b.topology
-        && a.positions == b.positions
-        && a.normals == b.normals
-        && a.triangles == b.triangles
-        && a.influences == b.influences
+/// Whether two versions of a primitive have the same geometry (all but the influences).
+fn same_geometry(a: &Primitive, b: &Primitive) -> bool {
+    a.topology == b.topology && a.positions == b.positions && a.normals == b.normals && a.triangles == b.triangles
 }
 
 /// The skeleton-sized parts of a model (node tree, skins, clips, instance lists), taken before an
@@ -93,9 +114,10 @@ impl ModelEdit {
         if same_shape {
             for (m, (a, b)) in before.meshes.iter().zip(&after.meshes).enumerate() {
                 for (p, (pa, pb)) in a.primitives.iter().zip(&b.primitives).enumerate() {
-                    if !same_primitive(pa, pb) {
-                        old.push((m, p, pa.clone()));
-                        new.push((m, p, pb.clone()));
+                    let only_weights = same_geometry(pa, pb);
+                    if !only_weights || pa.influences != pb.influences {
+                        old.push((m, p, PrimData::of(pa, only_weights)));
+                        new.push((m, p, PrimData::of(pb, only_weights)));
                     }
                 }
             }
@@ -174,10 +196,32 @@ mod tests {
         moved.meshes[0].primitives[0].positions[3].x += 1.0;
         let edit = ModelEdit::between("Move", &before, &moved);
         assert_eq!(edit.changed_primitives(), 1);
+        assert!(matches!(edit.after.prims[0].2, PrimData::Whole(_)), "a moved vertex keeps the whole primitive");
         let mut m = moved.clone();
         edit.undo(&mut m);
         assert_eq!(m.meshes[0].primitives[0].positions, before.meshes[0].primitives[0].positions);
         edit.redo(&mut m);
         assert_eq!(m.meshes[0].primitives[0].positions, moved.meshes[0].primitives[0].positions);
+    }
+
+    #[test]
+    fn a_weights_only_change_keeps_only_the_weights() {
+        let before = model();
+        let mut after = before.clone();
+        let (table, meshes) = (&mut after.skins[0].sets, &mut after.meshes);
+        let inf = meshes[0].primitives[0].influences.as_mut().unwrap();
+        inf.set_vertex_pairs(2, &[(1, 1.0)], table).unwrap();
+        let edit = ModelEdit::between("Bind", &before, &after);
+        assert_eq!(edit.changed_primitives(), 1);
+        assert!(edit.touches_primitives());
+        for side in [&edit.before, &edit.after] {
+            assert!(matches!(side.prims[0].2, PrimData::Influences(Some(_))), "only the weights are kept");
+        }
+        let mut m = after.clone();
+        edit.undo(&mut m);
+        assert!(m.meshes[0].primitives[0].influences == before.meshes[0].primitives[0].influences);
+        edit.redo(&mut m);
+        assert!(m.meshes[0].primitives[0].influences == after.meshes[0].primitives[0].influences);
+        assert_eq!(m.meshes[0].primitives[0].positions, after.meshes[0].primitives[0].positions);
     }
 }
