@@ -151,6 +151,7 @@ fn undoing_skeleton_edits_and_keys_does_not_wait_for_the_caches() {
         s.apply(Command::Undo);
     }
     assert!(rig_of(&s.model) == original, "undo restores the skeleton and the weights bit for bit");
+    assert_eq!(s.message.as_ref().map(|m| m.text.as_str()), Some("Undo: Delete Joint"), "undo names its step");
     assert!(s.model.clips.is_empty(), "undo removes the keyed clip");
     assert!(s.topology_progress().is_some(), "undoing skeleton edits and keys waits for no cache");
     assert!(s.message.as_ref().is_none_or(|m| !m.text.contains("waited")));
@@ -158,6 +159,7 @@ fn undoing_skeleton_edits_and_keys_does_not_wait_for_the_caches() {
         s.apply(Command::Redo);
     }
     assert!(rig_of(&s.model) == edited, "redo reapplies the edits bit for bit");
+    assert_eq!(s.message.as_ref().map(|m| m.text.as_str()), Some("Redo: Set Key (whole pose)"));
     assert!(s.topology_progress().is_some());
     s.apply(Command::SetMode(Mode::Paint));
     while s.poll_topology() {
@@ -192,5 +194,7 @@ fn skeleton_edits_keys_and_their_undo_leave_the_vertex_data_in_place() {
         steps += 1;
     }
     assert_eq!(steps, 5, "the typed move, the drag, the new clip, its key and the delete are one step each");
+    s.apply(Command::Undo);
+    assert_eq!(s.message.as_ref().map(|m| m.text.as_str()), Some("nothing to undo"));
     assert_eq!(data(&s), at_load, "an edit copied the model's vertex data");
 }

@@ -17,6 +17,7 @@ mod recovery_ops;
 mod refresh;
 mod rig_ops;
 mod topology_ops;
+mod undo_ops;
 mod weight_tools_ops;
 
 pub use weight_tools_ops::{PaintTool, TransferSource, WeightToolCommand, WeightToolsState};
@@ -34,7 +35,7 @@ use glam::{DQuat, Vec3};
 
 use super::command::Command;
 use super::frame_times::{FrameTimes, Stage};
-use super::history::{Edit, History, Undone};
+use super::history::History;
 use crate::io::SourceDocument;
 use crate::model::Model;
 use crate::paint::{EditedVertices, ModelTopology, StrokeRecord, SurfaceScratch, Touch};
@@ -389,64 +390,7 @@ impl EditorState {
                     self.dirty = true;
                 }
             }
-            Command::Undo | Command::Redo => {
-                self.end_stroke();
-                self.end_gesture();
-                // Only a step that changes the model makes it unique (copies it while shared).
-                let shared = &mut self.model;
-                let edited = &mut self.edited;
-                let undo = cmd == Command::Undo;
-                let mut restore_step = false;
-                let apply = |e: Edit<'_>| {
-                    let model = Arc::make_mut(shared);
-                    match (e, undo) {
-                        (Edit::Paint(r), true) => {
-                            r.undo(model);
-                            edited.note(r);
-                        }
-                        (Edit::Paint(r), false) => {
-                            r.redo(model);
-                            edited.note(r);
-                        }
-                        (Edit::Model(m), true) => {
-                            restore_step = m.label() == recovery_ops::RESTORE_STEP;
-                            m.undo(model);
-                        }
-                        (Edit::Model(m), false) => {
-                            restore_step = m.label() == recovery_ops::RESTORE_STEP;
-                            m.redo(model);
-                        }
-                        (Edit::Skeleton(r), true) => r.undo(model),
-                        (Edit::Skeleton(r), false) => r.redo(model),
-                    }
-                };
-                let step =
-                    if undo { self.history.undo(&self.pose, apply) } else { self.history.redo(&self.pose, apply) };
-                match step {
-                    Some(Undone::Pose(p)) => {
-                        self.pose = p;
-                        self.playing = false;
-                        self.dirty = true;
-                    }
-                    Some(Undone::Paint) => {
-                        self.recount_welds();
-                        self.dirty = true;
-                    }
-                    Some(Undone::Model(p)) => {
-                        self.pose = p;
-                        self.playing = false;
-                        // Undoing an added clip (New Clip, Add ROM clip) leaves no clip to show.
-                        self.clip = self.clip.filter(|&c| c < self.model.clips.len());
-                        // A restored recovery file changed weights, not the skeleton.
-                        if restore_step {
-                            self.model_changed();
-                        } else {
-                            self.model_edited();
-                        }
-                    }
-                    None => {}
-                }
-            }
+            Command::Undo | Command::Redo => self.undo_redo(cmd == Command::Undo),
             Command::SetMethod(m) => {
                 self.method = m;
                 self.dirty = true;

@@ -1,0 +1,81 @@
+//! Undo and redo: the history's next step crossed on the model (made unique only when the step
+//! changes it) and the pose, and a message naming the step.
+
+use std::sync::Arc;
+
+use super::{recovery_ops, EditorState};
+use crate::app::history::{Edit, Undone};
+
+impl EditorState {
+    /// Undoes (`undo`) or redoes the history's next step and says which.
+    pub(super) fn undo_redo(&mut self, undo: bool) {
+        self.end_stroke();
+        self.end_gesture();
+        // Only a step that changes the model makes it unique (copies it while shared).
+        let shared = &mut self.model;
+        let edited = &mut self.edited;
+        let mut restore_step = false;
+        let mut label = None;
+        let apply = |e: Edit<'_>| {
+            let model = Arc::make_mut(shared);
+            match e {
+                Edit::Paint(r) => {
+                    label = Some(r.label().to_owned());
+                    if undo {
+                        r.undo(model);
+                    } else {
+                        r.redo(model);
+                    }
+                    edited.note(r);
+                }
+                Edit::Model(m) => {
+                    label = Some(m.label().to_owned());
+                    restore_step = m.label() == recovery_ops::RESTORE_STEP;
+                    if undo {
+                        m.undo(model);
+                    } else {
+                        m.redo(model);
+                    }
+                }
+                Edit::Skeleton(r) => {
+                    label = Some(r.label().to_owned());
+                    if undo {
+                        r.undo(model);
+                    } else {
+                        r.redo(model);
+                    }
+                }
+            }
+        };
+        let step = if undo { self.history.undo(&self.pose, apply) } else { self.history.redo(&self.pose, apply) };
+        let verb = if undo { "Undo" } else { "Redo" };
+        let Some(step) = step else {
+            self.set_info(format!("nothing to {}", verb.to_lowercase()));
+            return;
+        };
+        match step {
+            Undone::Pose(p) => {
+                self.pose = p;
+                self.playing = false;
+                self.dirty = true;
+            }
+            Undone::Paint => {
+                self.recount_welds();
+                self.dirty = true;
+            }
+            Undone::Model(p) => {
+                self.pose = p;
+                self.playing = false;
+                // Undoing an added clip (New Clip, Add ROM clip) leaves no clip to show.
+                self.clip = self.clip.filter(|&c| c < self.model.clips.len());
+                // A restored recovery file changed weights, not the skeleton.
+                if restore_step {
+                    self.model_changed();
+                } else {
+                    self.model_edited();
+                }
+            }
+        }
+        self.set_info(format!("{verb}: {}", label.as_deref().unwrap_or("pose change")));
+    }
+}
