@@ -13,6 +13,9 @@ use skinlab::app::state::EditorState;
 use skinlab::io::recovery::{RecoveryFile, CLIPS};
 use skinlab::model::Clip;
 
+#[path = "common/paint_rig.rs"]
+mod paint_rig;
+
 fn arm_in(dir: &std::path::Path) -> EditorState {
     let path = dir.join("arm.glb");
     if !path.exists() {
@@ -69,8 +72,10 @@ fn edited_keys_are_autosaved_and_restored_bit_for_bit() {
     let mut autosave = Autosave::new(Some(rec.clone()));
     let t0 = Instant::now();
     let _ = autosave.tick(&s, t0, false);
-    let (failed, _) = autosave.tick(&s, t0 + Duration::from_secs(3600), false);
+    let (failed, again) = autosave.tick(&s, t0 + Duration::from_secs(3600), false);
     assert_eq!(failed, None);
+    assert!(again.is_some(), "the write runs on its own thread: the editor looks again for its end");
+    assert_eq!(autosave.wait(), None);
     let file = RecoveryFile::read(autosave.file().unwrap()).unwrap();
     assert!(file.sections.contains_key(CLIPS), "{:?}", file.sections.keys().collect::<Vec<_>>());
     assert!(file.unknown_sections().is_empty());
@@ -112,4 +117,34 @@ fn unchanged_clips_write_no_section_and_a_bad_section_is_refused() {
     let e = fresh.restore(&file).unwrap_err();
     assert!(e.contains("recovered clips") && e.contains("no_such_joint"), "{e}");
     assert!(fresh.pose.overrides.is_empty(), "nothing restored");
+}
+
+#[test]
+fn autosave_writes_on_its_own_thread_and_a_clean_quit_waits_for_it() {
+    // 103,200 vertices without a file: every vertex's weights go into the recovery file, a write
+    // of a few hundred milliseconds.
+    let model = paint_rig::cylinder_rig(800, 128, 8, 4);
+    let mut s = EditorState::new(model, "cylinder");
+    s.apply(Command::SetRotation { node: 1, rotation: DQuat::from_rotation_z(0.3), gesture: None });
+    let dir = tempfile::tempdir().unwrap();
+    let mut autosave = Autosave::new(Some(dir.path().join("recovery")));
+    let t0 = Instant::now();
+    let _ = autosave.tick(&s, t0, false);
+    let started = Instant::now();
+    let (failed, again) = autosave.tick(&s, t0 + Duration::from_secs(3600), false);
+    let tick = started.elapsed();
+    assert_eq!(failed, None);
+    assert!(again.is_some());
+    let file = autosave.file().unwrap().to_path_buf();
+    // The quit comes while the write runs: the file must not come back after it is removed.
+    autosave.remove();
+    // (A writer still running after the removal would be joined here, its file written.)
+    assert_eq!(autosave.wait(), None);
+    assert!(!file.exists(), "the write in progress recreated the removed recovery file (tick took {tick:?})");
+    // Written in full, it is the same file the state describes.
+    let _ = autosave.tick(&s, t0 + Duration::from_secs(7200), false);
+    assert_eq!(autosave.wait(), None);
+    let written = RecoveryFile::read(&file).unwrap();
+    let expected = s.recovery_file(std::process::id());
+    assert_eq!(written.sections, expected.sections);
 }

@@ -26,6 +26,7 @@ pub use ik_ops::{IkCommand, IkState, MAX_CHAIN};
 pub use modes::{Mode, PaintSettings, WeightDisplay};
 pub use paint_ops::HoverInfo;
 pub use pose_library_ops::{PoseLibraryCommand, PoseLibraryState};
+pub use recovery_ops::RecoverySnapshot;
 pub use rig_ops::RigState;
 
 use std::path::{Path, PathBuf};
@@ -169,7 +170,7 @@ pub struct EditorState {
     /// Vertices painted since the model was opened or last saved.
     pub edited: EditedVertices,
     /// The glTF document the model came from (`None` for models that are not glTF).
-    pub source: Option<SourceDocument>,
+    pub source: Option<Arc<SourceDocument>>,
     /// Where File ▸ Save writes (set by the first save).
     pub save_path: Option<PathBuf>,
     /// The file the model was opened from (`None`: the built-in demo or a new scene).
@@ -499,7 +500,7 @@ impl EditorState {
                 let name =
                     path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
                 self.replace_model(model, &name);
-                self.source = source;
+                self.source = source.map(Arc::new);
                 self.model_path = Some(path.to_path_buf());
                 self.set_info(format!("opened {}{}", path.display(), self.weld_warning()));
             }

@@ -23,7 +23,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::atomic_write;
 
@@ -56,19 +56,33 @@ pub struct RecoveryFile {
 }
 
 impl RecoveryFile {
-    /// The file's JSON text.
+    /// The file's JSON text (the sections serialised where they are, not copied: at a million
+    /// vertices the weights section alone is tens of megabytes).
     #[must_use]
     pub fn to_json(&self) -> String {
-        let mut root = Map::new();
-        root.insert("format".into(), FORMAT.into());
-        root.insert("version".into(), VERSION.into());
-        root.insert("model".into(), self.model.as_ref().map_or(Value::Null, |p| p.display().to_string().into()));
-        root.insert("model_name".into(), self.model_name.clone().into());
-        root.insert("saved_unix_secs".into(), self.saved_unix_secs.into());
-        root.insert("pid".into(), self.pid.into());
-        root.insert("strokes".into(), self.strokes.into());
-        root.insert("sections".into(), Value::Object(self.sections.clone().into_iter().collect()));
-        serde_json::to_string(&Value::Object(root)).unwrap_or_default()
+        /// The file's fields in their written order.
+        #[derive(serde::Serialize)]
+        struct Text<'a> {
+            format: &'a str,
+            version: u64,
+            model: Option<String>,
+            model_name: &'a str,
+            saved_unix_secs: u64,
+            pid: u32,
+            strokes: usize,
+            sections: &'a BTreeMap<String, Value>,
+        }
+        let text = Text {
+            format: FORMAT,
+            version: VERSION,
+            model: self.model.as_ref().map(|p| p.display().to_string()),
+            model_name: &self.model_name,
+            saved_unix_secs: self.saved_unix_secs,
+            pid: self.pid,
+            strokes: self.strokes,
+            sections: &self.sections,
+        };
+        serde_json::to_string(&text).unwrap_or_default()
     }
 
     /// Parses a recovery file's text (the problem without the path on error).

@@ -85,7 +85,7 @@ impl EditorState {
     #[must_use]
     pub fn with_document(model: Model, source: crate::io::SourceDocument, name: &str) -> Self {
         let mut s = Self::new(model, name);
-        s.source = Some(source);
+        s.source = Some(std::sync::Arc::new(source));
         s
     }
 
@@ -214,7 +214,7 @@ impl EditorState {
             }
             Command::SaveModel { path, overwrite } => self.save_model(&path, overwrite),
             Command::SaveWeights(path) => {
-                let base = self.source.as_ref().map(crate::io::SourceDocument::original);
+                let base = self.source.as_deref().map(crate::io::SourceDocument::original);
                 match crate::io::write_weights_file(&path, &self.model, base) {
                     Ok(n) => self.set_info(format!("saved weights of {n} vertices to {}", path.display())),
                     Err(e) => self.set_error(e.to_string()),

@@ -17,6 +17,49 @@ use crate::rig::pose_file;
 /// The label of the undo step a restore records.
 pub const RESTORE_STEP: &str = "Restore unsaved work";
 
+/// The editor's unsaved work as of one moment, from which its recovery file is made (on any
+/// thread: at a million vertices that takes seconds).
+pub struct RecoverySnapshot {
+    model: Arc<crate::model::Model>,
+    source: Option<Arc<crate::io::SourceDocument>>,
+    pose: Option<crate::rig::Pose>,
+    model_path: Option<std::path::PathBuf>,
+    model_name: String,
+    strokes: usize,
+}
+
+impl RecoverySnapshot {
+    /// The recovery file written by process `pid`: the weights that differ from the model's
+    /// file, the pose, and the clips when they differ from the file's.
+    #[must_use]
+    pub fn file(&self, pid: u32) -> RecoveryFile {
+        let mut sections = std::collections::BTreeMap::new();
+        let base = self.source.as_deref().map(crate::io::SourceDocument::original);
+        let (weights, listed) = weights_to_json(&self.model, base);
+        if listed > 0 {
+            if let Ok(v) = serde_json::from_str(&weights) {
+                sections.insert(recovery::WEIGHTS.to_owned(), v);
+            }
+        }
+        if let Some(pose) = &self.pose {
+            if let Ok(v) = serde_json::from_str(&pose_file::pose_to_json(pose, &self.model.nodes)) {
+                sections.insert(recovery::POSE.to_owned(), v);
+            }
+        }
+        if base.map_or(!self.model.clips.is_empty(), |b| b.clips != self.model.clips) {
+            sections.insert(recovery::CLIPS.to_owned(), clips_to_json(&self.model.clips, &self.model.nodes));
+        }
+        RecoveryFile {
+            model: self.model_path.clone(),
+            model_name: self.model_name.clone(),
+            saved_unix_secs: recovery::now_unix_secs(),
+            pid,
+            strokes: self.strokes,
+            sections,
+        }
+    }
+}
+
 impl EditorState {
     /// Whether the history changed since the model was loaded or saved (or the work was restored
     /// from a recovery file and not saved since).
@@ -29,29 +72,20 @@ impl EditorState {
     /// weights that differ from the model's file and the pose.
     #[must_use]
     pub fn recovery_file(&self, pid: u32) -> RecoveryFile {
-        let mut sections = std::collections::BTreeMap::new();
-        let base = self.source.as_ref().map(crate::io::SourceDocument::original);
-        let (weights, listed) = weights_to_json(&self.model, base);
-        if listed > 0 {
-            if let Ok(v) = serde_json::from_str(&weights) {
-                sections.insert(recovery::WEIGHTS.to_owned(), v);
-            }
-        }
-        if !self.pose.overrides.is_empty() {
-            if let Ok(v) = serde_json::from_str(&pose_file::pose_to_json(&self.pose, &self.model.nodes)) {
-                sections.insert(recovery::POSE.to_owned(), v);
-            }
-        }
-        if base.map_or(!self.model.clips.is_empty(), |b| b.clips != self.model.clips) {
-            sections.insert(recovery::CLIPS.to_owned(), clips_to_json(&self.model.clips, &self.model.nodes));
-        }
-        RecoveryFile {
-            model: self.model_path.clone(),
+        self.recovery_snapshot().file(pid)
+    }
+
+    /// What the recovery file is made from, shared rather than copied (the model and its source
+    /// document by reference count), so that another thread can write it.
+    #[must_use]
+    pub fn recovery_snapshot(&self) -> RecoverySnapshot {
+        RecoverySnapshot {
+            model: Arc::clone(&self.model),
+            source: self.source.clone(),
+            pose: (!self.pose.overrides.is_empty()).then(|| self.pose.clone()),
+            model_path: self.model_path.clone(),
             model_name: self.model_name.clone(),
-            saved_unix_secs: recovery::now_unix_secs(),
-            pid,
             strokes: self.history.paint_steps(),
-            sections,
         }
     }
 
@@ -84,12 +118,12 @@ impl EditorState {
         };
         if let Some((m, source, name)) = fresh {
             self.replace_model(m, &name);
-            self.source = Some(source);
+            self.source = Some(std::sync::Arc::new(source));
             self.model_path = file.model.clone();
         }
         // Mark every vertex whose weights differ from the model's file as edited.
         let mut marks = StrokeRecord::new("Restore");
-        let base = self.source.as_ref().map(crate::io::SourceDocument::original).unwrap_or(&self.model);
+        let base = self.source.as_deref().map(crate::io::SourceDocument::original).unwrap_or(&self.model);
         for inst in &model.instances {
             let table = &model.skins[inst.skin].sets;
             for (p, prim) in model.meshes[inst.mesh].primitives.iter().enumerate() {
