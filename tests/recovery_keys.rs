@@ -148,3 +148,91 @@ fn autosave_writes_on_its_own_thread_and_a_clean_quit_waits_for_it() {
     let expected = s.recovery_file(std::process::id());
     assert_eq!(written.sections, expected.sections);
 }
+
+/// Each vertex's weights by joint name, weights by bits (set ids and joint indices may differ
+/// between two models with the same skeleton).
+fn named_weights(s: &EditorState) -> Vec<Vec<(String, u32)>> {
+    let m = &s.model;
+    let inst = &m.instances[0];
+    let skin = &m.skins[inst.skin];
+    let inf = m.meshes[inst.mesh].primitives[0].influences.as_ref().unwrap();
+    (0..inf.len())
+        .map(|v| {
+            let mut pairs: Vec<(String, u32)> = inf
+                .vertex(v, &skin.sets)
+                .filter(|&(_, w)| w > 0.0)
+                .map(|(j, w)| (m.nodes.key(skin.joints[usize::from(j)]).to_string(), w.to_bits()))
+                .collect();
+            pairs.sort();
+            pairs
+        })
+        .collect()
+}
+
+fn tree(s: &EditorState) -> Vec<(String, Option<String>)> {
+    let nodes = &s.model.nodes;
+    (0..nodes.len())
+        .map(|n| (nodes.key(n).to_string(), nodes.nodes[n].parent.map(|p| nodes.key(p).to_string())))
+        .collect()
+}
+
+#[test]
+fn an_edited_skeleton_is_autosaved_as_a_copy_and_restored() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = arm_in(dir.path());
+    let file_tree = tree(&s);
+    s.apply(Command::SetMode(skinlab::app::state::Mode::Rig));
+    let elbow = s.model.nodes.find("elbow").unwrap();
+    s.apply(Command::DeleteJoint(elbow));
+    let wrist = s.model.nodes.find("wrist").unwrap();
+    s.apply(Command::RenameJoint { node: wrist, name: "hand".into() });
+    assert!(s.model.nodes.find("hand").is_ok(), "{:?}", s.message);
+    let (edited_tree, edited_weights) = (tree(&s), named_weights(&s));
+
+    let rec = dir.path().join("recovery");
+    let mut autosave = Autosave::new(Some(rec));
+    let t0 = Instant::now();
+    let _ = autosave.tick(&s, t0, false);
+    let _ = autosave.tick(&s, t0 + Duration::from_secs(3600), false);
+    assert_eq!(autosave.wait(), None);
+    let path = autosave.file().unwrap().to_path_buf();
+    let copy = skinlab::io::recovery::companion(&path);
+    let file = RecoveryFile::read(&path).unwrap();
+    assert!(
+        file.sections.contains_key(skinlab::io::recovery::SKELETON),
+        "{:?}",
+        file.sections.keys().collect::<Vec<_>>()
+    );
+    assert!(copy.exists(), "the edited model is kept beside the recovery file");
+
+    // A new editor on the file gets the edited skeleton and its weights back.
+    let mut fresh = arm_in(dir.path());
+    let summary = fresh.restore(&file).unwrap();
+    assert!(summary.contains("skeleton"), "{summary}");
+    assert_eq!(tree(&fresh), edited_tree);
+    assert_eq!(named_weights(&fresh), edited_weights);
+    while fresh.history.can_undo() {
+        fresh.apply(Command::Undo);
+    }
+    assert_eq!(tree(&fresh), file_tree, "undoing the restore brings back the file's skeleton");
+
+    // Back to the file's skeleton, the next write drops the copy; a clean quit removes both.
+    s.apply(Command::Undo);
+    s.apply(Command::Undo);
+    assert_eq!(tree(&s), file_tree);
+    let t1 = Instant::now();
+    let _ = autosave.tick(&s, t1, false);
+    let _ = autosave.tick(&s, t1 + Duration::from_secs(3600), false);
+    assert_eq!(autosave.wait(), None);
+    let file = RecoveryFile::read(&path).unwrap();
+    assert!(!file.sections.contains_key(skinlab::io::recovery::SKELETON));
+    assert!(!copy.exists(), "the copy went with the skeleton edits");
+    s.apply(Command::Redo);
+    let t2 = Instant::now();
+    let _ = autosave.tick(&s, t2, false);
+    let _ = autosave.tick(&s, t2 + Duration::from_secs(3600), false);
+    assert_eq!(autosave.wait(), None);
+    assert!(copy.exists());
+    autosave.remove();
+    assert!(!path.exists() && !copy.exists(), "a clean quit leaves neither file");
+}

@@ -82,7 +82,7 @@ impl Autosave {
                 return (failed, again);
             }
             if self.written_revision.take().is_some() {
-                let _ = std::fs::remove_file(&file);
+                recovery::remove_with_companion(&file);
             }
             return (failed, None);
         }
@@ -99,10 +99,7 @@ impl Autosave {
         self.written_revision = Some(revision);
         let (snapshot, pid) = (state.recovery_snapshot(), std::process::id());
         self.writer = Some(std::thread::spawn(move || {
-            snapshot
-                .file(pid)
-                .write(&file)
-                .map_err(|e| format!("{}: cannot write the recovery file: {e}", file.display()))
+            snapshot.write(pid, &file).map_err(|e| format!("{}: cannot write the recovery file: {e}", file.display()))
         }));
         (failed, again)
     }
@@ -128,7 +125,7 @@ impl Autosave {
     pub fn remove(&mut self) {
         let _ = self.wait();
         if let Some(file) = &self.file {
-            let _ = std::fs::remove_file(file);
+            recovery::remove_with_companion(file);
         }
         self.written_revision = None;
     }
@@ -168,7 +165,7 @@ impl Autosave {
             if restore {
                 self.restore(&found, state);
             } else {
-                let _ = std::fs::remove_file(&found.path);
+                recovery::remove_with_companion(&found.path);
             }
         }
     }
@@ -177,7 +174,7 @@ impl Autosave {
     pub fn restore(&mut self, found: &Found, state: &mut EditorState) {
         match state.restore(&found.file) {
             Ok(_) => {
-                let _ = std::fs::remove_file(&found.path);
+                recovery::remove_with_companion(&found.path);
                 self.written_revision = None;
             }
             Err(e) => {

@@ -37,6 +37,24 @@ pub const POSE: &str = "pose";
 /// The clips section (every clip, `io::clips_json`), written when the clips differ from the
 /// model's file (keys set, moved or deleted; clips made).
 pub const CLIPS: &str = "clips";
+/// The skeleton section, written when the skeleton differs from the model's file: `{"copy":
+/// PATH}`, the whole edited model exported beside the recovery file ([`companion`]), written
+/// before the file that names it.
+pub const SKELETON: &str = "skeleton";
+
+/// Where the edited model of the recovery file `path` is kept while its skeleton differs from the
+/// model's file (`session-PID.glb` beside `session-PID.json`).
+#[must_use]
+pub fn companion(path: &Path) -> PathBuf {
+    path.with_extension("glb")
+}
+
+/// Removes the recovery file `path` and its companion model, the file first (so that no file
+/// ever names a missing model).
+pub fn remove_with_companion(path: &Path) {
+    let _ = std::fs::remove_file(path);
+    let _ = std::fs::remove_file(companion(path));
+}
 
 /// One session's unsaved work.
 #[derive(Clone, Debug, PartialEq)]
@@ -137,7 +155,7 @@ impl RecoveryFile {
     /// Sections this version does not restore.
     #[must_use]
     pub fn unknown_sections(&self) -> Vec<&str> {
-        self.sections.keys().map(String::as_str).filter(|k| ![WEIGHTS, POSE, CLIPS].contains(k)).collect()
+        self.sections.keys().map(String::as_str).filter(|k| ![WEIGHTS, POSE, CLIPS, SKELETON].contains(k)).collect()
     }
 }
 

@@ -26,6 +26,8 @@ pub struct RecoverySnapshot {
     model_path: Option<std::path::PathBuf>,
     model_name: String,
     strokes: usize,
+    /// The skeleton differs from the model's file (kept as a copy of the whole model).
+    skeleton_changed: bool,
 }
 
 impl RecoverySnapshot {
@@ -58,6 +60,42 @@ impl RecoverySnapshot {
             sections,
         }
     }
+
+    /// Writes the recovery file to `path` for process `pid`. While the skeleton differs from the
+    /// model's file, the edited model goes first to [`recovery::companion`] and the file names
+    /// it; otherwise an older companion is removed after the file.
+    pub fn write(&self, pid: u32, path: &Path) -> Result<(), String> {
+        let mut file = self.file(pid);
+        let copy = recovery::companion(path);
+        let keep_copy = self.skeleton_changed && self.source.is_some();
+        if let (true, Some(source)) = (keep_copy, self.source.as_deref()) {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            }
+            let options = crate::io::ExportOptions::default();
+            crate::io::export_model(&self.model, source, &options, &copy).map_err(|e| e.to_string())?;
+            let section = serde_json::json!({ "copy": copy.display().to_string() });
+            file.sections.insert(recovery::SKELETON.to_owned(), section);
+        }
+        file.write(path).map_err(|e| e.to_string())?;
+        if !keep_copy {
+            let _ = std::fs::remove_file(&copy);
+        }
+        Ok(())
+    }
+}
+
+/// Whether `model`'s skeleton (node tree, skins' joints and bind matrices, skinned instances)
+/// differs from `base`'s.
+fn skeleton_differs(model: &crate::model::Model, base: &crate::model::Model) -> bool {
+    model.nodes != base.nodes
+        || model.instances != base.instances
+        || model.skins.len() != base.skins.len()
+        || model
+            .skins
+            .iter()
+            .zip(&base.skins)
+            .any(|(a, b)| a.joints != b.joints || a.joint_from_bind != b.joint_from_bind)
 }
 
 impl EditorState {
@@ -86,6 +124,10 @@ impl EditorState {
             model_path: self.model_path.clone(),
             model_name: self.model_name.clone(),
             strokes: self.history.paint_steps(),
+            skeleton_changed: self
+                .source
+                .as_deref()
+                .is_some_and(|s| skeleton_differs(&self.model, crate::io::SourceDocument::original(s))),
         }
     }
 
@@ -102,6 +144,10 @@ impl EditorState {
             Some((m, _, _)) => m.clone(),
             None => (*self.model).clone(),
         };
+        let skeleton = file.sections.get(recovery::SKELETON);
+        if let Some(copy) = skeleton {
+            model = skeleton_copy(copy, &model)?;
+        }
         if let Some(text) = file.section_text(recovery::WEIGHTS) {
             apply_weights(&text, &mut model).map_err(|e| format!("the recovered weights do not apply: {e}"))?;
         }
@@ -150,6 +196,10 @@ impl EditorState {
         let step = ModelEdit::between(RESTORE_STEP, &self.model, &model);
         self.history.record_model(step, &self.pose);
         self.model = Arc::new(model);
+        if skeleton.is_some() {
+            // The skeleton drawn, the brush caches' joints, the selection: all of the copy's.
+            self.model_changed();
+        }
         self.clip = self.clip.filter(|&c| c < self.model.clips.len());
         self.edited.note(&marks);
         if let Some(pose) = pose {
@@ -166,6 +216,9 @@ impl EditorState {
             self.pose.overrides.len(),
             self.model.clips.len()
         );
+        if skeleton.is_some() {
+            summary.push_str(", and the edited skeleton");
+        }
         let unknown = file.unknown_sections();
         if !unknown.is_empty() {
             summary.push_str(&format!(" (not restored by this version: {})", unknown.join(", ")));
@@ -191,6 +244,22 @@ fn load_model_of(file: &RecoveryFile) -> Result<(crate::model::Model, crate::io:
             Ok((m, source, name.to_owned()))
         }
     }
+}
+
+/// The edited model a skeleton section names, checked against the file's `model`: the same
+/// meshes, primitives and vertex counts (the copy changes the skeleton and the weights, never
+/// the geometry).
+fn skeleton_copy(section: &serde_json::Value, model: &crate::model::Model) -> Result<crate::model::Model, String> {
+    let path = section.get("copy").and_then(serde_json::Value::as_str).ok_or("the skeleton section names no copy")?;
+    let (copy, _) =
+        crate::io::load_document(Path::new(path)).map_err(|e| format!("the recovered skeleton cannot be read: {e}"))?;
+    let counts = |m: &crate::model::Model| -> Vec<Vec<usize>> {
+        m.meshes.iter().map(|mesh| mesh.primitives.iter().map(|p| p.positions.len()).collect()).collect()
+    };
+    if counts(&copy) != counts(model) {
+        return Err(format!("the recovered skeleton's model {path} has other meshes than the model's file"));
+    }
+    Ok(copy)
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {
