@@ -197,6 +197,7 @@ pub fn describe(file: &recovery::RecoveryFile, now_unix_secs: u64) -> String {
         _ => format!("{:.1} h ago", ago as f64 / 3600.0),
     };
     let posed = if file.sections.contains_key(recovery::POSE) { ", a pose" } else { "" };
+    let rigged = if file.sections.contains_key(recovery::SKELETON) { ", skeleton edits" } else { "" };
     let model = file.model.as_ref().map_or_else(|| "the demo arm".to_owned(), |p| p.display().to_string());
-    format!("{model}: {} strokes{posed}, autosaved {when}", file.strokes)
+    format!("{model}: {} strokes{posed}{rigged}, autosaved {when}", file.strokes)
 }

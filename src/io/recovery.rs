@@ -213,7 +213,23 @@ pub fn scan(dir: &Path, running: impl Fn(u32) -> bool) -> Scan {
         }
     }
     out.found.sort_by_key(|f| std::cmp::Reverse(f.file.saved_unix_secs));
+    remove_orphan_copies(dir, &running);
     out
+}
+
+/// Removes edited-model copies ([`companion`]) that no recovery file names any more: a write
+/// cut off between the copy and its file, by a writer that is not running.
+fn remove_orphan_copies(dir: &Path, running: &impl Fn(u32) -> bool) {
+    let Ok(read) = std::fs::read_dir(dir) else { return };
+    for path in read.filter_map(Result::ok).map(|e| e.path()) {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let Some(pid) = name.strip_prefix("session-").and_then(|n| n.strip_suffix(".glb")) else { continue };
+        let Ok(pid) = pid.parse::<u32>() else { continue };
+        let named = path.with_extension("json").exists() || path.with_extension("json.damaged").exists();
+        if pid != std::process::id() && !running(pid) && !named {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
 }
 
 /// Whether process `pid` is running (Linux: `/proc/<pid>` exists; elsewhere always `false`, so a
@@ -273,5 +289,18 @@ mod tests {
         assert!(!session_file(dir.path(), 14).exists());
         // Set aside once: not reported again.
         assert!(scan(dir.path(), |_| false).damaged.is_empty());
+    }
+
+    #[test]
+    fn scan_removes_model_copies_no_recovery_file_names() {
+        let dir = tempfile::tempdir().unwrap();
+        sample(21, 100).write(&session_file(dir.path(), 21)).unwrap();
+        for pid in [21, 22, 23] {
+            std::fs::write(companion(&session_file(dir.path(), pid)), b"glTF").unwrap();
+        }
+        let _ = scan(dir.path(), |pid| pid == 23);
+        assert!(companion(&session_file(dir.path(), 21)).exists(), "its recovery file names it");
+        assert!(!companion(&session_file(dir.path(), 22)).exists(), "an orphan of a dead session");
+        assert!(companion(&session_file(dir.path(), 23)).exists(), "its session still runs");
     }
 }
