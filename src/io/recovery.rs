@@ -232,11 +232,19 @@ fn remove_orphan_copies(dir: &Path, running: &impl Fn(u32) -> bool) {
     }
 }
 
-/// Whether process `pid` is running (Linux: `/proc/<pid>` exists; elsewhere always `false`, so a
-/// second editor may offer a running one's file: restoring it is harmless).
+/// Whether process `pid` is running (Linux: `/proc/<pid>/stat` exists and does not say the
+/// process has ended, a zombie that its parent has not reaped yet, as a killed editor stays in a
+/// container without an init; elsewhere always `false`, so a second editor may offer a running
+/// one's file: restoring it is harmless).
 #[must_use]
 pub fn process_running(pid: u32) -> bool {
-    cfg!(target_os = "linux") && Path::new(&format!("/proc/{pid}")).exists()
+    if !cfg!(target_os = "linux") {
+        return false;
+    }
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
+    // "PID (COMM) STATE ...": COMM may hold spaces and parentheses, so the state follows the last ')'.
+    let state = stat.rsplit_once(')').and_then(|(_, rest)| rest.trim_start().chars().next());
+    !matches!(state, Some('Z' | 'X') | None)
 }
 
 /// Seconds since 1970 now.
@@ -289,6 +297,26 @@ mod tests {
         assert!(!session_file(dir.path(), 14).exists());
         // Set aside once: not reported again.
         assert!(scan(dir.path(), |_| false).damaged.is_empty());
+    }
+
+    #[test]
+    fn a_process_that_ended_is_not_running() {
+        assert!(process_running(std::process::id()));
+        assert!(!process_running(u32::MAX));
+        // A child killed and not reaped yet is a zombie: it no longer runs.
+        let mut child = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+        assert!(process_running(child.id()));
+        child.kill().unwrap();
+        let stat = format!("/proc/{}/stat", child.id());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while !std::fs::read_to_string(&stat).unwrap_or_default().contains(") Z")
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(!process_running(child.id()), "a zombie counts as ended");
+        child.wait().unwrap();
+        assert!(!process_running(child.id()));
     }
 
     #[test]

@@ -197,8 +197,9 @@ impl EditorState {
         self.history.record_model(step, &self.pose);
         self.model = Arc::new(model);
         if skeleton.is_some() {
-            // The skeleton drawn, the brush caches' joints, the selection: all of the copy's.
-            self.model_changed();
+            // The skeleton drawn, the brush caches' joints, the selection: all of the copy's; and
+            // one unsaved skeleton edit in the status line.
+            self.model_edited();
         }
         self.clip = self.clip.filter(|&c| c < self.model.clips.len());
         self.edited.note(&marks);
