@@ -133,7 +133,9 @@ impl RecoveryFile {
 
     /// Reads and parses `path` (`path: problem` on error).
     pub fn read(path: &Path) -> Result<Self, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot be read: {e}", path.display()))?;
+        // Only a regular file is read (a FIFO put in the folder would block the start-up scan).
+        let text = super::input_file::read_input_text(path, super::input_file::MODEL_CAP)
+            .map_err(|e| format!("{}: cannot be read: {e}", path.display()))?;
         Self::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
     }
 
@@ -297,6 +299,18 @@ mod tests {
         assert!(!session_file(dir.path(), 14).exists());
         // Set aside once: not reported again.
         assert!(scan(dir.path(), |_| false).damaged.is_empty());
+    }
+
+    #[test]
+    fn a_fifo_in_the_folder_is_set_aside_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = session_file(dir.path(), 31);
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success());
+        let s = scan(dir.path(), |_| false);
+        assert!(s.found.is_empty());
+        assert_eq!(s.damaged.len(), 1, "{:?}", s.damaged);
+        assert!(s.damaged[0].contains("regular file"), "{}", s.damaged[0]);
     }
 
     #[test]
