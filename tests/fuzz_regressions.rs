@@ -34,6 +34,11 @@ fn pose_regressions() {
 }
 
 #[test]
+fn recovery_regressions() {
+    assert!(replay("recovery", harness::recovery) >= 1);
+}
+
+#[test]
 fn weights_regressions() {
     assert!(replay("weights", harness::weights) >= 1);
 }

@@ -9,7 +9,9 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use glam::{DQuat, DVec3};
+use skinlab::io::clips_json::{clips_from_json, clips_to_json};
 use skinlab::io::gltf_export::export_bytes;
+use skinlab::io::recovery::{RecoveryFile, CLIPS, POSE, WEIGHTS};
 use skinlab::io::{load_document_from_bytes, load_model_from_bytes, Bake, Container, ExportOptions, SourceDocument};
 use skinlab::io::{weights_file, WeightsFormat};
 use skinlab::model::Model;
@@ -35,6 +37,7 @@ pub fn warm_up() {
     gltf(&skinlab::demo::demo_glb());
     pose(b"{}");
     weights(b"{}");
+    recovery(b"{}");
     for k in 0..3u8 {
         paint(&[k, 0, 0, 0, 0, 0, 0, 0, 0, 5, 3, 6, 7, 0, 0]);
     }
@@ -112,6 +115,49 @@ pub fn weights(data: &[u8]) {
         panic!("skinlab's own weights file does not apply: {e}\n{json}");
     }
     export_must_reload(&model, source, &ExportOptions::default());
+}
+
+/// Recovery-file text (what the editor reads at every start) against the demo arm: parse it; it
+/// must write back to text that parses to the same file. Its clips section as a restore reads
+/// it: applied to the arm's nodes, every clip sampled and deformed with every method, written
+/// back and read again to the same clips. Its pose and weights sections go through the pose and
+/// weights harnesses. (The skeleton section names a file on disk: loading one is the `gltf`
+/// harness.)
+pub fn recovery(data: &[u8]) {
+    let (model, _) = demo();
+    let text = String::from_utf8_lossy(data);
+    let Ok(file) = RecoveryFile::parse(&text) else {
+        return;
+    };
+    let written = file.to_json();
+    match RecoveryFile::parse(&written) {
+        Ok(again) => assert!(again == file, "skinlab's own recovery file reads back different:\n{written}"),
+        Err(e) => panic!("skinlab's own recovery file does not parse: {e}\n{written}"),
+    }
+    if let Some(value) = file.sections.get(CLIPS) {
+        if let Ok(clips) = clips_from_json(value, &model.nodes) {
+            let mut clipped = model.clone();
+            clipped.clips = clips;
+            let mut deformer = Deformer::new();
+            let mut out = Vec::new();
+            for pose in poses_of(&clipped) {
+                for method in SkinningMethod::ALL {
+                    deformer.deform_all(&clipped, &pose, method, &mut out);
+                }
+            }
+            let back = clips_to_json(&clipped.clips, &clipped.nodes);
+            match clips_from_json(&back, &clipped.nodes) {
+                Ok(again) => assert!(again == clipped.clips, "skinlab's own clips read back different"),
+                Err(e) => panic!("skinlab's own clips do not read back: {e}"),
+            }
+        }
+    }
+    if let Some(text) = file.section_text(POSE) {
+        pose(text.as_bytes());
+    }
+    if let Some(text) = file.section_text(WEIGHTS) {
+        weights(text.as_bytes());
+    }
 }
 
 /// A byte stream of paint operations on the demo arm, posed: dabs (every mode, falloff, joint,

@@ -50,5 +50,30 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         pdir.join("mirror_undo"),
         [2u8, 2, 3, 255, 1, 255, 1, 1, 1, 2, 200, 40, 6, 6, 4, 4, 128, 0, 128, 1, 0, 0, 0, 77, 9],
     )?;
+    // A recovery file of the demo arm: its clips, the pose above and a few vertices' weights.
+    let mut sections = std::collections::BTreeMap::new();
+    let clips = skinlab::io::clips_json::clips_to_json(&model.clips, &model.nodes);
+    sections.insert(skinlab::io::recovery::CLIPS.to_owned(), clips);
+    let pose_text = skinlab::rig::pose_file::pose_to_json(&pose, &model.nodes);
+    sections.insert(skinlab::io::recovery::POSE.to_owned(), serde_json::from_str(&pose_text)?);
+    // Three vertices painted: the weights section lists only what differs from the file.
+    let mut painted = model.clone();
+    let (meshes, skins) = (&mut painted.meshes, &mut painted.skins);
+    if let (Some(inf), Some(skin)) = (meshes[0].primitives[0].influences.as_mut(), skins.first_mut()) {
+        for v in 0..3 {
+            inf.set_vertex_pairs(v, &[(0, 0.25), (1, 0.75)], &mut skin.sets)?;
+        }
+    }
+    let (changed, _) = skinlab::io::weights_file::weights_to_json(&painted, Some(&model));
+    sections.insert(skinlab::io::recovery::WEIGHTS.to_owned(), serde_json::from_str(&changed)?);
+    let file = skinlab::io::recovery::RecoveryFile {
+        model: None,
+        model_name: "demo_arm.glb".into(),
+        saved_unix_secs: 1_700_000_000,
+        pid: 1,
+        strokes: 2,
+        sections,
+    };
+    fs::write(dir("recovery")?.join("demo.json"), file.to_json())?;
     Ok(())
 }
