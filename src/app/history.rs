@@ -35,6 +35,34 @@ pub enum Edit<'a> {
     Skeleton(&'a SkeletonRecord),
 }
 
+impl Edit<'_> {
+    /// The step's name ("Paint Add", "Delete Joint", ...).
+    #[must_use]
+    pub fn label(&self) -> &str {
+        match self {
+            Edit::Paint(r) => r.label(),
+            Edit::Model(m) => m.label(),
+            Edit::Skeleton(r) => r.label(),
+        }
+    }
+
+    /// Undoes (`undo`) or redoes the step on `model`, bit for bit.
+    pub fn apply(&self, model: &mut crate::model::Model, undo: bool) {
+        match (self, undo) {
+            (Edit::Paint(r), true) => {
+                r.undo(model);
+            }
+            (Edit::Paint(r), false) => {
+                r.redo(model);
+            }
+            (Edit::Model(m), true) => m.undo(model),
+            (Edit::Model(m), false) => m.redo(model),
+            (Edit::Skeleton(r), true) => r.undo(model),
+            (Edit::Skeleton(r), false) => r.redo(model),
+        }
+    }
+}
+
 /// What an undo or redo did.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Undone {
@@ -225,11 +253,7 @@ mod tests {
         r.record(0, 0, 3, snap, snap);
         h.record_paint(r);
         let mut seen = Vec::new();
-        let label = |e: Edit<'_>| match e {
-            Edit::Paint(r) => r.label().to_owned(),
-            Edit::Model(m) => m.label().to_owned(),
-            Edit::Skeleton(m) => m.label().to_owned(),
-        };
+        let label = |e: Edit<'_>| e.label().to_owned();
         assert_eq!(h.undo(&pose(0.5), |r| seen.push(label(r))), Some(Undone::Paint));
         assert_eq!(seen, ["Paint Add"]);
         assert_eq!(h.undo(&pose(0.5), |_| panic!("not a paint step")), Some(Undone::Pose(pose(0.0))));

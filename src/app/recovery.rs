@@ -19,6 +19,8 @@ use crate::io::recovery::{self, Found};
 pub const IDLE: Duration = Duration::from_secs(1);
 /// The most work (in time) that a crash can lose while the user works without pausing.
 pub const MAX_UNSAVED: Duration = Duration::from_secs(30);
+/// How soon the editor looks again while a write is due or in progress.
+const LOOK_AGAIN: Duration = Duration::from_millis(250);
 
 /// The autosave clock and the recovery files found at start-up.
 #[derive(Debug)]
@@ -69,7 +71,6 @@ impl Autosave {
     pub fn tick(&mut self, state: &EditorState, now: Instant, busy: bool) -> (Option<String>, Option<Duration>) {
         let Some(file) = self.file.clone() else { return (None, None) };
         let failed = self.finished_write();
-        let again = Some(Duration::from_millis(250));
         let revision = state.history.revision();
         if revision != self.seen_revision {
             self.seen_revision = revision;
@@ -79,7 +80,7 @@ impl Autosave {
             self.pending_since = None;
             if self.writer.is_some() {
                 // Removed once the write in progress has ended.
-                return (failed, again);
+                return (failed, Some(LOOK_AGAIN));
             }
             if self.written_revision.take().is_some() {
                 recovery::remove_with_companion(&file);
@@ -87,13 +88,13 @@ impl Autosave {
             return (failed, None);
         }
         if self.written_revision == Some(revision) {
-            return (failed, self.writer.is_some().then_some(Duration::from_millis(250)));
+            return (failed, self.writer.is_some().then_some(LOOK_AGAIN));
         }
         let since = *self.pending_since.get_or_insert(now);
         let idle = now.duration_since(self.last_change) >= IDLE;
         let overdue = now.duration_since(since) >= MAX_UNSAVED;
         if busy || !(idle || overdue) || self.writer.is_some() {
-            return (failed, again);
+            return (failed, Some(LOOK_AGAIN));
         }
         self.pending_since = None;
         self.written_revision = Some(revision);
@@ -101,7 +102,7 @@ impl Autosave {
         self.writer = Some(std::thread::spawn(move || {
             snapshot.write(pid, &file).map_err(|e| format!("{}: cannot write the recovery file: {e}", file.display()))
         }));
-        (failed, again)
+        (failed, Some(LOOK_AGAIN))
     }
 
     /// The error of the write that ended since the last look, if it failed.

@@ -1,4 +1,5 @@
-//! The undo record of a structural model edit (a skeleton edit, a new skin, automatic weights):
+//! The undo record of a model edit that skeleton edits' own records do not cover (automatic
+//! weights, key edits, a restored recovery file):
 //! the skeleton-sized parts of the model (node tree, skins, clips, instance lists) as they were
 //! before and after, plus only the primitives the edit changed. Undo and redo write those parts
 //! back, so both restore the model bit for bit, and the record never holds unchanged vertex data

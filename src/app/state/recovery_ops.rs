@@ -67,8 +67,8 @@ impl RecoverySnapshot {
     pub fn write(&self, pid: u32, path: &Path) -> Result<(), String> {
         let mut file = self.file(pid);
         let copy = recovery::companion(path);
-        let keep_copy = self.skeleton_changed && self.source.is_some();
-        if let (true, Some(source)) = (keep_copy, self.source.as_deref()) {
+        let changed_source = self.source.as_deref().filter(|_| self.skeleton_changed);
+        if let Some(source) = changed_source {
             if let Some(dir) = path.parent() {
                 std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
             }
@@ -78,7 +78,7 @@ impl RecoverySnapshot {
             file.sections.insert(recovery::SKELETON.to_owned(), section);
         }
         file.write(path).map_err(|e| e.to_string())?;
-        if !keep_copy {
+        if changed_source.is_none() {
             let _ = std::fs::remove_file(&copy);
         }
         Ok(())

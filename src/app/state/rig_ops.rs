@@ -357,9 +357,8 @@ impl EditorState {
     /// are still being built in the background, taking them does this.
     pub(super) fn refresh_topology(&mut self) {
         if self.topology_stale && self.mode != Mode::Rig && self.topology_job.is_none() {
-            let model = Arc::clone(&self.model);
-            if !self.topology.rejoint(&model) {
-                self.topology = ModelTopology::new(&model);
+            if !self.topology.rejoint(&self.model) {
+                self.topology = ModelTopology::new(&self.model);
             }
             self.topology_stale = false;
         }

@@ -17,35 +17,13 @@ impl EditorState {
         let mut restore_step = false;
         let mut label = None;
         let apply = |e: Edit<'_>| {
-            let model = Arc::make_mut(shared);
+            e.apply(Arc::make_mut(shared), undo);
             match e {
-                Edit::Paint(r) => {
-                    label = Some(r.label().to_owned());
-                    if undo {
-                        r.undo(model);
-                    } else {
-                        r.redo(model);
-                    }
-                    edited.note(r);
-                }
-                Edit::Model(m) => {
-                    label = Some(m.label().to_owned());
-                    restore_step = m.label() == recovery_ops::RESTORE_STEP;
-                    if undo {
-                        m.undo(model);
-                    } else {
-                        m.redo(model);
-                    }
-                }
-                Edit::Skeleton(r) => {
-                    label = Some(r.label().to_owned());
-                    if undo {
-                        r.undo(model);
-                    } else {
-                        r.redo(model);
-                    }
-                }
+                Edit::Paint(r) => edited.note(r),
+                Edit::Model(m) => restore_step = m.label() == recovery_ops::RESTORE_STEP,
+                Edit::Skeleton(_) => {}
             }
+            label = Some(e.label().to_owned());
         };
         let step = if undo { self.history.undo(&self.pose, apply) } else { self.history.redo(&self.pose, apply) };
         let verb = if undo { "Undo" } else { "Redo" };
