@@ -43,6 +43,8 @@ pub struct FrameBench {
     header: String,
     report: Arc<Mutex<Option<String>>>,
     drag: Option<JointDrag>,
+    /// The OpenGL renderer that drew the frames (`GL_RENDERER`), once known.
+    renderer: Option<String>,
 }
 
 impl FrameBench {
@@ -78,7 +80,19 @@ impl FrameBench {
             header,
             report: Arc::new(Mutex::new(None)),
             drag,
+            renderer: None,
         }
+    }
+
+    /// Whether the report still lacks the OpenGL renderer's name.
+    #[must_use]
+    pub fn needs_renderer(&self) -> bool {
+        self.renderer.is_none()
+    }
+
+    /// Names the OpenGL renderer (`GL_RENDERER`) that draws the frames, for the report.
+    pub fn set_renderer(&mut self, renderer: String) {
+        self.renderer = Some(renderer);
     }
 
     /// Where the report appears once the benchmark is done.
@@ -132,11 +146,35 @@ impl FrameBench {
             ),
             None => "time to first frame: not drawn (no OpenGL)".to_owned(),
         });
-        lines.push(
-            "draw (CPU) is the time issuing draw calls; the GPU's (llvmpipe's) rasterisation is outside every \
-             stage and inside the frame interval"
-                .to_owned(),
-        );
+        let renderer = self.renderer.as_deref().unwrap_or("unknown");
+        lines.push(format!("OpenGL renderer: {renderer}"));
+        let software = ["llvmpipe", "softpipe", "swrast"].iter().any(|s| renderer.contains(s));
+        lines.push(format!(
+            "draw (CPU) is the time issuing draw calls; the rasterisation ({}) is outside every stage and inside \
+             the frame interval",
+            if software { "a software renderer's: on the CPU" } else { "on the GPU" }
+        ));
         lines.join("\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn the_report_names_the_renderer_and_where_it_rasterises() {
+        let state = EditorState::demo().unwrap();
+        let mut bench = FrameBench::new(3, Instant::now(), &state);
+        let times = FrameTimes::new(3);
+        assert!(bench.needs_renderer());
+        assert!(bench.report_text(&times, None).contains("OpenGL renderer: unknown"));
+        bench.set_renderer("NVIDIA H200/PCIe/SSE2".into());
+        assert!(!bench.needs_renderer());
+        let gpu = bench.report_text(&times, None);
+        assert!(gpu.contains("OpenGL renderer: NVIDIA H200/PCIe/SSE2") && gpu.contains("(on the GPU)"), "{gpu}");
+        bench.set_renderer("llvmpipe (LLVM 15.0.6, 256 bits)".into());
+        assert!(bench.report_text(&times, None).contains("software renderer's: on the CPU"));
     }
 }

@@ -313,6 +313,11 @@ impl eframe::App for SkinlabApp {
         self.state.frame_times.start_frame(frame_started);
         let ctx = ui.ctx().clone();
         if let Some(bench) = &mut self.bench {
+            if let Some(gl) = frame.gl().filter(|_| bench.needs_renderer()) {
+                use eframe::glow::HasContext as _;
+                // SAFETY: a plain string query on the current context, on the thread that owns it.
+                bench.set_renderer(unsafe { gl.get_parameter_string(eframe::glow::RENDERER) });
+            }
             if bench.step(&mut self.state, self.viewport.first_draw()) {
                 ctx.send_viewport_cmd(egui::ViewportCommand::Close);
             }
