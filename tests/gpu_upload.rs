@@ -165,3 +165,37 @@ fn a_skeleton_edit_keeps_the_gpu_meshes_and_sends_only_the_new_deformation() {
         assert_eq!(viewport.uploaded_bytes()[0], start[0] + step * vertices * DEFORMED_BYTES, "frame {step}");
     }
 }
+
+#[test]
+fn a_deformation_larger_than_one_upload_call_lands_whole() {
+    // 120k vertices: 1.4 MB of positions and of normals, each sent in two calls of at most 1 MB.
+    let gl = Headless::new().expect("Mesa EGL");
+    let demo = EditorState::demo().unwrap();
+    let dense = skinlab::model::densify::densify(&demo.model, 120_000).unwrap().model;
+    let mut s = EditorState::new(dense, "dense arm");
+    s.apply(Command::SetRotation {
+        node: ELBOW,
+        rotation: glam::DQuat::from_rotation_z(60f64.to_radians()),
+        gesture: None,
+    });
+    s.refresh();
+    let vertices = s.model.meshes[0].primitives[0].positions.len();
+    assert!(vertices * 12 > 1 << 20, "{vertices} vertices fit one call");
+    // The same deformed surface as the rest geometry of a second model: its scene is filled
+    // whole when created, never through the chunked upload.
+    let mut posed = skinlab::model::Model::clone(&s.model);
+    let d = &s.deformed[0][0][0];
+    posed.meshes[0].primitives[0].positions.clone_from(&d.positions);
+    posed.meshes[0].primitives[0].normals = Some(d.normals.clone());
+
+    let ctx = gl.context();
+    let mut camera = OrbitCamera::default();
+    camera.frame(s.model_bounds.0, s.model_bounds.1, 320.0 / 240.0);
+    let mut uploaded = Scene::new(ctx, &s.model, 1, s.model_bounds, None);
+    let rest = picture(&gl, &uploaded, &camera);
+    uploaded.panel_mut(0).unwrap().upload(&s.deformed[0], &s.model_from_node);
+    let created = Scene::new(ctx, &posed, 1, s.model_bounds, None);
+    let (a, b) = (picture(&gl, &uploaded, &camera), picture(&gl, &created, &camera));
+    assert_ne!(rest, b, "the bend changed nothing visible");
+    assert!(a == b, "the uploaded deformation draws a different picture from the same surface filled whole");
+}

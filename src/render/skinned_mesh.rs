@@ -10,7 +10,7 @@
 //! unscaled, i.e. as a byte offset: uploads go through `fill_range`, which passes the byte
 //! offset of the first vertex (the whole-buffer upload at offset 0 is the same either way; the
 //! headless test `partial_upload_lands_on_its_vertices` in `tests/render.rs` checks a range in
-//! the middle by drawing it).
+//! the middle by drawing it). Large ranges go in calls of at most 1 MB ([`UPLOAD_CHUNK_BYTES`]).
 
 use glam::{DMat4, Vec3};
 use three_d::{
@@ -79,12 +79,22 @@ pub struct SkinnedMeshes {
     uploaded_bytes: u64,
 }
 
-/// Writes `data` into `buffer` from element `first` on: three-d 0.19's `fill_subset` passes its
-/// offset to `glBufferSubData` as bytes, so the byte offset of `first` is what it is given.
+/// The most bytes one `glBufferSubData` call sends. For a 1M-vertex split view's 48 MB a frame,
+/// NVIDIA's driver (H200, 580.159) took 12.6-15.9 ms in one call per buffer and 10.1-13.2 ms in
+/// 1 MB calls, in the same runs; llvmpipe takes the same either way (BENCHMARKS.md, "Issue 11 on
+/// a GPU").
+const UPLOAD_CHUNK_BYTES: usize = 1 << 20;
+
+/// Writes `data` into `buffer` from element `first` on, in calls of at most
+/// [`UPLOAD_CHUNK_BYTES`]: three-d 0.19's `fill_subset` passes its offset to `glBufferSubData`
+/// as bytes, so the byte offset of each call's first element is what it is given.
 #[allow(deprecated)]
 fn fill_range<T: three_d::BufferDataType>(buffer: &mut three_d::VertexBuffer<T>, first: u32, data: &[T]) -> u64 {
     let size = std::mem::size_of::<T>();
-    buffer.fill_subset(first * size as u32, data);
+    let per_call = (UPLOAD_CHUNK_BYTES / size).max(1);
+    for (i, part) in data.chunks(per_call).enumerate() {
+        buffer.fill_subset(((first as usize + i * per_call) * size) as u32, part);
+    }
     std::mem::size_of_val(data) as u64
 }
 
