@@ -6,13 +6,18 @@
 #   scripts/thread_scaling.sh                      # 1 2 4 8 16 threads, 25k and 1M vertices
 #   THREADS="1 2 3 4" SIZES=25000 scripts/thread_scaling.sh
 #   MODELS="../shared/models/Fox.glb" scripts/thread_scaling.sh
+#   BIN=/tmp/skinlab scripts/thread_scaling.sh     # a binary built elsewhere (no cargo there)
 #
 # Each run interleaves the three methods frame by frame; runs at different thread counts are
 # separate processes, so run it on a quiet machine and record `uptime` beside the table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --locked --quiet
-bin=target/release/skinlab
+if [ -n "${BIN:-}" ]; then
+  bin=$BIN
+else
+  cargo build --release --locked --quiet
+  bin=target/release/skinlab
+fi
 models=${MODELS:-"../shared/models/CesiumMan.glb ../shared/models/Character_HumanoidRig.glb ../shared/models/Stegosaurus.glb synthetic"}
 sizes=${SIZES:-"25000 1000000"}
 threads=${THREADS:-"1 2 4 8 16"}
