@@ -8,8 +8,9 @@
 #   MODELS="../shared/models/Fox.glb" scripts/thread_scaling.sh
 #   BIN=/tmp/skinlab scripts/thread_scaling.sh     # a binary built elsewhere (no cargo there)
 #
-# Each run interleaves the three methods frame by frame; runs at different thread counts are
-# separate processes, so run it on a quiet machine and record `uptime` beside the table.
+# Each model and size is one run: `skinlab bench --threads 1,2,4,8,16` keeps one pool per thread
+# count and deforms every frame on each pool in turn, the three methods interleaved too, so the
+# speed-ups come from the same minutes of the machine; record `uptime` beside the table anyway.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -n "${BIN:-}" ]; then
@@ -24,23 +25,21 @@ threads=${THREADS:-"1 2 4 8 16"}
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '| %s | %s | %s | %s | %s | %s | %s |\n' model vertices threads "LBS ms" "DQS ms" "SBS ms" "LBS / DQS / SBS speed-up over 1 thread"
 printf '|---|---|---|---|---|---|---|\n'
+list=$(echo $threads | tr ' ' ',')
 for model in $models; do
   for n in $sizes; do
     frames=300
     [ "$n" -ge 500000 ] && frames=30
-    base=""
-    for t in $threads; do
-      if [ "$model" = synthetic ]; then
-        args=(--synthetic "$n")
-      else
-        args=("$model" --densify "$n")
-      fi
-      # The first three lines starting with a method name are the timing table (median column 2).
-      read -r lbs dqs sbs < <("$bin" bench "${args[@]}" --method lbs,dqs,sbs --threads "$t" --frames "$frames" 2>/dev/null |
-        awk '/^(lbs|dqs|sbs) / && !seen[$1]++ { v[$1] = $2 } END { print v["lbs"], v["dqs"], v["sbs"] }')
-      [ -z "$base" ] && base="$lbs $dqs $sbs"
-      speedup=$(echo "$base $lbs $dqs $sbs" | awk '{ printf "%.2f / %.2f / %.2f", $1 / $4, $2 / $5, $3 / $6 }')
-      printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$(basename "$model")" "$n" "$t" "$lbs" "$dqs" "$sbs" "$speedup"
-    done
+    if [ "$model" = synthetic ]; then
+      args=(--synthetic "$n")
+    else
+      args=("$model" --densify "$n")
+    fi
+    # The rows of the table start with the thread count: "T lbs dqs sbs / speed-ups".
+    "$bin" bench "${args[@]}" --method lbs,dqs,sbs --threads "$list" --frames "$frames" 2>/dev/null |
+      awk -v m="$(basename "$model")" -v n="$n" '
+        /^ *[0-9]+ / { printf "| %s | %s | %s | %s | %s | %s | %s |\n", m, n, $1, $2, $3, $4, $5 " " $6 " " $7 " " $8 " " $9 }
+        /^slower with more threads/ { note = note "\n" m " " n ": " $0 }
+        END { if (note != "") printf "%s\n", note > "/dev/stderr" }'
   done
 done

@@ -3,6 +3,8 @@
 //! into window ranges, small frames kept on the calling thread.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+#[path = "common/cli_run.rs"]
+mod cli_run;
 mod common;
 
 use skinlab::model::Model;
@@ -65,4 +67,31 @@ fn a_small_model_stays_on_the_calling_thread() {
         assert!(!deformer.stats.split.parallel, "2,000 LBS vertices: a few µs of work");
         assert_eq!(deformer.stats.vertices, 2_000);
     });
+}
+
+#[test]
+fn bench_times_several_thread_counts_in_one_interleaved_run() {
+    let out = cli_run::skinlab(["bench", "--synthetic", "3000", "--threads", "1,2", "--frames", "3"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("threads: 1, 2 (one pool each"), "{text}");
+    // One row per thread count: the count, three medians, three speed-ups over the first row.
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.len() == 9 && w[0].parse::<usize>().is_ok())
+        .collect();
+    assert_eq!(rows.iter().map(|w| w[0]).collect::<Vec<_>>(), ["1", "2"], "{text}");
+    assert_eq!(rows[0][4..], ["1.00", "/", "1.00", "/", "1.00"], "{text}");
+    for row in &rows {
+        assert!(row[1..4].iter().all(|v| v.parse::<f64>().is_ok_and(|ms| ms > 0.0)), "{text}");
+    }
+    assert!(text.contains("slower with more threads (by over 5 %): "), "{text}");
+    let bad: [(&[&str], &str); 2] = [
+        (&["bench", "--synthetic", "300", "--threads", "1,0"], "--threads 0"),
+        (&["bench", "--synthetic", "300", "--threads", "1,2", "--bandwidth"], "several counts"),
+    ];
+    for (args, needle) in bad {
+        cli_run::assert_one_error_line(&cli_run::skinlab(args), &[needle]);
+    }
 }

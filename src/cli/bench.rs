@@ -40,9 +40,10 @@ pub struct BenchArgs {
     /// Timed frames per method (after two warm-up frames).
     #[arg(long, default_value_t = 50, value_name = "F")]
     pub frames: usize,
-    /// Worker threads (default: one per core).
-    #[arg(long, value_name = "T")]
-    pub threads: Option<usize>,
+    /// Worker threads (default: one per core); several, comma-separated (1,2,4,8,16), time the
+    /// same frames on one pool per count, interleaved frame by frame, and print the speed-ups.
+    #[arg(long, value_name = "T", value_delimiter = ',')]
+    pub threads: Vec<usize>,
     /// Run the SSE2 variant of the per-vertex pass even where the CPU has AVX2 and FMA.
     #[arg(long)]
     pub sse2: bool,
@@ -218,13 +219,26 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     if args.method.is_empty() {
         return Err("--method: name at least one method".into());
     }
-    let pool = match args.threads {
-        Some(0) => return Err("--threads 0: need at least one thread".into()),
-        Some(t) => rayon::ThreadPoolBuilder::new().num_threads(t).build()?,
-        None => rayon::ThreadPoolBuilder::new().build()?,
+    if args.threads.contains(&0) {
+        return Err("--threads 0: need at least one thread".into());
+    }
+    let several = args.threads.len() > 1;
+    if several && (args.load || args.bind || args.bandwidth) {
+        return Err(
+            "--threads with several counts times deformation frames only (not --load, --bind or --bandwidth)".into()
+        );
+    }
+    // The pool of the one thread count (by default one thread per core).
+    let pool = || -> Result<rayon::ThreadPool, CliError> {
+        let builder = rayon::ThreadPoolBuilder::new();
+        Ok(match args.threads.as_slice() {
+            [t] => builder.num_threads(*t),
+            _ => builder,
+        }
+        .build()?)
     };
     if let (true, Some(path)) = (args.load, &args.model) {
-        return pool.install(|| super::bench_load::report(path, args.frames.min(10)));
+        return pool()?.install(|| super::bench_load::report(path, args.frames.min(10)));
     }
     let (model, title) = match (&args.model, args.synthetic) {
         (_, Some(n)) => {
@@ -252,10 +266,14 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         (None, None) => return Err("give a MODEL or --synthetic N".into()),
     };
     if args.bind {
-        return pool.install(|| super::bench_bind::report(&model, &title, args.frames.min(20)));
+        return pool()?.install(|| super::bench_bind::report(&model, &title, args.frames.min(20)));
     }
     crate::skinning::set_wide_simd(!args.sse2);
-    pool.install(|| report(args, &model, &title))
+    if several {
+        let motion = Motion { moving: args.moving, no_reuse: args.no_reuse };
+        return super::bench_threads::report(&model, &title, &args.method, &args.threads, args.frames, motion);
+    }
+    pool()?.install(|| report(args, &model, &title))
 }
 
 fn report(args: &BenchArgs, model: &Model, title: &str) -> Result<(), CliError> {

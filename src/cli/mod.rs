@@ -5,6 +5,7 @@ pub mod bench;
 mod bench_bind;
 mod bench_lanes;
 mod bench_load;
+mod bench_threads;
 pub mod bind;
 pub mod deform;
 pub mod demo;
