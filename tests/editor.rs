@@ -88,3 +88,23 @@ fn a_broken_model_on_the_command_line_opens_the_window_with_the_message() {
         img.pixels().filter(|p| p.0[0] > 200 && (80..140).contains(&p.0[1]) && (70..130).contains(&p.0[2])).count();
     assert!(red > 200, "only {red} error-coloured pixels: the message is not on screen");
 }
+
+#[test]
+fn missing_keyboard_data_stops_the_editor_with_one_error_line_not_a_panic() {
+    // winit's X11 start-up unwraps the keyboard setup; without xkb data it panicked (status 101).
+    let o = Command::new("timeout")
+        .args(["180", "xvfb-run", "-a", "-s", "-screen 0 1280x800x24 -nolisten tcp"])
+        .arg(env!("CARGO_BIN_EXE_skinlab"))
+        .arg("open")
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("RUST_BACKTRACE")
+        .env("XKB_CONFIG_ROOT", "/nonexistent/xkb")
+        .output()
+        .expect("xvfb-run and timeout must be installed (bash scripts/setup.sh)");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    let ours: Vec<&str> = err.lines().filter(|l| l.starts_with("error: ")).collect();
+    assert_eq!(ours.len(), 1, "{err}");
+    assert!(ours[0].contains("no X keyboard data (xkb)") && ours[0].contains("xkb-data"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}

@@ -16,6 +16,7 @@ pub mod gizmo_drag;
 pub mod history;
 pub mod ik_input;
 pub mod paint_overlay;
+mod panic_guard;
 pub mod recent;
 pub mod recovery;
 pub mod rig_input;
@@ -559,7 +560,8 @@ pub fn run(opts: EditorOptions) -> Result<Option<String>, String> {
             .with_drag_and_drop(true),
         ..Default::default()
     };
-    eframe::run_native("skinlab", native, Box::new(move |_cc| Ok(Box::new(app))))
+    panic_guard::run_guarded(|| eframe::run_native("skinlab", native, Box::new(move |_cc| Ok(Box::new(app)))))
+        .map_err(|e| format!("the editor stopped: {e}"))?
         .map_err(|e| format!("cannot open the editor window: {}", e.to_string().replace('\n', " ")))?;
     if let Some(e) = error.lock().ok().and_then(|mut g| g.take()) {
         return Err(e);
