@@ -8,12 +8,15 @@
 use std::panic::{self, AssertUnwindSafe, PanicHookInfo};
 use std::sync::{Arc, Mutex};
 
+/// A panic hook, as `std::panic::take_hook` returns it.
+type Hook = Box<dyn Fn(&PanicHookInfo<'_>) + Send + Sync>;
+
 /// Runs `f` on this thread; a panic in it is returned as `Err` with its message and place.
 pub fn run_guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     let this = std::thread::current().id();
     let verbose = std::env::var_os("RUST_BACKTRACE").is_some_and(|v| v != "0");
     let caught: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
-    let previous: Arc<Box<dyn Fn(&PanicHookInfo<'_>) + Send + Sync>> = Arc::new(panic::take_hook());
+    let previous: Arc<Hook> = Arc::new(panic::take_hook());
     {
         let (caught, previous) = (Arc::clone(&caught), Arc::clone(&previous));
         panic::set_hook(Box::new(move |info| {
