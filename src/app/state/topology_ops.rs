@@ -9,44 +9,6 @@ use crate::app::topology_job::{Built, TopologyJob, BACKGROUND_VERTICES};
 use crate::model::Model;
 use crate::paint::{ModelTopology, Selection};
 
-/// Whether `cmd` can run while the brush caches are still being built (it only poses, views,
-/// selects or edits the skeleton; anything that paints or edits weights waits for them).
-fn runs_without_topology(cmd: &Command) -> bool {
-    matches!(
-        cmd,
-        Command::Select(_)
-            | Command::SetRotation { .. }
-            | Command::ResetJoint(_)
-            | Command::ResetPose
-            | Command::SetMethod(_)
-            | Command::SetSplit(_)
-            | Command::SetCompare(_)
-            | Command::SetDifference(_)
-            | Command::SetMode(_)
-            | Command::LoadPose(_)
-            | Command::SavePose(_)
-            | Command::SelectClip(_)
-            | Command::SetTime(_)
-            | Command::Play(_)
-            | Command::FrameSelected
-            | Command::CopyPose
-            | Command::PastePose { .. }
-            // Skeleton edits leave the meshes alone: the caches take their joints when taken.
-            | Command::AddJoint { .. }
-            | Command::DeleteJoint(_)
-            | Command::MoveJoint { .. }
-            | Command::ReparentJoint { .. }
-            | Command::RenameJoint { .. }
-            | Command::SymmetrizeChain(_)
-            | Command::OrientJoint(_)
-            // Keys, clips, IK and the pose library change poses and clips, never meshes.
-            | Command::Key(_)
-            | Command::AddRomClip { .. }
-            | Command::Ik(_)
-            | Command::PoseLibrary(_)
-    )
-}
-
 impl EditorState {
     /// Builds the brush caches of `model` now when it is small; a large one gets empty caches
     /// until [`EditorState::start_topology_job`] has run.
@@ -97,9 +59,51 @@ impl EditorState {
     /// redo needs them only to cross a paint step or a bind (a pose, skeleton or key step does
     /// not).
     pub(super) fn wait_topology_for(&mut self, cmd: &Command) {
+        // Every command is named, so a new one is decided here when it is added.
         let needs = match cmd {
             Command::Undo | Command::Redo => self.history.next_changes_meshes(*cmd == Command::Undo),
-            _ => !runs_without_topology(cmd),
+            // Posing, viewing and selecting never read the caches.
+            Command::Select(_)
+            | Command::SetRotation { .. }
+            | Command::ResetJoint(_)
+            | Command::ResetPose
+            | Command::SetMethod(_)
+            | Command::SetSplit(_)
+            | Command::SetCompare(_)
+            | Command::SetDifference(_)
+            | Command::SetMode(_)
+            | Command::LoadPose(_)
+            | Command::SavePose(_)
+            | Command::SelectClip(_)
+            | Command::SetTime(_)
+            | Command::Play(_)
+            | Command::FrameSelected
+            | Command::CopyPose
+            | Command::PastePose { .. } => false,
+            // Skeleton edits leave the meshes alone: the caches take their joints when taken.
+            Command::AddJoint { .. }
+            | Command::DeleteJoint(_)
+            | Command::MoveJoint { .. }
+            | Command::ReparentJoint { .. }
+            | Command::RenameJoint { .. }
+            | Command::SymmetrizeChain(_)
+            | Command::OrientJoint(_) => false,
+            // Keys, clips, IK and the pose library change poses and clips, never meshes.
+            Command::Key(_) | Command::AddRomClip { .. } | Command::Ik(_) | Command::PoseLibrary(_) => false,
+            // Painting, the weight tools, binding, and what writes or replaces the model.
+            Command::BeginStroke
+            | Command::Dab { .. }
+            | Command::EndStroke
+            | Command::SampleWeight { .. }
+            | Command::WeightTools(_)
+            | Command::Tool(_)
+            | Command::SetLocked { .. }
+            | Command::Bind { .. }
+            | Command::OpenModel(_)
+            | Command::SaveModel { .. }
+            | Command::SaveWeights(_)
+            | Command::Export { .. }
+            | Command::ConfirmOverwrite(_) => true,
         };
         if self.topology_job.is_some() && needs {
             self.finish_topology(true);
