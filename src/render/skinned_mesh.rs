@@ -10,7 +10,7 @@
 //! unscaled, i.e. as a byte offset: uploads go through `fill_range`, which passes the byte
 //! offset of the first vertex (the whole-buffer upload at offset 0 is the same either way; the
 //! headless test `partial_upload_lands_on_its_vertices` in `tests/render.rs` checks a range in
-//! the middle by drawing it). Large ranges go in calls of at most 1 MB ([`UPLOAD_CHUNK_BYTES`]).
+//! the middle by drawing it). Large ranges go in calls of at most 1 MB (`UPLOAD_CHUNK_BYTES`).
 
 use glam::{DMat4, Vec3};
 use three_d::{
