@@ -10,6 +10,21 @@ use crate::io::WeightsFormat;
 use crate::paint::Ray;
 use crate::skinning::SkinningMethod;
 
+/// The pattern of every skeleton edit (Rig mode: add, delete, move, reparent, rename, symmetrize,
+/// orient), for the matches that treat them alike; each match stays exhaustive over [`Command`].
+macro_rules! skeleton_edit {
+    () => {
+        Command::AddJoint { .. }
+            | Command::DeleteJoint(_)
+            | Command::MoveJoint { .. }
+            | Command::ReparentJoint { .. }
+            | Command::RenameJoint { .. }
+            | Command::SymmetrizeChain(_)
+            | Command::OrientJoint(_)
+    };
+}
+pub(crate) use skeleton_edit;
+
 /// A whole-model weight tool (see `crate::paint::tools`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WeightTool {

@@ -34,7 +34,7 @@ use std::sync::Arc;
 
 use glam::{DQuat, Vec3};
 
-use super::command::Command;
+use super::command::{skeleton_edit, Command};
 use super::frame_times::{FrameTimes, Stage};
 use super::history::History;
 use crate::io::SourceDocument;
@@ -419,14 +419,7 @@ impl EditorState {
                 self.open_model(&path);
             }
             Command::SetMode(mode) => self.set_mode(mode),
-            Command::AddJoint { .. }
-            | Command::DeleteJoint(_)
-            | Command::MoveJoint { .. }
-            | Command::ReparentJoint { .. }
-            | Command::RenameJoint { .. }
-            | Command::SymmetrizeChain(_)
-            | Command::OrientJoint(_)
-            | Command::Bind { .. } => self.apply_rig(cmd),
+            skeleton_edit!() | Command::Bind { .. } => self.apply_rig(cmd),
             Command::BeginStroke
             | Command::Dab { .. }
             | Command::EndStroke

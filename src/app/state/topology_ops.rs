@@ -4,7 +4,7 @@
 //! says so.
 
 use super::{EditorState, Message};
-use crate::app::command::Command;
+use crate::app::command::{skeleton_edit, Command};
 use crate::app::topology_job::{Built, TopologyJob, BACKGROUND_VERTICES};
 use crate::model::Model;
 use crate::paint::{ModelTopology, Selection};
@@ -81,13 +81,7 @@ impl EditorState {
             | Command::CopyPose
             | Command::PastePose { .. } => false,
             // Skeleton edits leave the meshes alone: the caches take their joints when taken.
-            Command::AddJoint { .. }
-            | Command::DeleteJoint(_)
-            | Command::MoveJoint { .. }
-            | Command::ReparentJoint { .. }
-            | Command::RenameJoint { .. }
-            | Command::SymmetrizeChain(_)
-            | Command::OrientJoint(_) => false,
+            skeleton_edit!() => false,
             // Keys, clips, IK and the pose library change poses and clips, never meshes.
             Command::Key(_) | Command::AddRomClip { .. } | Command::Ik(_) | Command::PoseLibrary(_) => false,
             // Painting, the weight tools, binding, and what writes or replaces the model.
