@@ -304,13 +304,24 @@ impl Influences {
     /// that [`Influences::set_vertex`] with the result reproduces the stored state exactly.
     #[must_use]
     pub fn vertex_influences(&self, v: usize, table: &JointSetTable) -> VertexInfluences {
+        let mut pairs = [(0, 0.0); MAX_SLOTS];
+        let n = self.listed_pairs(v, table, &mut pairs);
+        VertexInfluences { pairs: pairs[..n].to_vec() }
+    }
+
+    /// Vertex `v`'s pairs in [`Influences::vertex_influences`]' order (the pivot first, the others
+    /// ascending) written to the front of `out`, without allocating; returns how many.
+    pub fn listed_pairs(&self, v: usize, table: &JointSetTable, out: &mut [(u16, f32); MAX_SLOTS]) -> usize {
         let (_, pivot) = Self::unpack(self.sets[v]);
-        let mut pairs: Vec<(u16, f32)> = self.vertex(v, table).collect();
-        if pivot < pairs.len() {
-            let p = pairs.remove(pivot);
-            pairs.insert(0, p);
+        let mut n = 0;
+        for (slot, pair) in out.iter_mut().zip(self.vertex(v, table)) {
+            *slot = pair;
+            n += 1;
         }
-        VertexInfluences { pairs }
+        if pivot < n {
+            out[..=pivot].rotate_right(1);
+        }
+        n
     }
 
     /// The influences of the listed vertices only, in list order (same slot count and set ids),

@@ -8,7 +8,7 @@ use super::{
     record_edit, rest_globals, rest_offsets, set_local, EditLog, SkeletonEditError, SkeletonRecord,
 };
 use crate::model::influences::MAX_SLOTS;
-use crate::model::{Influences, Model, Node, NodeTransform, NodeTree, Trs};
+use crate::model::{Model, Node, NodeTransform, NodeTree, Trs};
 
 /// Adds a joint named `name` as the last child of joint `parent`, at `pos_in_bind` in the bind
 /// space of `parent`'s first skin. Its local frame has no rotation and unit scale; it joins every
@@ -154,18 +154,9 @@ fn move_weights_to_parent(model: &mut Model, log: &mut EditLog, s: usize, j: usi
                     continue;
                 }
                 let before = inf.snapshot(v);
-                // The vertex's pairs as `Influences::vertex_influences` lists them: the pivot
-                // first, the others ascending.
-                let joints = old.joints(id);
-                let n = joints.len();
+                // Listed against the table as it was: the pivot first, the others ascending.
                 let mut listed = [(0u16, 0.0f32); MAX_SLOTS];
-                for (slot, (&jj, &w)) in joints.iter().zip(before.weights()).enumerate() {
-                    listed[slot] = (jj, w);
-                }
-                let pivot = Influences::unpack(before.word()).1;
-                if pivot < n {
-                    listed[..=pivot].rotate_right(1);
-                }
+                let n = inf.listed_pairs(v, &old, &mut listed);
                 // j's weight joins its parent's (summed in f64), then all are renormalised.
                 let mut merged = [(0u16, 0.0f64); MAX_SLOTS];
                 let mut len = 0;
