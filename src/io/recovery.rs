@@ -191,14 +191,13 @@ pub struct Scan {
 pub fn scan(dir: &Path, running: impl Fn(u32) -> bool) -> Scan {
     let mut out = Scan::default();
     let Ok(read) = std::fs::read_dir(dir) else { return out };
-    let mut paths: Vec<PathBuf> = read
+    let entries: Vec<(PathBuf, String)> = read
         .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| {
-            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            name.starts_with("session-") && name.ends_with(".json")
-        })
+        .map(|e| (e.path(), e.file_name().to_string_lossy().into_owned()))
+        .filter(|(_, name)| name.starts_with("session-"))
         .collect();
+    let mut paths: Vec<PathBuf> =
+        entries.iter().filter(|(_, name)| name.ends_with(".json")).map(|(p, _)| p.clone()).collect();
     paths.sort();
     for path in paths {
         match RecoveryFile::read(&path) {
@@ -215,21 +214,20 @@ pub fn scan(dir: &Path, running: impl Fn(u32) -> bool) -> Scan {
         }
     }
     out.found.sort_by_key(|f| std::cmp::Reverse(f.file.saved_unix_secs));
-    remove_orphan_copies(dir, &running);
+    remove_orphan_copies(&entries, &running);
     out
 }
 
-/// Removes edited-model copies ([`companion`]) that no recovery file names any more: a write
-/// cut off between the copy and its file, by a writer that is not running.
-fn remove_orphan_copies(dir: &Path, running: &impl Fn(u32) -> bool) {
-    let Ok(read) = std::fs::read_dir(dir) else { return };
-    for path in read.filter_map(Result::ok).map(|e| e.path()) {
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+/// Removes edited-model copies ([`companion`]) among the folder's `session-*` `entries` (path,
+/// name) that no recovery file names any more: a write cut off between the copy and its file, by
+/// a writer that is not running.
+fn remove_orphan_copies(entries: &[(PathBuf, String)], running: &impl Fn(u32) -> bool) {
+    for (path, name) in entries {
         let Some(pid) = name.strip_prefix("session-").and_then(|n| n.strip_suffix(".glb")) else { continue };
         let Ok(pid) = pid.parse::<u32>() else { continue };
         let named = path.with_extension("json").exists() || path.with_extension("json.damaged").exists();
         if pid != std::process::id() && !running(pid) && !named {
-            let _ = std::fs::remove_file(&path);
+            let _ = std::fs::remove_file(path);
         }
     }
 }
