@@ -186,6 +186,7 @@ impl SyntheticRig {
             triangles,
             topology: Topology::Triangles,
             influences: Some(influences),
+            order: crate::model::VertexOrder::default(),
         };
         Ok(Model {
             nodes: tree,

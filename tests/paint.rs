@@ -64,6 +64,7 @@ fn small_model(weights: &[&[(u16, f32)]]) -> Model {
                 triangles: vec![[0, 1, 4], [0, 4, 3], [1, 2, 5], [1, 5, 4]],
                 topology: Topology::Triangles,
                 influences: Some(influences),
+                order: Default::default(),
             }],
         }],
         skins: vec![Skin {

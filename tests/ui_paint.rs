@@ -319,8 +319,11 @@ fn assert_same_weights(a: &Model, b: &Model) {
     );
     assert_eq!(ia.len(), ib.len());
     let (ta, tb) = (&a.skins[0].sets, &b.skins[0].sets);
+    // File vertex `v` in each model's own order (each load orders its vertices by joint set).
+    let (oa, ob) = (&a.meshes[0].primitives[0].order, &b.meshes[0].primitives[0].order);
     for v in 0..ia.len() {
-        let (mut wa, mut wb) = (ia.vertex_influences(v, ta).pairs, ib.vertex_influences(v, tb).pairs);
+        let (mut wa, mut wb) =
+            (ia.vertex_influences(oa.model_index(v), ta).pairs, ib.vertex_influences(ob.model_index(v), tb).pairs);
         wa.sort_by_key(|p| p.0);
         wb.sort_by_key(|p| p.0);
         assert_eq!(wa.len(), wb.len(), "vertex {v}: {wa:?} vs {wb:?}");

@@ -340,9 +340,11 @@ fn an_unskinned_obj_is_rigged_bound_exported_and_reimported() {
         m.meshes[0].primitives[0].influences.as_ref().unwrap(),
     );
     assert_eq!(ia.len(), ib.len());
+    // File vertex `v` in each model's own order (each load orders its vertices by joint set).
+    let (oa, ob) = (&back.meshes[0].primitives[0].order, &m.meshes[0].primitives[0].order);
     for v in 0..ia.len() {
-        let mut a: Vec<(u16, f32)> = ia.vertex(v, &back.skins[0].sets).collect();
-        let mut b: Vec<(u16, f32)> = ib.vertex(v, &m.skins[0].sets).collect();
+        let mut a: Vec<(u16, f32)> = ia.vertex(oa.model_index(v), &back.skins[0].sets).collect();
+        let mut b: Vec<(u16, f32)> = ib.vertex(ob.model_index(v), &m.skins[0].sets).collect();
         a.sort_by_key(|p| p.0);
         b.sort_by_key(|p| p.0);
         assert_eq!(a.len(), b.len(), "vertex {v}: {a:?} vs {b:?}");

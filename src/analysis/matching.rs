@@ -66,7 +66,7 @@ pub enum MatchError {
         mesh: usize,
         /// Primitive index.
         primitive: usize,
-        /// Vertex index.
+        /// Vertex index (in the file).
         vertex: usize,
         /// Distance as a share of the reference's rest bounding-box diagonal.
         share: f64,
@@ -131,7 +131,7 @@ pub fn weights_of(model: &Model) -> Vec<MeshWeights> {
 }
 
 /// The weights of `other` carried onto `reference`'s skinned meshes: meshes and primitives by
-/// order, vertices by index, joints by name (a joint of `other` that carries no weight need not
+/// order, vertices by file index, joints by name (a joint of `other` that carries no weight need not
 /// exist in `reference`). Rest positions must agree within 1e-4 of the bounding-box diagonal.
 pub fn carry_weights(reference: &Model, other: &Model) -> Result<Vec<MeshWeights>, MatchError> {
     let ref_meshes = skinned_meshes(reference);
@@ -160,12 +160,13 @@ pub fn carry_weights(reference: &Model, other: &Model) -> Result<Vec<MeshWeights
                     found: b.positions.len(),
                 });
             }
-            if let Some((vertex, d)) = a
-                .positions
-                .iter()
-                .zip(&b.positions)
-                .map(|(x, y)| f64::from(x.distance(*y)))
-                .enumerate()
+            // Vertices are matched by file index (each model may order them its own way:
+            // `model::vertex_order`).
+            if let Some((vertex, d)) = (0..a.positions.len())
+                .map(|f| {
+                    let (x, y) = (a.positions[a.order.model_index(f)], b.positions[b.order.model_index(f)]);
+                    (f, f64::from(x.distance(y)))
+                })
                 .find(|&(_, d)| d.is_nan() || d > 1e-4 * diagonal)
             {
                 return Err(MatchError::Moved { mesh: m, primitive: p, vertex, share: d / diagonal });
@@ -175,12 +176,14 @@ pub fn carry_weights(reference: &Model, other: &Model) -> Result<Vec<MeshWeights
         let primitives = theirs
             .primitives
             .into_iter()
-            .map(|verts| {
-                verts
-                    .into_iter()
+            .zip(ours.iter().zip(other_prims))
+            .map(|(verts, (a, b))| {
+                (0..verts.len())
+                    .map(|v| &verts[b.order.model_index(a.order.file_index(v))])
                     .map(|pairs| {
                         pairs
-                            .into_iter()
+                            .iter()
+                            .copied()
                             .map(|(j, w)| match map.get(usize::from(j)) {
                                 Some(Ok(mapped)) => Ok((*mapped, w)),
                                 Some(Err(e)) => Err(e.clone()),

@@ -21,7 +21,11 @@ pub fn draw(painter: &egui::Painter, rect: egui::Rect, s: &EditorState, hover: O
         painter.circle_stroke(*p, r, egui::Stroke::new(1.2, egui::Color32::WHITE));
         // The falloff's half-strength ring.
         painter.circle_stroke(*p, r * 0.5, egui::Stroke::new(1.0, egui::Color32::from_white_alpha(70)));
-        let mut text = format!("vertex {}", h.hit.vertex);
+        // Numbered as in the file (the model's order may differ: `model::vertex_order`).
+        let prim =
+            s.model.instances.get(h.target.instance).and_then(|i| s.model.meshes[i.mesh].primitives.get(h.target.prim));
+        let vertex = prim.map_or(h.hit.vertex as usize, |p| p.order.file_index(h.hit.vertex as usize));
+        let mut text = format!("vertex {vertex}");
         for (name, w) in h.influences.iter().take(6) {
             text.push_str(&format!("\n{name}: {w:.3}"));
         }

@@ -258,7 +258,9 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             Some(n) => {
                 let model = load(path)?;
                 let before = model.skinned_vertex_count();
-                let dense = crate::model::densify(&model, n).map_err(|e| format!("{}: {e}", path.display()))?;
+                let mut dense = crate::model::densify(&model, n).map_err(|e| format!("{}: {e}", path.display()))?;
+                // As the importer orders a loaded file (the new vertices follow their edges).
+                dense.model.order_by_joint_set();
                 (dense.model, format!("{} densified from {before} vertices ({} rounds)", path.display(), dense.rounds))
             }
             None => (load(path)?, path.display().to_string()),

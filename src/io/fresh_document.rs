@@ -53,13 +53,14 @@ pub(crate) fn fresh_document(path: &Path, model: &Model) -> SourceDocument {
     for mesh in &model.meshes {
         let mut prims = Vec::new();
         for p in &mesh.primitives {
-            let mut attributes = json!({"POSITION": b.vec3s(&p.positions, true)});
+            // In the file's order, which the model keeps in `order`.
+            let mut attributes = json!({"POSITION": b.vec3s(&p.order.to_file(&p.positions), true)});
             if let Some(n) = &p.normals {
-                attributes["NORMAL"] = json!(b.vec3s(n, false));
+                attributes["NORMAL"] = json!(b.vec3s(&p.order.to_file(n), false));
             }
             let mut prim = json!({"attributes": attributes, "mode": 4});
             if !p.triangles.is_empty() {
-                let bytes = p.triangles.iter().flatten().flat_map(|i| i.to_le_bytes()).collect();
+                let bytes = p.file_triangles().iter().flatten().flat_map(|i| i.to_le_bytes()).collect();
                 let acc = json!({"componentType": UNSIGNED_INT, "count": p.triangles.len() * 3, "type": "SCALAR"});
                 prim["indices"] = json!(b.add(bytes, ELEMENT_ARRAY_BUFFER, acc));
             }

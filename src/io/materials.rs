@@ -116,7 +116,9 @@ pub fn looks(model: &Model, source: &SourceDocument) -> Result<Looks, String> {
                     if images.get(image).is_some_and(Option::is_none) {
                         images[image] = Some(decode_image(source, doc, image)?);
                     }
-                    look.uvs = Some(uvs.chunks_exact(2).map(|c| [c[0] as f32, c[1] as f32]).collect());
+                    let uvs: Vec<[f32; 2]> = uvs.chunks_exact(2).map(|c| [c[0] as f32, c[1] as f32]).collect();
+                    // Into the model's vertex order (`model::vertex_order`).
+                    look.uvs = Some(model.meshes[m].primitives[p].order.from_file(&uvs));
                     look.image = Some(image);
                 }
             }

@@ -30,14 +30,17 @@ pub fn write_obj(w: &mut dyn Write, model: &Model, deformed: &[Vec<DeformedPrimi
         let key = model.nodes.key(inst.node);
         for (p, (prim, out)) in model.meshes[inst.mesh].primitives.iter().zip(prims).enumerate() {
             writeln!(w, "o {key}/{p}")?;
-            for v in &out.positions {
+            // Vertices in accessor order (the model's may differ: `model::vertex_order`).
+            for f in 0..out.positions.len() {
+                let v = out.positions[prim.order.model_index(f)];
                 writeln!(w, "v {} {} {}", format_number(v.x), format_number(v.y), format_number(v.z))?;
             }
             let with_normals = !out.normals.is_empty();
-            for n in &out.normals {
+            for f in 0..out.normals.len() {
+                let n = out.normals[prim.order.model_index(f)];
                 writeln!(w, "vn {} {} {}", format_number(n.x), format_number(n.y), format_number(n.z))?;
             }
-            for t in &prim.triangles {
+            for t in &prim.file_triangles() {
                 let [a, b, c] = t.map(|i| i as usize + base);
                 if with_normals {
                     writeln!(w, "f {a}//{a} {b}//{b} {c}//{c}")?;

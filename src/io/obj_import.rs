@@ -245,6 +245,7 @@ fn build_primitive(group: &Group, positions: &[Vec3], normals: &[Vec3]) -> Resul
         triangles,
         topology: Topology::Triangles,
         influences: None,
+        order: crate::model::VertexOrder::default(),
     })
 }
 

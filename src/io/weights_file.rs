@@ -88,7 +88,9 @@ pub fn weights_to_json(model: &Model, base: Option<&Model>) -> (String, usize) {
                 let bi = b.meshes.get(inst.mesh)?.primitives.get(p)?.influences.as_ref()?;
                 Some((bi, &b.skins.get(inst.skin)?.sets))
             });
+            // Listed by file index (the model's order may differ: `model::vertex_order`).
             let vertices: Vec<usize> = (0..inf.len())
+                .map(|f| prim.order.model_index(f))
                 .filter(|&v| match (base, base_inf) {
                     (None, _) => true,
                     (Some(_), None) => true,
@@ -114,7 +116,8 @@ pub fn weights_to_json(model: &Model, base: Option<&Model>) -> (String, usize) {
                         format!("[{}, {w}]", serde_json::to_string(&key).unwrap_or_default())
                     })
                     .collect();
-                let _ = write!(s, "{}\n      [{v}, [{}]]", if k == 0 { "" } else { "," }, pairs.join(", "));
+                let f = prim.order.file_index(v);
+                let _ = write!(s, "{}\n      [{f}, [{}]]", if k == 0 { "" } else { "," }, pairs.join(", "));
             }
             written += vertices.len();
             s.push_str("\n    ]}");
@@ -221,7 +224,8 @@ pub fn apply_weights(text: &str, model: &mut Model) -> Result<WeightsApplied, St
             if inf.pairs.is_empty() {
                 return Err(at(format!("vertex {v}: the weights sum to 0 (a vertex needs a positive weight)")));
             }
-            slot.insert(v, inf);
+            // The file names vertices by file index (`model::vertex_order`).
+            slot.insert(prim.order.model_index(v), inf);
         }
     }
     // Widen a skin's slots where a vertex now has more influences than its layout holds.

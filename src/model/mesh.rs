@@ -3,6 +3,7 @@
 use glam::Vec3;
 
 use super::influences::Influences;
+use super::vertex_order::VertexOrder;
 
 /// How a primitive's indices form elements (glTF primitive modes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,7 +19,7 @@ pub enum Topology {
 /// One primitive of a mesh.
 #[derive(Clone, Debug)]
 pub struct Primitive {
-    /// Rest positions (bind space), one per vertex in accessor order.
+    /// Rest positions (bind space), one per vertex in model order (`order` maps it to the file).
     pub positions: Vec<Vec3>,
     /// Rest normals from the file, if it has them.
     pub normals: Option<Vec<Vec3>>,
@@ -28,6 +29,8 @@ pub struct Primitive {
     pub topology: Topology,
     /// Skinning influences (present when the file has JOINTS_0/WEIGHTS_0).
     pub influences: Option<Influences>,
+    /// Where each vertex sits in the file (the importer orders skinned vertices by joint set).
+    pub order: VertexOrder,
 }
 
 /// One mesh: a list of primitives.

@@ -12,6 +12,7 @@ pub mod mesh;
 pub mod skeleton;
 pub mod skin;
 pub mod slot_influences;
+pub mod vertex_order;
 
 pub use animation::{Channel, ChannelPath, Clip, Interpolation};
 pub use densify::{densify, Densified, DensifyError, PrimitiveRefinement};
@@ -21,6 +22,7 @@ pub use mesh::{Mesh, Primitive, Topology};
 pub use skeleton::{Node, NodeTransform, NodeTree, Trs};
 pub use skin::Skin;
 pub use slot_influences::SlotInfluences;
+pub use vertex_order::VertexOrder;
 
 /// A node of the default scene that draws a mesh with a skin (the unit that `deform` writes).
 #[derive(Clone, Debug, PartialEq)]

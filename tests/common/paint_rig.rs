@@ -126,6 +126,7 @@ pub fn cylinder_rig(rings: usize, segments: usize, side: usize, slots: usize) ->
                 triangles,
                 topology: Topology::Triangles,
                 influences,
+                order: Default::default(),
             }],
         }],
         skins: vec![Skin { name: None, joints: (0..n_joints).collect(), joint_from_bind, sets: table }],

@@ -93,6 +93,7 @@ pub fn build(joints: &[JointSpec], mesh: &MeshSpec) -> Model {
         triangles: mesh.triangles.clone(),
         topology: Topology::Triangles,
         influences: Some(influences),
+        order: Default::default(),
     };
     Model {
         nodes: tree,

@@ -69,8 +69,13 @@ impl Exporter<'_> {
             self.check_primitive_count(mesh, prims.len())?;
             let mesh = self.own_mesh(mesh, &[inst.node])?;
             for (p, out) in deformed[i].iter().enumerate() {
-                let positions: Vec<Vec3> =
-                    out.positions.iter().map(|v| local_from_model.transform_point3(v.as_dvec3()).as_vec3()).collect();
+                // The file's vertex order (the model's may differ: `model::vertex_order`).
+                let Some(order) = prims.get(p).map(|q| &q.order) else { continue };
+                let positions: Vec<Vec3> = order
+                    .to_file(&out.positions)
+                    .iter()
+                    .map(|v| local_from_model.transform_point3(v.as_dvec3()).as_vec3())
+                    .collect();
                 if let Some(v) = positions.iter().position(|p| !p.is_finite()) {
                     return Err(format!(
                         "node {key} mesh primitive {p}: vertex {v} is not finite in this pose (an extreme joint \
@@ -94,8 +99,10 @@ impl Exporter<'_> {
                     prim.get("attributes").and_then(|a| a.get("NORMAL")).is_some()
                 };
                 let nrm = if has_normal && !out.normals.is_empty() {
-                    let normals =
-                        out.normals.iter().map(|n| (normal_matrix * n.as_dvec3()).normalize_or_zero().as_vec3());
+                    let normals = order
+                        .to_file(&out.normals)
+                        .into_iter()
+                        .map(|n| (normal_matrix * n.as_dvec3()).normalize_or_zero().as_vec3());
                     let acc = json!({"componentType": FLOAT, "count": out.normals.len(), "type": "VEC3"});
                     let Value::Object(acc) = acc else { continue };
                     Some(self.add_accessor(f32_bytes(normals.flat_map(|v| v.to_array())), acc))

@@ -112,6 +112,15 @@ impl Exporter<'_> {
                 let Some(r) = r.as_ref().filter(|r| !r.midpoints.is_empty()) else { continue };
                 let prim = &model.meshes[m].primitives[p];
                 let json_prim = self.primitive_mut(g, p)?.clone();
+                // The file keeps the original vertices' order; new vertices follow in both orders.
+                let file_ends = PrimitiveRefinement {
+                    original_vertices: r.original_vertices,
+                    midpoints: r
+                        .midpoints
+                        .iter()
+                        .map(|e| e.map(|k| prim.order.file_index(k as usize) as u32))
+                        .collect(),
+                };
                 let what = |name: &str| format!("mesh {g} primitive {p} {name}");
                 let mut attrs = Map::new();
                 for (name, acc) in json_prim.get("attributes").and_then(Value::as_object).into_iter().flatten() {
@@ -119,12 +128,12 @@ impl Exporter<'_> {
                         continue;
                     }
                     let new = match (name.as_str(), &prim.normals) {
-                        ("POSITION", _) => self.vec3_accessor(&prim.positions, true),
-                        ("NORMAL", Some(normals)) => self.vec3_accessor(normals, false),
+                        ("POSITION", _) => self.vec3_accessor(&prim.order.to_file(&prim.positions), true),
+                        ("NORMAL", Some(normals)) => self.vec3_accessor(&prim.order.to_file(normals), false),
                         _ => {
                             let acc = accessor(&accessors, acc, &what(name))?;
                             let rule = if name == "TANGENT" { Rule::Direction } else { Rule::Mean };
-                            self.refined_accessor(&what(name), &buffers, acc, r, rule, name == "POSITION")?
+                            self.refined_accessor(&what(name), &buffers, acc, &file_ends, rule, name == "POSITION")?
                         }
                     };
                     attrs.insert(name.clone(), json!(new));
@@ -133,6 +142,7 @@ impl Exporter<'_> {
                     let joints_u8 = model.skins[inst.skin].joints.len() <= 256;
                     let enc = encode_weights(
                         inf,
+                        &prim.order,
                         table,
                         crate::model::influences::MAX_SLOTS,
                         WeightsFormat::Float,
@@ -157,12 +167,19 @@ impl Exporter<'_> {
                         let acc = accessor(&accessors, acc, &label)?;
                         out.insert(
                             name.clone(),
-                            json!(self.refined_accessor(&label, &buffers, acc, r, Rule::Mean, name == "POSITION")?),
+                            json!(self.refined_accessor(
+                                &label,
+                                &buffers,
+                                acc,
+                                &file_ends,
+                                Rule::Mean,
+                                name == "POSITION"
+                            )?),
                         );
                     }
                     targets.push(Value::Object(out));
                 }
-                let indices: Vec<u8> = prim.triangles.iter().flatten().flat_map(|i| i.to_le_bytes()).collect();
+                let indices: Vec<u8> = prim.file_triangles().iter().flatten().flat_map(|i| i.to_le_bytes()).collect();
                 let ia = json!({"componentType": UNSIGNED_INT, "count": prim.triangles.len() * 3, "type": "SCALAR"});
                 let indices = self.add_view_accessor(indices, ELEMENT_ARRAY_BUFFER, None, ia);
                 let jp = self.primitive_mut(g, p)?;

@@ -9,7 +9,7 @@ use super::json_refs::index;
 use super::{Exporter, WeightsFormat, FLOAT, UNSIGNED_BYTE, UNSIGNED_SHORT};
 use crate::io::source_weights::failing_vertices;
 use crate::io::weights_file::ordered_influences;
-use crate::model::{Influences, JointSetTable, Model};
+use crate::model::{Influences, JointSetTable, Model, VertexOrder};
 
 /// Weights of one vertex, pivot first then by weight (largest first), trimmed and normalised.
 pub(super) fn vertex_weights(inf: &Influences, table: &JointSetTable, v: usize, max: usize) -> (Vec<(u16, f64)>, bool) {
@@ -84,6 +84,7 @@ pub(super) struct EncodedWeights {
 
 pub(super) fn encode_weights(
     inf: &Influences,
+    order: &VertexOrder,
     table: &JointSetTable,
     max: usize,
     format: WeightsFormat,
@@ -92,8 +93,8 @@ pub(super) fn encode_weights(
     let n = inf.len();
     let mut per_vertex = Vec::with_capacity(n);
     let (mut trimmed, mut empty, mut most) = (0, 0, 1);
-    for v in 0..n {
-        let (pairs, cut) = vertex_weights(inf, table, v, max);
+    for f in 0..n {
+        let (pairs, cut) = vertex_weights(inf, table, order.model_index(f), max);
         trimmed += usize::from(cut);
         empty += usize::from(pairs.is_empty());
         most = most.max(pairs.len());
@@ -205,7 +206,8 @@ impl Exporter<'_> {
                 };
                 let joints_u8 =
                     skin.joints.len() <= 256 && self.accessor_component_type(attrs_joints) == Some(UNSIGNED_BYTE);
-                let enc = encode_weights(inf, &skin.sets, self.options.max_influences, format, joints_u8);
+                let enc =
+                    encode_weights(inf, &prims[p].order, &skin.sets, self.options.max_influences, format, joints_u8);
                 self.report.trimmed_vertices += enc.trimmed;
                 self.report.empty_vertices += enc.empty;
                 let mut new_attrs = Vec::new();
@@ -282,13 +284,13 @@ mod tests {
         let one = VertexInfluences { pairs: vec![(4, 1.0)] };
         let inf = Influences::from_vertices(&[five, one], &mut table).unwrap();
         // Four slots: the 0.1 on joint 9 goes (joint 2 wins the tie), the rest is renormalised.
-        let enc = encode_weights(&inf, &table, 4, WeightsFormat::U8, true);
+        let enc = encode_weights(&inf, &VertexOrder::default(), &table, 4, WeightsFormat::U8, true);
         assert_eq!((enc.sets, enc.trimmed, enc.empty), (1, 1, 0));
         assert_eq!(enc.joints[0], vec![3, 5, 7, 2, 4, 0, 0, 0]);
         assert_eq!(enc.weights[0].iter().map(|&w| u32::from(w)).sum::<u32>(), 2 * 255);
         assert_eq!(&enc.weights[0][4..], &[255, 0, 0, 0]);
         // Eight slots: two sets, u16 joints, float weights.
-        let enc = encode_weights(&inf, &table, 8, WeightsFormat::Float, false);
+        let enc = encode_weights(&inf, &VertexOrder::default(), &table, 8, WeightsFormat::Float, false);
         assert_eq!((enc.sets, enc.trimmed), (2, 0));
         let joints: Vec<u16> = enc.joints[1].chunks(2).map(|b| u16::from_le_bytes([b[0], b[1]])).collect();
         assert_eq!(joints, vec![9, 0, 0, 0, 0, 0, 0, 0]);
