@@ -53,9 +53,14 @@ struct Scene {
     radius: f32,
 }
 
-fn scene(method: SkinningMethod, size: Size) -> Scene {
+/// The cylinder rig of `size`; with `ordered` its vertices in joint-set order, as the importer
+/// orders every loaded file (`model::vertex_order`), else in the order it is built (rings).
+fn scene(method: SkinningMethod, size: Size, ordered: bool) -> Scene {
     // `size.rings` rings × 129 columns, 17 joints.
-    let model = paint_rig::cylinder_rig(size.rings, 128, 8, 4);
+    let mut model = paint_rig::cylinder_rig(size.rings, 128, 8, 4);
+    if ordered {
+        model.order_by_joint_set();
+    }
     let topo = ModelTopology::new(&model);
     let mut pose = Pose::rest();
     for (i, node) in model.nodes.nodes.iter().enumerate() {
@@ -125,12 +130,18 @@ fn gather(
     );
 }
 
-fn bench_dab(c: &mut Criterion, method: SkinningMethod, mode: BlendMode, size: Size) {
-    let s = scene(method, size);
+fn bench_dab(c: &mut Criterion, method: SkinningMethod, mode: BlendMode, size: Size, ordered: bool) {
+    let s = scene(method, size, ordered);
     let joint = paint_rig::joint(&s.model, "seg3.L");
     let brush = BrushSettings { mode, strength: 0.5, ..BrushSettings::default() };
     let rules = WeightRules::default();
-    let name = format!("dab_{}_{}_{}", size.name, method.name(), mode.label().to_lowercase());
+    let name = format!(
+        "dab_{}_{}_{}{}",
+        size.name,
+        method.name(),
+        mode.label().to_lowercase(),
+        if ordered { "_ordered" } else { "" }
+    );
     // The editor keeps its surface-walk scratch (sized by the mesh) from dab to dab.
     let mut scratch = SurfaceScratch::default();
     c.bench_function(&name, |b| {
@@ -170,15 +181,17 @@ fn bench_dab(c: &mut Criterion, method: SkinningMethod, mode: BlendMode, size: S
 }
 
 fn dabs(c: &mut Criterion) {
-    bench_dab(c, SkinningMethod::Sbs, BlendMode::Add, SMALL);
-    bench_dab(c, SkinningMethod::Sbs, BlendMode::Smooth, SMALL);
-    bench_dab(c, SkinningMethod::Lbs, BlendMode::Add, SMALL);
+    bench_dab(c, SkinningMethod::Sbs, BlendMode::Add, SMALL, false);
+    bench_dab(c, SkinningMethod::Sbs, BlendMode::Smooth, SMALL, false);
+    bench_dab(c, SkinningMethod::Lbs, BlendMode::Add, SMALL, false);
 }
 
 fn dabs_1m(c: &mut Criterion) {
-    bench_dab(c, SkinningMethod::Sbs, BlendMode::Add, LARGE);
-    bench_dab(c, SkinningMethod::Lbs, BlendMode::Add, LARGE);
-    let s = scene(SkinningMethod::Sbs, LARGE);
+    bench_dab(c, SkinningMethod::Sbs, BlendMode::Add, LARGE, false);
+    // As a loaded file is held: vertices in joint-set order.
+    bench_dab(c, SkinningMethod::Sbs, BlendMode::Add, LARGE, true);
+    bench_dab(c, SkinningMethod::Lbs, BlendMode::Add, LARGE, false);
+    let s = scene(SkinningMethod::Sbs, LARGE, false);
     let tris = &s.model.meshes[0].primitives[0].triangles;
     let positions = &s.out[0][0].positions;
     c.bench_function("pick_1m", |b| b.iter(|| black_box(pick(&s.ray, positions, tris))));
@@ -196,7 +209,7 @@ fn dabs_1m(c: &mut Criterion) {
 }
 
 fn picking(c: &mut Criterion) {
-    let s = scene(SkinningMethod::Sbs, SMALL);
+    let s = scene(SkinningMethod::Sbs, SMALL, false);
     let tris = &s.model.meshes[0].primitives[0].triangles;
     c.bench_function("pick_100k", |b| b.iter(|| black_box(pick(&s.ray, &s.out[0][0].positions, tris))));
 }

@@ -60,7 +60,7 @@ pub fn report(path: &Path, runs: usize) -> Result<(), CliError> {
         ("read (file into memory)", |r| r.times.read),
         ("parse (container, JSON, glTF, buffers)", |r| r.times.parse),
         ("import (nodes, skins, geometry, influences)", |r| r.times.import),
-        ("joint sets (interning, packed influences)", |r| r.times.joint_sets),
+        ("joint sets (interning, packed, vertex order)", |r| r.times.joint_sets),
         ("clips", |r| r.times.clips),
         ("source document (kept for export)", |r| r.times.document),
         ("first deformation (LBS, rest pose)", |r| r.first_deformation),
