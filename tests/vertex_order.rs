@@ -216,3 +216,42 @@ fn check_obj_faces(obj: &Path, model: &Model, doc: &gltf::Document, buffers: &[V
         }
     }
 }
+
+/// `model` with every primitive back in the file's order (what the importer read).
+fn in_file_order(model: &Model) -> Model {
+    let mut out = model.clone();
+    for prim in out.meshes.iter_mut().flat_map(|m| &mut m.primitives) {
+        let file: Vec<u32> = (0..prim.positions.len()).map(|f| prim.order.model_index(f) as u32).collect();
+        prim.positions = prim.order.to_file(&prim.positions);
+        prim.normals = prim.normals.as_ref().map(|n| prim.order.to_file(n));
+        prim.triangles = prim.file_triangles();
+        prim.influences = prim.influences.as_ref().map(|inf| inf.gather(&file));
+        prim.order = skinlab::model::VertexOrder::default();
+    }
+    out
+}
+
+#[test]
+fn densifying_does_not_depend_on_the_models_vertex_order() {
+    for name in ["CesiumMan.glb", "Character_HumanoidRig.glb", "Stegosaurus.glb"] {
+        let Some(model) = common::shared_model(name) else { continue };
+        let plain = in_file_order(&model);
+        let target = model.skinned_vertex_count() * 3;
+        let (a, b) =
+            (skinlab::model::densify(&model, target).unwrap(), skinlab::model::densify(&plain, target).unwrap());
+        for (m, (ma, mb)) in a.model.meshes.iter().zip(&b.model.meshes).enumerate() {
+            for (p, (pa, pb)) in ma.primitives.iter().zip(&mb.primitives).enumerate() {
+                let what = format!("{name} mesh {m} primitive {p}");
+                assert!(pa.order.to_file(&pa.positions) == pb.positions, "{what}: positions");
+                assert!(pa.file_triangles() == pb.triangles, "{what}: triangles");
+                let (ra, rb) = (&a.refinements[m][p], &b.refinements[m][p]);
+                let ends = |r: &Option<skinlab::model::PrimitiveRefinement>, prim: &skinlab::model::Primitive| {
+                    r.as_ref().map(|r| {
+                        r.midpoints.iter().map(|e| e.map(|k| prim.order.file_index(k as usize))).collect::<Vec<_>>()
+                    })
+                };
+                assert!(ends(ra, pa) == ends(rb, pb), "{what}: the same edges split, in the same order");
+            }
+        }
+    }
+}

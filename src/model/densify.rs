@@ -57,11 +57,15 @@ pub struct Densified {
     pub rounds: usize,
 }
 
-/// One undirected edge of a primitive, ends ascending, with its squared rest length.
+/// One undirected edge of a primitive, ends ascending by file index, with its squared rest
+/// length. Edges are ordered by their ends' file indices, so that the new vertices, their numbers
+/// and the written file do not depend on the model's vertex order (`model::vertex_order`).
 #[derive(Clone, Copy, Debug)]
 struct Edge {
     a: u32,
     b: u32,
+    /// `(file index of a, file index of b)`: the sort and search key.
+    key: (u32, u32),
     len2: f32,
 }
 
@@ -145,16 +149,25 @@ fn edges_of(p: &Primitive) -> Vec<Edge> {
     let mut edges = Vec::with_capacity(p.triangles.len() * 3);
     for t in p.triangles.iter().filter(|t| t[0] != t[1] && t[1] != t[2] && t[2] != t[0]) {
         for k in 0..3 {
-            let (a, b) = (t[k], t[(k + 1) % 3]);
-            edges.push(Edge { a: a.min(b), b: a.max(b), len2: 0.0 });
+            edges.push(edge(p, t[k], t[(k + 1) % 3]));
         }
     }
-    edges.sort_unstable_by_key(|e| (e.a, e.b));
-    edges.dedup_by_key(|e| (e.a, e.b));
+    edges.sort_unstable_by_key(|e| e.key);
+    edges.dedup_by_key(|e| e.key);
     for e in &mut edges {
         e.len2 = (p.positions[e.b as usize] - p.positions[e.a as usize]).length_squared();
     }
     edges
+}
+
+/// The edge between model vertices `a` and `b` (its length still unset).
+fn edge(p: &Primitive, a: u32, b: u32) -> Edge {
+    let (fa, fb) = (p.order.file_index(a as usize) as u32, p.order.file_index(b as usize) as u32);
+    if fa <= fb {
+        Edge { a, b, key: (fa, fb), len2: 0.0 }
+    } else {
+        Edge { a: b, b: a, key: (fb, fa), len2: 0.0 }
+    }
 }
 
 /// The squared length from which edges are split so that at least `need` vertices are added
@@ -211,9 +224,10 @@ fn split_edges(
     if let (Some(inf), Some(table)) = (p.influences.as_mut(), table) {
         *inf = refined_influences(inf, table, &split, limit);
     }
+    let order = &p.order;
     let lookup = |a: u32, b: u32| -> u32 {
-        let key = (a.min(b), a.max(b));
-        edges.binary_search_by_key(&key, |e| (e.a, e.b)).map_or(u32::MAX, |i| mid[i])
+        let (fa, fb) = (order.file_index(a as usize) as u32, order.file_index(b as usize) as u32);
+        edges.binary_search_by_key(&(fa.min(fb), fa.max(fb)), |e| e.key).map_or(u32::MAX, |i| mid[i])
     };
     let positions = &p.positions;
     let mut triangles = Vec::with_capacity(p.triangles.len() * 2);
