@@ -255,3 +255,22 @@ fn densifying_does_not_depend_on_the_models_vertex_order() {
         }
     }
 }
+
+#[test]
+fn the_weight_tables_vertex_numbers_are_the_files() {
+    let path = common::shared_models().join("CesiumMan.glb");
+    let Some((doc, buffers)) = open_glb(&path) else { return };
+    let model = skinlab::io::load_model(&path).unwrap();
+    let surface = skinlab::paint::ModelSurface::new(&model);
+    let part = surface.parts()[0];
+    let fp = file_primitive(&doc, model.instances[part.instance].node, part.prim);
+    let positions: Vec<[f32; 3]> =
+        fp.reader(|b| buffers.get(b.index()).map(Vec::as_slice)).read_positions().unwrap().collect();
+    let mut moved = 0;
+    for g in part.first_vertex..part.first_vertex + part.vertices {
+        let shown = surface.file_number(&model, g);
+        assert_eq!(surface.rest_positions()[g as usize].to_array(), positions[(shown - part.first_vertex) as usize]);
+        moved += usize::from(shown != g);
+    }
+    assert!(moved > 0, "CesiumMan's vertices were ordered by joint set");
+}

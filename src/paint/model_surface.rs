@@ -197,6 +197,17 @@ impl ModelSurface {
         (g - part.first_vertex < part.vertices).then_some((k, g - part.first_vertex))
     }
 
+    /// Surface vertex `g` numbered as the files number it: its part's first surface number plus
+    /// its index in the file (the model may hold a primitive's vertices in another order,
+    /// `model::vertex_order`), for showing to the user.
+    #[must_use]
+    pub fn file_number(&self, model: &Model, g: u32) -> u32 {
+        let Some((k, v)) = self.locate(g) else { return g };
+        let part = &self.parts[k];
+        let order = model.meshes.get(part.mesh).and_then(|m| m.primitives.get(part.prim)).map(|p| &p.order);
+        part.first_vertex + order.map_or(v, |o| o.file_index(v as usize) as u32)
+    }
+
     /// Surface joint of joint `local` of skin `skin`.
     #[must_use]
     pub fn surface_joint(&self, skin: usize, local: u16) -> Option<u16> {

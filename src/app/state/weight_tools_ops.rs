@@ -250,7 +250,8 @@ impl EditorState {
                 if w.is_empty() {
                     self.set_error("copy: that vertex has no weights".into());
                 } else {
-                    self.set_info(format!("copied the weights of vertex {g} ({} joints)", w.len()));
+                    let shown = self.topology.surface.file_number(&self.model, g);
+                    self.set_info(format!("copied the weights of vertex {shown} ({} joints)", w.len()));
                     self.weight_tools.clipboard = Some(w);
                 }
             }

@@ -94,7 +94,7 @@ fn table_ui(ui: &mut egui::Ui, s: &mut EditorState, groups: &[u32], cmds: &mut V
             ui.label("");
             ui.end_row();
             for (g, row) in &table.rows {
-                let row_label = ui.label(g.to_string());
+                let row_label = ui.label(surface.file_number(&s.model, *g).to_string());
                 for (&joint, &w) in table.joints.iter().zip(row) {
                     let mut value = w;
                     let r = ui
