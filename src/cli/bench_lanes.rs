@@ -14,7 +14,10 @@ use crate::skinning::{dqs, lbs, Deformer, SkinningMethod};
 pub struct LaneBreakdown {
     /// Skinned vertices with influences.
     pub total: usize,
-    /// Vertices in aligned runs of eight consecutive vertices (file order) sharing a packed set
+    /// Skinned primitives, and those whose vertices are in joint-set order (as the importer
+    /// orders a loaded file, `model::vertex_order`).
+    pub primitives: (usize, usize),
+    /// Vertices in aligned runs of eight consecutive vertices (model order) sharing a packed set
     /// word: the set's tables broadcast in the lanes (in frames from [`dqs::MIXED_FROM`]
     /// skinned vertices for DQS and SBS, from [`lbs::MIXED_FROM`] for LBS; DQS and SBS always
     /// without normals).
@@ -61,6 +64,8 @@ impl LaneBreakdown {
             for prim in &model.meshes[inst.mesh].primitives {
                 let Some(inf) = prim.influences.as_ref() else { continue };
                 let words = inf.packed_sets();
+                out.primitives.0 += 1;
+                out.primitives.1 += usize::from(crate::model::vertex_order::by_joint_set(inf).is_none());
                 out.total += words.len();
                 out.tail += words.len() % 8;
                 out.empty += (0..inf.len()).filter(|&v| inf.set_of(v) == 0).count();
@@ -100,10 +105,12 @@ impl LaneBreakdown {
         let pct = |n: usize| 100.0 * n as f64 / self.total.max(1) as f64;
         let mut lines = vec![
             format!(
-                "eight-lane path, {} skinned vertices: {:.1}% in runs of eight sharing a set word (the set's tables \
-                 broadcast), {:.1}% in mixed groups of eight (each vertex's blend alone, the rest in lanes), {:.1}% \
-                 one by one after a primitive's last group",
+                "eight-lane path, {} skinned vertices ({} of {} primitives in joint-set order): {:.1}% in runs of \
+                 eight sharing a set word (the set's tables broadcast), {:.1}% in mixed groups of eight (each vertex's \
+                 blend alone, the rest in lanes), {:.1}% one by one after a primitive's last group",
                 self.total,
+                self.primitives.1,
+                self.primitives.0,
                 pct(self.contiguous),
                 pct(self.mixed),
                 pct(self.tail)
