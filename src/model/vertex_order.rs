@@ -69,6 +69,9 @@ impl VertexOrder {
     /// vertex `moved[i]` (`moved` a permutation of `0..moved.len()`).
     fn after_move(&self, moved: &[u32]) -> Self {
         let file_of: Vec<u32> = moved.iter().map(|&v| self.file_index(v as usize) as u32).collect();
+        if file_of.iter().enumerate().all(|(v, &f)| f as usize == v) {
+            return Self::default();
+        }
         let mut model_of = vec![0u32; file_of.len()];
         for (v, &f) in file_of.iter().enumerate() {
             model_of[f as usize] = v as u32;
@@ -129,11 +132,37 @@ impl super::Primitive {
     /// order. A primitive without influences, or already in that order, is left as it is.
     pub fn order_by_joint_set(&mut self) {
         let Some(inf) = &self.influences else { return };
-        if inf.len() != self.positions.len() || self.normals.as_ref().is_some_and(|n| n.len() != self.positions.len()) {
+        if let Some(moved) = by_joint_set(inf) {
+            self.move_vertices(&moved);
+        }
+    }
+
+    /// Moves the vertices so that the primitive's order becomes `target` (another load of the
+    /// same file, e.g. an edited copy whose weights ordered it differently): model vertex `i` is
+    /// then the same file vertex as in the primitive `target` belongs to.
+    pub fn take_order(&mut self, target: &VertexOrder) {
+        let n = self.positions.len();
+        let moved: Vec<u32> = (0..n).map(|j| self.order.model_index(target.file_index(j)) as u32).collect();
+        if moved.iter().enumerate().any(|(j, &v)| v as usize != j) {
+            self.move_vertices(&moved);
+        }
+    }
+
+    /// Moves model vertex `moved[i]` to `i` (`moved` a permutation of the vertices): positions,
+    /// normals, influences and the triangles' indices together, the order kept.
+    fn move_vertices(&mut self, moved: &[u32]) {
+        let n = self.positions.len();
+        let sized = |len: usize| len == n;
+        if !sized(moved.len())
+            || self.influences.as_ref().is_some_and(|i| !sized(i.len()))
+            || self.normals.as_ref().is_some_and(|v| !sized(v.len()))
+            || moved.iter().any(|&v| v as usize >= n)
+        {
             return;
         }
-        let Some(moved) = by_joint_set(inf) else { return };
-        self.influences = Some(inf.gather(&moved));
+        if let Some(inf) = &self.influences {
+            self.influences = Some(inf.gather(moved));
+        }
         self.positions = moved.iter().map(|&v| self.positions[v as usize]).collect();
         if let Some(n) = &mut self.normals {
             *n = moved.iter().map(|&v| n[v as usize]).collect();
@@ -147,7 +176,7 @@ impl super::Primitive {
                 *k = new_of[*k as usize];
             }
         }
-        self.order = self.order.after_move(&moved);
+        self.order = self.order.after_move(moved);
     }
 
     /// The triangles with file indices (as the file lists them).

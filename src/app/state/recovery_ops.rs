@@ -260,6 +260,14 @@ fn skeleton_copy(section: &serde_json::Value, model: &crate::model::Model) -> Re
     if counts(&copy) != counts(model) {
         return Err(format!("the recovered skeleton's model {path} has other meshes than the model's file"));
     }
+    // The copy's edited weights ordered its vertices their own way (`model::vertex_order`): back
+    // to the model's order, which the GPU meshes, brush caches and undo records were made for.
+    let mut copy = copy;
+    for (mesh, target) in copy.meshes.iter_mut().zip(&model.meshes) {
+        for (prim, order) in mesh.primitives.iter_mut().zip(target.primitives.iter().map(|p| &p.order)) {
+            prim.take_order(order);
+        }
+    }
     Ok(copy)
 }
 
