@@ -176,6 +176,14 @@ fn tree(s: &EditorState) -> Vec<(String, Option<String>)> {
         .collect()
 }
 
+/// One autosave write of `s`, waited for: a tick, then another an hour later.
+fn write_now(autosave: &mut Autosave, s: &EditorState) {
+    let t0 = Instant::now();
+    let _ = autosave.tick(s, t0, false);
+    let _ = autosave.tick(s, t0 + Duration::from_secs(3600), false);
+    assert_eq!(autosave.wait(), None);
+}
+
 #[test]
 fn an_edited_skeleton_is_autosaved_as_a_copy_and_restored() {
     let dir = tempfile::tempdir().unwrap();
@@ -189,12 +197,8 @@ fn an_edited_skeleton_is_autosaved_as_a_copy_and_restored() {
     assert!(s.model.nodes.find("hand").is_ok(), "{:?}", s.message);
     let (edited_tree, edited_weights) = (tree(&s), named_weights(&s));
 
-    let rec = dir.path().join("recovery");
-    let mut autosave = Autosave::new(Some(rec));
-    let t0 = Instant::now();
-    let _ = autosave.tick(&s, t0, false);
-    let _ = autosave.tick(&s, t0 + Duration::from_secs(3600), false);
-    assert_eq!(autosave.wait(), None);
+    let mut autosave = Autosave::new(Some(dir.path().join("recovery")));
+    write_now(&mut autosave, &s);
     let path = autosave.file().unwrap().to_path_buf();
     let copy = skinlab::io::recovery::companion(&path);
     let file = RecoveryFile::read(&path).unwrap();
@@ -262,12 +266,8 @@ fn a_restored_skeleton_copy_keeps_the_models_vertex_order() {
         s.apply(Command::DeleteJoint(joint));
     }
     let edited = named_weights(&s);
-    let rec = dir.path().join("recovery");
-    let mut autosave = Autosave::new(Some(rec));
-    let t0 = Instant::now();
-    let _ = autosave.tick(&s, t0, false);
-    let _ = autosave.tick(&s, t0 + Duration::from_secs(3600), false);
-    assert_eq!(autosave.wait(), None);
+    let mut autosave = Autosave::new(Some(dir.path().join("recovery")));
+    write_now(&mut autosave, &s);
     let file = RecoveryFile::read(autosave.file().unwrap()).unwrap();
     let copy = skinlab::io::recovery::companion(autosave.file().unwrap());
     let (alone, _) = skinlab::io::load_document(&copy).unwrap();
