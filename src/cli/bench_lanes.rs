@@ -65,7 +65,7 @@ impl LaneBreakdown {
                 let Some(inf) = prim.influences.as_ref() else { continue };
                 let words = inf.packed_sets();
                 out.primitives.0 += 1;
-                out.primitives.1 += usize::from(crate::model::vertex_order::by_joint_set(inf).is_none());
+                out.primitives.1 += usize::from(crate::model::vertex_order::in_joint_set_order(inf));
                 out.total += words.len();
                 out.tail += words.len() % 8;
                 out.empty += (0..inf.len()).filter(|&v| inf.set_of(v) == 0).count();

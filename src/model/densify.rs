@@ -19,7 +19,7 @@
 use glam::Vec3;
 
 use super::influences::VertexInfluences;
-use super::{Influences, JointSetTable, Model, Primitive, Topology};
+use super::{Influences, JointSetTable, Model, Primitive, Topology, VertexOrder};
 
 /// The most skinned vertices a densified model may have (indices stay far below `u32`, and the
 /// copy stays within a few GiB).
@@ -162,12 +162,16 @@ fn edges_of(p: &Primitive) -> Vec<Edge> {
 
 /// The edge between model vertices `a` and `b` (its length still unset).
 fn edge(p: &Primitive, a: u32, b: u32) -> Edge {
-    let (fa, fb) = (p.order.file_index(a as usize) as u32, p.order.file_index(b as usize) as u32);
-    if fa <= fb {
-        Edge { a, b, key: (fa, fb), len2: 0.0 }
-    } else {
-        Edge { a: b, b: a, key: (fb, fa), len2: 0.0 }
-    }
+    let key = edge_key(&p.order, a, b);
+    let a_first = p.order.file_index(a as usize) as u32 == key.0;
+    let (a, b) = if a_first { (a, b) } else { (b, a) };
+    Edge { a, b, key, len2: 0.0 }
+}
+
+/// The key of the edge between model vertices `a` and `b`: its ends' file indices, ascending.
+fn edge_key(order: &VertexOrder, a: u32, b: u32) -> (u32, u32) {
+    let (fa, fb) = (order.file_index(a as usize) as u32, order.file_index(b as usize) as u32);
+    (fa.min(fb), fa.max(fb))
 }
 
 /// The squared length from which edges are split so that at least `need` vertices are added
@@ -226,8 +230,7 @@ fn split_edges(
     }
     let order = &p.order;
     let lookup = |a: u32, b: u32| -> u32 {
-        let (fa, fb) = (order.file_index(a as usize) as u32, order.file_index(b as usize) as u32);
-        edges.binary_search_by_key(&(fa.min(fb), fa.max(fb)), |e| e.key).map_or(u32::MAX, |i| mid[i])
+        edges.binary_search_by_key(&edge_key(order, a, b), |e| e.key).map_or(u32::MAX, |i| mid[i])
     };
     let positions = &p.positions;
     let mut triangles = Vec::with_capacity(p.triangles.len() * 2);

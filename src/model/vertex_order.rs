@@ -48,21 +48,15 @@ impl VertexOrder {
     /// Per-vertex `data` (one value per model vertex) in the file's order.
     #[must_use]
     pub fn to_file<T: Copy>(&self, data: &[T]) -> Vec<T> {
-        if self.is_file_order() {
-            return data.to_vec();
-        }
-        debug_assert!(data.len() >= self.file_of.len());
-        (0..data.len()).map(|f| data[self.model_index(f)]).collect()
+        debug_assert!(self.is_file_order() || data.len() >= self.file_of.len());
+        pick(data, |f| self.model_index(f))
     }
 
     /// Per-vertex `data` in the file's order (one value per file vertex) in model order.
     #[must_use]
     pub fn from_file<T: Copy>(&self, data: &[T]) -> Vec<T> {
-        if self.is_file_order() {
-            return data.to_vec();
-        }
-        debug_assert!(data.len() >= self.file_of.len());
-        (0..data.len()).map(|v| data[self.file_index(v)]).collect()
+        debug_assert!(self.is_file_order() || data.len() >= self.file_of.len());
+        pick(data, |v| self.file_index(v))
     }
 
     /// The order after the model's vertices moved so that model vertex `i` is now what was model
@@ -80,18 +74,31 @@ impl VertexOrder {
     }
 }
 
+/// `data[at(i)]` for every `i` in `0..data.len()`.
+fn pick<T: Copy>(data: &[T], at: impl Fn(usize) -> usize) -> Vec<T> {
+    (0..data.len()).map(|i| data[at(i)]).collect()
+}
+
+/// The sort key of a packed set word: set id, then pivot.
+fn key(word: u32) -> u64 {
+    let (id, pivot) = Influences::unpack(word);
+    (u64::from(id) << 8) | pivot as u64
+}
+
+/// Whether the vertices of `inf` are in joint-set order (as [`by_joint_set`] orders them).
+#[must_use]
+pub fn in_joint_set_order(inf: &Influences) -> bool {
+    inf.packed_sets().windows(2).all(|p| key(p[0]) <= key(p[1]))
+}
+
 /// The model vertices of `inf` ordered by packed set word, set id first, then pivot, and by
 /// index within one word; `None` when they are in that order already.
 #[must_use]
 pub fn by_joint_set(inf: &Influences) -> Option<Vec<u32>> {
-    let words = inf.packed_sets();
-    let key = |w: u32| {
-        let (id, pivot) = Influences::unpack(w);
-        (u64::from(id) << 8) | pivot as u64
-    };
-    if words.windows(2).all(|p| key(p[0]) <= key(p[1])) {
+    if in_joint_set_order(inf) {
         return None;
     }
+    let words = inf.packed_sets();
     // Counting sort over the distinct words (a few hundred in real models), stable by index.
     let mut distinct: Vec<u64> = Vec::new();
     let mut last = None;
@@ -163,9 +170,10 @@ impl super::Primitive {
         if let Some(inf) = &self.influences {
             self.influences = Some(inf.gather(moved));
         }
-        self.positions = moved.iter().map(|&v| self.positions[v as usize]).collect();
+        let at = |i: usize| moved[i] as usize;
+        self.positions = pick(&self.positions, at);
         if let Some(n) = &mut self.normals {
-            *n = moved.iter().map(|&v| n[v as usize]).collect();
+            *n = pick(n, at);
         }
         let mut new_of = vec![0u32; moved.len()];
         for (i, &v) in moved.iter().enumerate() {
