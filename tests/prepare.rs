@@ -191,3 +191,23 @@ fn a_set_painted_between_poses_is_kept_correctly() {
         }
     }
 }
+
+/// DQS and SBS split a joint matrix through its inverse bind matrix's split where the joint's node
+/// is a scaled rotation (Fox's skeleton has unit scales): editing an inverse bind matrix between
+/// two frames of one pose recomputes that split, as a fresh preparation would.
+#[test]
+fn an_edited_inverse_bind_matrix_is_split_again() {
+    let Some(mut model) = common::shared_model("Fox.glb") else { return };
+    let mut pose = Pose::rest();
+    animate_moving(&model, 3, usize::MAX, &mut pose);
+    for method in [SkinningMethod::Dqs, SkinningMethod::Sbs, SkinningMethod::SbsC] {
+        let mut kept = Deformer::new();
+        assert_kept_equals_fresh(&format!("Fox {method}"), &model, &mut kept, &pose, method);
+        let kinds = kept.skin_frame(0).joint_kinds();
+        assert_eq!(kinds.through_bind, kinds.used, "Fox {method}: every joint split through its bind pose");
+        let ibm = &mut model.skins[0].joint_from_bind[5];
+        *ibm = glam::DMat4::from_scale(glam::DVec3::new(1.0, 1.5, 1.0)) * *ibm;
+        let stats = assert_kept_equals_fresh(&format!("Fox {method}, edited"), &model, &mut kept, &pose, method);
+        assert!(stats.joint_parts >= 1, "Fox {method}: the edited joint's part is computed again");
+    }
+}

@@ -403,8 +403,9 @@ fn print_joint_kinds(model: &Model) -> Result<(), CliError> {
         let kinds = frame.joint_kinds();
         let flagged = |flag: u8| frame.flags.iter().filter(|&&f| f & flag != 0).count();
         crate::outln!(
-            "skin {si} parts: {} joints in use, {} need a polar split, {} stretched ({} uniformly), {} degenerate; sets: {} stretched ({} uniformly), {} one joint, {} LBS fallback",
+            "skin {si} parts: {} joints in use, {} split through their inverse bind matrix's split, {} by a polar decomposition per pose, {} stretched ({} uniformly), {} degenerate; sets: {} stretched ({} uniformly), {} one joint, {} LBS fallback",
             kinds.used,
+            kinds.through_bind,
             kinds.polar_solved,
             kinds.stretched,
             kinds.uniform,

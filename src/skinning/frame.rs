@@ -18,7 +18,7 @@ use glam::{DMat3, DMat4, DVec3, DVec4, Mat3, Vec3A, Vec4};
 use super::SkinningMethod;
 use crate::model::{Skin, EMPTY_SET};
 pub use joint_parts::JointKinds;
-use joint_parts::{joint_part, part, JointPart, REST_PART};
+use joint_parts::{joint_part, part, same_bits, BindSplit, JointPart, Split, REST_PART};
 use set_tables::{SetPass, Tables};
 
 /// Set flag: the set is empty (its vertices are not moved).
@@ -137,6 +137,11 @@ pub struct SkinFrame {
 struct Kept {
     /// Scratch for the new pose's `model_from_bind` (swapped with the frame's).
     next_from_bind: Vec<DMat4>,
+    /// Per joint: the joint node's `model_from_node` in the prepared pose (DQS and SBS parts
+    /// depend on it beside `model_from_bind`; not kept for LBS).
+    globals: Vec<DMat4>,
+    /// Per joint: the polar split of its inverse bind matrix.
+    binds: Vec<BindSplit>,
     /// Per joint: its part is current for `model_from_bind` and the method.
     current: Vec<bool>,
     /// Per joint: its part changed in the last prepare (or was never computed).
@@ -181,10 +186,18 @@ impl SkinFrame {
         let kept = &mut self.kept;
         kept.current.resize(n_joints, false);
         kept.dirty.resize(n_joints, true);
+        kept.globals.resize(n_joints, DMat4::IDENTITY);
+        kept.binds.resize(n_joints, BindSplit::default());
+        let rigid = method != SkinningMethod::Lbs;
         for j in 0..n_joints {
-            let same = keep
+            let mut same = keep
                 && kept.current[j]
                 && self.model_from_bind.get(j).is_some_and(|old| same_bits(old, &kept.next_from_bind[j]));
+            if rigid {
+                let g = global(skin, model_from_node, j);
+                same = same && same_bits(&kept.globals[j], &g) && kept.binds[j].is_for(&skin.joint_from_bind[j]);
+                kept.globals[j] = g;
+            }
             kept.dirty[j] = !same;
         }
         std::mem::swap(&mut self.model_from_bind, &mut kept.next_from_bind);
@@ -210,7 +223,7 @@ impl SkinFrame {
             match shared {
                 Some(other) if other.used[j] => self.joints[j] = other.joints[j],
                 _ => {
-                    self.joints[j] = joint_part(&self.model_from_bind[j], method);
+                    self.joints[j] = self.compute_part(skin, j, method);
                     self.parts_computed += 1;
                 }
             }
@@ -230,6 +243,16 @@ impl SkinFrame {
         self.fill_sets(skin, 0..table.len(), valid);
         self.kept.members.truncate(valid * k);
         self.kept.members.extend_from_slice(&table.all_padded()[valid * k..]);
+    }
+
+    /// Joint `j`'s part in the prepared pose (for DQS and SBS through its inverse bind matrix's
+    /// split, computed here when that matrix changed).
+    fn compute_part(&mut self, skin: &Skin, j: usize, method: SkinningMethod) -> JointPart {
+        let kept = &mut self.kept;
+        if method != SkinningMethod::Lbs {
+            kept.binds[j].update(&skin.joint_from_bind[j]);
+        }
+        joint_part(&self.model_from_bind[j], &kept.globals[j], &kept.binds[j], method)
     }
 
     /// How many leading sets of `members` (the table's padded members, `k` per set) the frame's
@@ -321,7 +344,7 @@ impl SkinFrame {
             let j = usize::from(j);
             if j < self.used.len() && !self.used[j] {
                 self.used[j] = true;
-                self.joints[j] = joint_part(&self.model_from_bind[j], method);
+                self.joints[j] = self.compute_part(skin, j, method);
                 if let Some(c) = self.kept.current.get_mut(j) {
                     *c = true;
                 }
@@ -335,7 +358,8 @@ impl SkinFrame {
         let mut kinds = JointKinds::default();
         for (part, _) in self.joints.iter().zip(&self.used).filter(|(_, &u)| u) {
             kinds.used += 1;
-            kinds.polar_solved += usize::from(part.polar_solved);
+            kinds.polar_solved += usize::from(part.split == Split::Solved);
+            kinds.through_bind += usize::from(part.split == Split::Bind);
             kinds.stretched += usize::from(part.has_stretch);
             kinds.uniform += usize::from(part.has_stretch && part.uniform_scale > 0.0);
             kinds.degenerate += usize::from(part.degenerate);
@@ -390,11 +414,9 @@ impl SkinFrame {
     }
 }
 
-/// Whether two matrices are equal bit for bit (a joint whose `model_from_bind` kept every bit
-/// keeps its part).
-fn same_bits(a: &DMat4, b: &DMat4) -> bool {
-    let (a, b): (&[f64; 16], &[f64; 16]) = (a.as_ref(), b.as_ref());
-    a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+/// Joint `j`'s node's `model_from_node` (the identity for a node beyond the list).
+fn global(skin: &Skin, model_from_node: &[DMat4], j: usize) -> DMat4 {
+    skin.joints.get(j).and_then(|&n| model_from_node.get(n)).copied().unwrap_or(DMat4::IDENTITY)
 }
 
 /// The `SET_*` flags of a set from its joints' parts (`set` is its id: the empty set is flagged).
