@@ -231,8 +231,12 @@ impl SetPass<'_> {
         t.flags[i] = flag;
         let members = table.padded(set as u32);
         let base = i * k;
-        for (m, &j) in members.iter().enumerate() {
-            t.cols[base + m] = part(self.joints, j).cols;
+        // DQS and SBS read the columns only for the sets they deform by LBS's columns.
+        let by_columns = self.method == SkinningMethod::Lbs || flag & (SET_ONE_JOINT | SET_LBS_FALLBACK) != 0;
+        if by_columns {
+            for (m, &j) in members.iter().enumerate() {
+                t.cols[base + m] = part(self.joints, j).cols;
+            }
         }
         if self.method == SkinningMethod::Lbs || flag & SET_ONE_JOINT != 0 {
             // One-joint sets are deformed with the columns alone, in every method.
