@@ -68,7 +68,8 @@ pub struct SkinFrame {
     pub flags: Vec<u8>,
     /// Per set: the SBS centre of rotation r_c (zero for sets of fewer than two joints).
     pub centres: Vec<Vec3A>,
-    /// Per member: columns of C_j (3x3 part, then translation) for LBS and the LBS fallback.
+    /// Per member: columns of C_j (3x3 part, then translation) for LBS; for DQS and SBS filled
+    /// only for the sets they deform by these columns (`SET_ONE_JOINT`, `SET_LBS_FALLBACK`).
     pub cols: Vec<[Vec3A; 4]>,
     /// Per set, pivot slot and member (`slots²` per set): the member's unit quaternion
     /// `[x, y, z, w]` of R_j, signed against the pivot's (DQS, SBS). Only the rows of pivot slots
@@ -79,9 +80,10 @@ pub struct SkinFrame {
     pub duals: Vec<Vec4>,
     /// Per member: D_j r_c, the member's image of its set's centre (SBS).
     pub points: Vec<Vec3A>,
-    /// Per member: S_j (read only for sets flagged `SET_STRETCH`).
+    /// Per member: S_j (filled and read only for sets flagged `SET_STRETCH` but not
+    /// `SET_UNIFORM_STRETCH`).
     pub stretches: Vec<Mat3>,
-    /// Per member: s_j of a uniform stretch s_j·I (read only for sets flagged
+    /// Per member: s_j of a uniform stretch s_j·I (filled and read only for sets flagged
     /// `SET_UNIFORM_STRETCH`).
     pub scales: Vec<f32>,
     /// Per set: r_c in f64 (read per vertex only for sets flagged `SET_FAR_CENTRE`, whose f32 form

@@ -11,7 +11,10 @@ use std::time::Instant;
 use glam::{DMat3, DQuat, DVec3, DVec4, Mat3, Vec3A, Vec4};
 
 use super::joint_parts::{part, quat_vec4, JointPart};
-use super::{set_flags, SkinFrame, FAR_CENTRE_EXTENTS, SET_FAR_CENTRE, SET_LBS_FALLBACK, SET_ONE_JOINT, SET_STRETCH};
+use super::{
+    set_flags, SkinFrame, FAR_CENTRE_EXTENTS, SET_FAR_CENTRE, SET_LBS_FALLBACK, SET_ONE_JOINT, SET_STRETCH,
+    SET_UNIFORM_STRETCH,
+};
 use crate::maths::{self, CentreSums};
 use crate::model::influences::MAX_SLOTS;
 use crate::model::{JointSetTable, EMPTY_SET};
@@ -242,12 +245,15 @@ impl SetPass<'_> {
             // One-joint sets are deformed with the columns alone, in every method.
             return;
         }
-        if flag & SET_STRETCH != 0 {
-            // Stretches are read only for sets flagged `SET_STRETCH`.
+        if flag & SET_UNIFORM_STRETCH != 0 {
+            // A uniformly stretched set is read for its members' scales alone.
             for (m, &j) in members.iter().enumerate() {
-                let part = part(self.joints, j);
-                t.stretches[base + m] = part.stretch;
-                t.scales[base + m] = part.uniform_scale;
+                t.scales[base + m] = part(self.joints, j).uniform_scale;
+            }
+        } else if flag & SET_STRETCH != 0 {
+            // Other stretched sets for their matrices.
+            for (m, &j) in members.iter().enumerate() {
+                t.stretches[base + m] = part(self.joints, j).stretch;
             }
         }
         // A vertex's pivot is its largest weight, never a zero-weight padding slot: only the
