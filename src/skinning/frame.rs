@@ -18,7 +18,7 @@ use glam::{DMat3, DMat4, DVec3, DVec4, Mat3, Vec3A, Vec4};
 use super::SkinningMethod;
 use crate::model::{Skin, EMPTY_SET};
 pub use joint_parts::JointKinds;
-use joint_parts::{joint_part, part, same_bits, BindSplit, JointPart, Split, REST_PART};
+use joint_parts::{joint_part, part, same_bits, same_bits3, BindSplit, JointPart, Split, REST_PART};
 use set_tables::{SetPass, Tables};
 
 /// Set flag: the set is empty (its vertices are not moved).
@@ -139,9 +139,9 @@ pub struct SkinFrame {
 struct Kept {
     /// Scratch for the new pose's `model_from_bind` (swapped with the frame's).
     next_from_bind: Vec<DMat4>,
-    /// Per joint: the joint node's `model_from_node` in the prepared pose (DQS and SBS parts
-    /// depend on it beside `model_from_bind`; not kept for LBS).
-    globals: Vec<DMat4>,
+    /// Per joint: the 3x3 part of the joint node's `model_from_node` its DQS or SBS part was
+    /// computed with (such a part depends on it beside `model_from_bind`; not kept for LBS).
+    globals: Vec<DMat3>,
     /// Per joint: the polar split of its inverse bind matrix.
     binds: Vec<BindSplit>,
     /// Per joint: its part is current for `model_from_bind` and the method.
@@ -188,7 +188,7 @@ impl SkinFrame {
         let kept = &mut self.kept;
         kept.current.resize(n_joints, false);
         kept.dirty.resize(n_joints, true);
-        kept.globals.resize(n_joints, DMat4::IDENTITY);
+        kept.globals.resize(n_joints, DMat3::IDENTITY);
         kept.binds.resize(n_joints, BindSplit::default());
         let rigid = method != SkinningMethod::Lbs;
         for j in 0..n_joints {
@@ -196,9 +196,17 @@ impl SkinFrame {
                 && kept.current[j]
                 && self.model_from_bind.get(j).is_some_and(|old| same_bits(old, &kept.next_from_bind[j]));
             if rigid {
-                let g = global(skin, model_from_node, j);
-                same = same && same_bits(&kept.globals[j], &g) && kept.binds[j].is_for(&skin.joint_from_bind[j]);
-                kept.globals[j] = g;
+                // A DQS or SBS part also depends on the node's 3x3 part (whether and how it goes
+                // through the bind pose) and, if it went through it, on the bind pose's split.
+                let g = global3(skin, model_from_node, j);
+                if same {
+                    same = same_bits3(&kept.globals[j], &g)
+                        && (self.joints[j].split != Split::Bind
+                            || kept.binds[j].is_for(&DMat3::from_mat4(skin.joint_from_bind[j])));
+                }
+                if !same {
+                    kept.globals[j] = g;
+                }
             }
             kept.dirty[j] = !same;
         }
@@ -416,9 +424,9 @@ impl SkinFrame {
     }
 }
 
-/// Joint `j`'s node's `model_from_node` (the identity for a node beyond the list).
-fn global(skin: &Skin, model_from_node: &[DMat4], j: usize) -> DMat4 {
-    skin.joints.get(j).and_then(|&n| model_from_node.get(n)).copied().unwrap_or(DMat4::IDENTITY)
+/// The 3x3 part of joint `j`'s node's `model_from_node` (the identity for a node beyond the list).
+fn global3(skin: &Skin, model_from_node: &[DMat4], j: usize) -> DMat3 {
+    skin.joints.get(j).and_then(|&n| model_from_node.get(n)).map_or(DMat3::IDENTITY, |g| DMat3::from_mat4(*g))
 }
 
 /// The `SET_*` flags of a set from its joints' parts (`set` is its id: the empty set is flagged).

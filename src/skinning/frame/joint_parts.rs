@@ -66,8 +66,8 @@ pub(crate) enum Split {
 /// the matrix changes (a skeleton edit).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct BindSplit {
-    /// The inverse bind matrix it was computed for (compared bit for bit).
-    ibm: DMat4,
+    /// The 3x3 part of the inverse bind matrix it was computed for (compared bit for bit).
+    ibm: DMat3,
     /// `B = R_B S_B` and the facts of `S_B`; `None` where `det(B) <= 0` or `B` is not finite.
     polar: Option<(maths::Polar, Stretch)>,
     /// Whether `ibm` and `polar` hold a computed split.
@@ -76,29 +76,37 @@ pub(crate) struct BindSplit {
 
 impl Default for BindSplit {
     fn default() -> Self {
-        Self { ibm: DMat4::IDENTITY, polar: None, ready: false }
+        Self { ibm: DMat3::IDENTITY, polar: None, ready: false }
     }
 }
 
 impl BindSplit {
-    /// Whether the split is current for `ibm`.
-    pub(crate) fn is_for(&self, ibm: &DMat4) -> bool {
-        self.ready && same_bits(&self.ibm, ibm)
+    /// Whether the split is current for an inverse bind matrix with the 3x3 part `ibm`.
+    pub(crate) fn is_for(&self, ibm: &DMat3) -> bool {
+        self.ready && same_bits3(&self.ibm, ibm)
     }
 
-    /// Computes the split of `ibm` unless it is current.
+    /// Computes the split of `ibm`'s 3x3 part unless it is current.
     pub(crate) fn update(&mut self, ibm: &DMat4) {
-        if !self.is_for(ibm) {
-            let polar = rigid_split(DMat3::from_mat4(*ibm)).0.map(|p| (p, Stretch::of(&p.stretch)));
-            *self = Self { ibm: *ibm, polar, ready: true };
+        let ibm = DMat3::from_mat4(*ibm);
+        if !self.is_for(&ibm) {
+            let polar = rigid_split(ibm).0.map(|p| (p, Stretch::of(&p.stretch)));
+            *self = Self { ibm, polar, ready: true };
         }
     }
 }
 
-/// Whether two matrices are equal bit for bit.
+/// Whether two matrices are equal bit for bit (every entry compared, without an early exit, so
+/// that the comparison runs in vector registers).
 pub(crate) fn same_bits(a: &DMat4, b: &DMat4) -> bool {
     let (a, b): (&[f64; 16], &[f64; 16]) = (a.as_ref(), b.as_ref());
-    a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+    a.iter().zip(b).fold(0, |acc, (x, y)| acc | (x.to_bits() ^ y.to_bits())) == 0
+}
+
+/// [`same_bits`] for 3x3 matrices.
+pub(crate) fn same_bits3(a: &DMat3, b: &DMat3) -> bool {
+    let (a, b): (&[f64; 9], &[f64; 9]) = (a.as_ref(), b.as_ref());
+    a.iter().zip(b).fold(0, |acc, (x, y)| acc | (x.to_bits() ^ y.to_bits())) == 0
 }
 
 /// The polar split of a 3x3 matrix: itself where it is a rotation to [`ROTATION_TOLERANCE`],
@@ -144,11 +152,10 @@ struct Rigid {
 /// uniform scale `s` to [`ROTATION_TOLERANCE`]: `R = s⁻¹G · R_B`, `S = s S_B` (the polar factors
 /// are unique, and a scaled rotation commutes with the split). `Some(None)`: `G` qualifies but
 /// `det(B) <= 0`, so `A` has no rigid part; `None`: `G` does not qualify.
-fn through_bind(global: &DMat4, bind: &BindSplit) -> Option<Option<Rigid>> {
+fn through_bind(g: DMat3, bind: &BindSplit) -> Option<Option<Rigid>> {
     if !bind.ready {
         return None;
     }
-    let g = DMat3::from_mat4(*global);
     // Columns of unequal lengths (a non-uniform scale, even one of f32 rounding's size in an
     // exported node) fail at once, before the whole GᵀG.
     let lengths = DVec3::new(g.x_axis.length_squared(), g.y_axis.length_squared(), g.z_axis.length_squared());
@@ -199,9 +206,9 @@ pub(crate) fn part(joints: &[JointPart], j: u16) -> &JointPart {
     joints.get(usize::from(j)).unwrap_or(&REST_PART)
 }
 
-/// The parts of `C = G · B` that `method` reads (`global` is G, the joint node's
+/// The parts of `C = G · B` that `method` reads (`global` is G, the 3x3 part of the joint node's
 /// `model_from_node`; `bind` the split of B, used where G is a scaled rotation).
-pub(crate) fn joint_part(c: &DMat4, global: &DMat4, bind: &BindSplit, method: SkinningMethod) -> JointPart {
+pub(crate) fn joint_part(c: &DMat4, global: &DMat3, bind: &BindSplit, method: SkinningMethod) -> JointPart {
     let t = c.w_axis.truncate();
     let cols = [
         c.x_axis.truncate().as_vec3().into(),
@@ -212,7 +219,7 @@ pub(crate) fn joint_part(c: &DMat4, global: &DMat4, bind: &BindSplit, method: Sk
     if method == SkinningMethod::Lbs {
         return JointPart { cols, translation: t, ..JointPart::default() };
     }
-    let (rigid, split) = match through_bind(global, bind) {
+    let (rigid, split) = match through_bind(*global, bind) {
         Some(rigid) => (rigid, Split::Bind),
         None => {
             let (polar, solved) = rigid_split(DMat3::from_mat4(*c));
@@ -313,9 +320,9 @@ mod tests {
             for ibm in &binds {
                 for g in &globals {
                     let c = *g * *ibm;
-                    let fast = joint_part(&c, g, &split_of(ibm), method);
+                    let fast = joint_part(&c, &DMat3::from_mat4(*g), &split_of(ibm), method);
                     let own =
-                        joint_part(&c, &DMat4::from_scale(DVec3::new(1.0, 2.0, 3.0)), &BindSplit::default(), method);
+                        joint_part(&c, &DMat3::from_diagonal(DVec3::new(1.0, 2.0, 3.0)), &BindSplit::default(), method);
                     assert_eq!(fast.split, Split::Bind, "{method}");
                     assert_eq!(own.split, Split::Solved, "{method}");
                     let (a, b) = (fast.rotation, own.rotation);
@@ -339,17 +346,17 @@ mod tests {
     fn mirrors_stay_degenerate_and_non_uniform_scales_split_the_joint_matrix() {
         let mirror = DMat4::from_scale(DVec3::new(-1.0, 1.0, 1.0));
         let g = DMat4::from_rotation_y(0.8);
-        let part = joint_part(&(g * mirror), &g, &split_of(&mirror), SkinningMethod::Dqs);
+        let part = joint_part(&(g * mirror), &DMat3::from_mat4(g), &split_of(&mirror), SkinningMethod::Dqs);
         assert!(part.degenerate);
         let ibm = rounded_bind(DVec3::X, 0.3, 1.0);
         for scale in [DVec3::new(1.0, 1.000_000_119_209_29, 1.0), DVec3::new(2.0, 1.0, 1.0)] {
             let g = DMat4::from_scale_rotation_translation(scale, DQuat::from_rotation_z(0.9), DVec3::ZERO);
-            let part = joint_part(&(g * ibm), &g, &split_of(&ibm), SkinningMethod::Sbs);
+            let part = joint_part(&(g * ibm), &DMat3::from_mat4(g), &split_of(&ibm), SkinningMethod::Sbs);
             assert_eq!(part.split, Split::Solved, "{scale}");
             assert!(!part.degenerate);
         }
         // A split made for another inverse bind matrix is not current for this one.
-        assert!(!split_of(&ibm).is_for(&mirror));
-        assert!(split_of(&ibm).is_for(&ibm));
+        assert!(!split_of(&ibm).is_for(&DMat3::from_mat4(mirror)));
+        assert!(split_of(&ibm).is_for(&DMat3::from_mat4(ibm)));
     }
 }
