@@ -368,8 +368,13 @@ impl SetPass<'_> {
         } else {
             t.flags[i] &= !SET_FAR_CENTRE;
             for (slot, &j) in padded.iter().enumerate() {
-                let part = part(self.joints, j);
-                t.points[i * k + slot] = (part.rotation_matrix * centre + part.translation).as_vec3().into();
+                t.points[i * k + slot] = if slot > 0 && j == padded[0] {
+                    // Padding repeats the first joint: the same image, bit for bit.
+                    t.points[i * k]
+                } else {
+                    let part = part(self.joints, j);
+                    (part.rotation_matrix * centre + part.translation).as_vec3().into()
+                };
             }
         }
     }
