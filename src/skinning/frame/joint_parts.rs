@@ -355,6 +355,20 @@ mod tests {
             assert_eq!(part.split, Split::Solved, "{scale}");
             assert!(!part.degenerate);
         }
+        // Collapsed, non-finite or huge node and bind matrices: no rigid part, and no panic.
+        let nan = DMat4::from_scale(DVec3::new(f64::NAN, 1.0, 1.0));
+        for (g, b) in [
+            (DMat4::from_scale(DVec3::ZERO), ibm),
+            (nan, ibm),
+            (DMat4::from_scale(DVec3::splat(f64::INFINITY)), ibm),
+            (DMat4::from_rotation_y(0.8), nan),
+            (DMat4::from_scale(DVec3::splat(1e200)), ibm),
+        ] {
+            for method in [SkinningMethod::Dqs, SkinningMethod::Sbs] {
+                let part = joint_part(&(g * b), &DMat3::from_mat4(g), &split_of(&b), method);
+                assert!(part.degenerate, "{method}: {g} · {b}");
+            }
+        }
         // A split made for another inverse bind matrix is not current for this one.
         assert!(!split_of(&ibm).is_for(&DMat3::from_mat4(mirror)));
         assert!(split_of(&ibm).is_for(&DMat3::from_mat4(ibm)));
