@@ -127,14 +127,16 @@ impl Dqs<'_> {
         let row = (set * K + pivot) * K;
         let real = Q8::blend::<K>(&self.quats[row..row + K], &wk);
         let dual = Q8::blend::<K>(&self.duals[row..row + K], &wk);
+        if flags == 0 {
+            // Unstretched: the positions and normals are loaded only once the translation is
+            // formed (fewer registers live at once: no spills).
+            finish_loading(real, dual, p, n, op, on);
+            return true;
+        }
         let (v, nv) = (V8::load(p), V8::load(n));
-        let (v, nv) = if flags == 0 {
-            (v, nv)
-        } else {
-            let (st, members) = (self.stretches, set * K..set * K + K);
-            let uniform = flags & SET_UNIFORM_STRETCH != 0;
-            stretch::<K>(uniform, &st.scales[members.clone()], &st.matrices[members], &wk, v, nv)
-        };
+        let (st, members) = (self.stretches, set * K..set * K + K);
+        let uniform = flags & SET_UNIFORM_STRETCH != 0;
+        let (v, nv) = stretch::<K>(uniform, &st.scales[members.clone()], &st.matrices[members], &wk, v, nv);
         finish::<true>(real, dual, v, nv, op, on);
         true
     }
@@ -180,6 +182,27 @@ impl Dqs<'_> {
 
 /// The normalised blend `real + ε dual` of eight vertices applied to `v` (and its rotation to
 /// `nv` with `NORMALS`), stored into `op` (and `on`): `apply` in eight lanes, rounded alike.
+/// [`finish`] of eight unstretched vertices with normals, loading them from `p` and `n` after the
+/// translation is formed (the same operations, so the same bits).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn finish_loading(
+    real: super::lanes::Q8,
+    dual: super::lanes::Q8,
+    p: &[Vec3],
+    n: &[Vec3],
+    op: &mut [Vec3],
+    on: &mut [Vec3],
+) {
+    use super::lanes::V8;
+    let k = real.length_squared().recip();
+    let k = k.add(k);
+    let translation = dual.u.madd(real.w, real.u.cross(dual.u)).sub(real.u.scale(dual.w)).scale(k);
+    real.rotate(k, V8::load(p)).add(translation).store(op);
+    let nv = V8::load(n);
+    real.rotate(k, nv).scale(nv.length_squared().rsqrt_or_zero()).store(on);
+}
+
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn finish<const NORMALS: bool>(
