@@ -119,14 +119,16 @@ impl Sbs<'_> {
         let row = (set * K + pivot) * K;
         let s = Q8::blend::<K>(&self.quats[row..row + K], &wk);
         let t = blend3_lanes::<K>(&self.points[set * K..set * K + K], &wk);
+        if flags == 0 {
+            // Unstretched: the positions and normals are loaded only when they are rotated
+            // (fewer registers live at once: no spills).
+            finish_loading(s, t, self.centres[set], p, n, op, on);
+            return true;
+        }
         let (v, nv) = (V8::load(p), V8::load(n));
-        let (v, nv) = if flags == 0 {
-            (v, nv)
-        } else {
-            let (st, members) = (self.stretches, set * K..set * K + K);
-            let uniform = flags & SET_UNIFORM_STRETCH != 0;
-            stretch::<K>(uniform, &st.scales[members.clone()], &st.matrices[members], &wk, v, nv)
-        };
+        let (st, members) = (self.stretches, set * K..set * K + K);
+        let uniform = flags & SET_UNIFORM_STRETCH != 0;
+        let (v, nv) = stretch::<K>(uniform, &st.scales[members.clone()], &st.matrices[members], &wk, v, nv);
         finish::<true>(s, t, V8::splat(self.centres[set]), v, nv, op, on);
         true
     }
@@ -168,6 +170,27 @@ impl Sbs<'_> {
         finish::<NORMALS>(Q8::from_lanes(&s), V8::from_lanes(&t), V8::from_lanes(&c), v, nv, op, on);
         mixed_alone::<K, Self, NORMALS>(self, lanes.alone, words, w, p, n, op, on);
     }
+}
+
+/// [`finish`] of eight unstretched vertices with normals, loading them from `p` and `n` only when
+/// they are rotated (the same operations, so the same bits).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn finish_loading(
+    s: super::lanes::Q8,
+    t: super::lanes::V8,
+    centre: Vec3A,
+    p: &[Vec3],
+    n: &[Vec3],
+    op: &mut [Vec3],
+    on: &mut [Vec3],
+) {
+    use super::lanes::V8;
+    let k = s.length_squared().recip();
+    let k = k.add(k);
+    s.rotate(k, V8::load(p).sub(V8::splat(centre))).add(t).store(op);
+    let nv = V8::load(n);
+    s.rotate(k, nv).scale(nv.length_squared().rsqrt_or_zero()).store(on);
 }
 
 /// `apply` in eight lanes, rounded alike: `Q (v − centre) / (s · s) + t` into `op` and, with
