@@ -266,11 +266,11 @@ pub(crate) struct Windows<'a> {
     size: usize,
 }
 
-/// The loop itself. Without `NORMALS` (`nrm` and `rest_n` may then be empty), a plain walk over
-/// zipped slices with zero normals whose results are dropped: even with AVX2 the lanes would
-/// cost more there, since they compute normals regardless (1M-vertex Fox, one thread, CPU time
-/// per LBS frame: 10.6 ms in the lanes, 4.1 ms per vertex). Without `M::LANES` the same walk with
-/// normals. With it, window by window: each lane group of eight vertices sharing a packed set
+/// The loop itself. Without `NORMALS` (`nrm` and `rest_n` may then be empty), kernels whose
+/// [`VertexKernel::MIXED_WITHOUT_NORMALS`] holds go through the runs and mixed groups (every
+/// method since skinned vertices are held in joint-set order: nearly every group of eight is a
+/// run); otherwise a plain walk over zipped slices with zero normals whose results are dropped.
+/// Without `M::LANES` the same walk with normals. With it, window by window: each lane group of eight vertices sharing a packed set
 /// word (`model::lane_order`) is deformed in the lanes of 256-bit registers (in place for a run
 /// of eight consecutive vertices, else gathered and scattered back), then the window's other
 /// vertices go one by one. Returns how many vertices it deformed.
