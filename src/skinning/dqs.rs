@@ -74,8 +74,16 @@ impl<const K: usize> VertexKernel<K> for Dqs<'_> {
     }
 
     #[cfg(target_arch = "x86_64")]
-    unsafe fn lanes(&self, word: u32, w: &[f32], p: &[Vec3], n: &[Vec3], op: &mut [Vec3], on: &mut [Vec3]) -> bool {
-        self.lanes_impl::<K>(word, w, p, n, op, on)
+    unsafe fn lanes<const NORMALS: bool>(
+        &self,
+        word: u32,
+        w: &[f32],
+        p: &[Vec3],
+        n: &[Vec3],
+        op: &mut [Vec3],
+        on: &mut [Vec3],
+    ) -> bool {
+        self.lanes_impl::<K, NORMALS>(word, w, p, n, op, on)
     }
 
     /// See [`MIXED_FROM`].
@@ -103,7 +111,7 @@ impl Dqs<'_> {
     /// The CPU must have AVX2 and FMA.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx,avx2,fma")]
-    unsafe fn lanes_impl<const K: usize>(
+    unsafe fn lanes_impl<const K: usize, const NORMALS: bool>(
         &self,
         word: u32,
         w: &[f32],
@@ -120,7 +128,7 @@ impl Dqs<'_> {
                 return false;
             }
             // One joint, or the LBS fallback: LBS's eight-lane path.
-            super::lbs::lanes_cols::<K>(&self.cols[set * K..set * K + K], w, p, n, op, on);
+            super::lbs::lanes_cols::<K, NORMALS>(&self.cols[set * K..set * K + K], w, p, n, op, on);
             return true;
         }
         let wk = weights::<K>(w);
@@ -130,14 +138,18 @@ impl Dqs<'_> {
         if flags == 0 {
             // Unstretched: the positions and normals are loaded only once the translation is
             // formed (fewer registers live at once: no spills).
-            finish_loading(real, dual, p, n, op, on);
+            finish_loading::<NORMALS>(real, dual, p, n, op, on);
             return true;
         }
-        let (v, nv) = (V8::load(p), V8::load(n));
-        let (st, members) = (self.stretches, set * K..set * K + K);
-        let uniform = flags & SET_UNIFORM_STRETCH != 0;
-        let (v, nv) = stretch::<K>(uniform, &st.scales[members.clone()], &st.matrices[members], &wk, v, nv);
-        finish::<true>(real, dual, v, nv, op, on);
+        let (v, nv) = (V8::load(p), if NORMALS { V8::load(n) } else { V8::zero() });
+        let (v, nv) = if flags == 0 {
+            (v, nv)
+        } else {
+            let (st, members) = (self.stretches, set * K..set * K + K);
+            let uniform = flags & SET_UNIFORM_STRETCH != 0;
+            stretch::<K>(uniform, &st.scales[members.clone()], &st.matrices[members], &wk, v, nv)
+        };
+        finish::<NORMALS>(real, dual, v, nv, op, on);
         true
     }
 
@@ -182,11 +194,11 @@ impl Dqs<'_> {
 
 /// The normalised blend `real + ε dual` of eight vertices applied to `v` (and its rotation to
 /// `nv` with `NORMALS`), stored into `op` (and `on`): `apply` in eight lanes, rounded alike.
-/// [`finish`] of eight unstretched vertices with normals, loading them from `p` and `n` after the
-/// translation is formed (the same operations, so the same bits).
+/// [`finish`] of eight unstretched vertices, loading them from `p` (and, with `NORMALS`, `n`)
+/// after the translation is formed (the same operations, so the same bits).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn finish_loading(
+fn finish_loading<const NORMALS: bool>(
     real: super::lanes::Q8,
     dual: super::lanes::Q8,
     p: &[Vec3],
@@ -199,8 +211,10 @@ fn finish_loading(
     let k = k.add(k);
     let translation = dual.u.madd(real.w, real.u.cross(dual.u)).sub(real.u.scale(dual.w)).scale(k);
     real.rotate(k, V8::load(p)).add(translation).store(op);
-    let nv = V8::load(n);
-    real.rotate(k, nv).scale(nv.length_squared().rsqrt_or_zero()).store(on);
+    if NORMALS {
+        let nv = V8::load(n);
+        real.rotate(k, nv).scale(nv.length_squared().rsqrt_or_zero()).store(on);
+    }
 }
 
 #[cfg(target_arch = "x86_64")]

@@ -87,8 +87,16 @@ impl<const K: usize> VertexKernel<K> for Lbs<'_> {
     }
 
     #[cfg(target_arch = "x86_64")]
-    unsafe fn lanes(&self, word: u32, w: &[f32], p: &[Vec3], n: &[Vec3], op: &mut [Vec3], on: &mut [Vec3]) -> bool {
-        self.lanes_impl::<K>(word, w, p, n, op, on)
+    unsafe fn lanes<const NORMALS: bool>(
+        &self,
+        word: u32,
+        w: &[f32],
+        p: &[Vec3],
+        n: &[Vec3],
+        op: &mut [Vec3],
+        on: &mut [Vec3],
+    ) -> bool {
+        self.lanes_impl::<K, NORMALS>(word, w, p, n, op, on)
     }
 
     const MIXED_FROM: usize = MIXED_FROM;
@@ -117,7 +125,7 @@ impl Lbs<'_> {
     /// The CPU must have AVX2 and FMA.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx,avx2,fma")]
-    unsafe fn lanes_impl<const K: usize>(
+    unsafe fn lanes_impl<const K: usize, const NORMALS: bool>(
         &self,
         word: u32,
         w: &[f32],
@@ -130,7 +138,7 @@ impl Lbs<'_> {
         if self.flags[set] & SET_EMPTY != 0 {
             return false;
         }
-        lanes_cols::<K>(&self.cols[set * K..set * K + K], w, p, n, op, on);
+        lanes_cols::<K, NORMALS>(&self.cols[set * K..set * K + K], w, p, n, op, on);
         true
     }
 
@@ -192,7 +200,7 @@ fn apply8<const NORMALS: bool>(m: &[super::lanes::V8; 4], p: &[Vec3], n: &[Vec3]
 /// The CPU must have AVX2 and FMA; `cols` holds `K` entries, `w` `8 K`, the others eight.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx,avx2,fma")]
-pub(crate) unsafe fn lanes_cols<const K: usize>(
+pub(crate) unsafe fn lanes_cols<const K: usize, const NORMALS: bool>(
     cols: &[[Vec3A; 4]],
     w: &[f32],
     p: &[Vec3],
@@ -201,7 +209,7 @@ pub(crate) unsafe fn lanes_cols<const K: usize>(
     on: &mut [Vec3],
 ) {
     use super::lanes::{blend_cols, weights};
-    apply8::<true>(&blend_cols::<K>(cols, &weights::<K>(w)), p, n, op, on);
+    apply8::<NORMALS>(&blend_cols::<K>(cols, &weights::<K>(w)), p, n, op, on);
 }
 
 fn pass<const K: usize>(

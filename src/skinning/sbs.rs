@@ -65,8 +65,16 @@ impl<const K: usize> VertexKernel<K> for Sbs<'_> {
     }
 
     #[cfg(target_arch = "x86_64")]
-    unsafe fn lanes(&self, word: u32, w: &[f32], p: &[Vec3], n: &[Vec3], op: &mut [Vec3], on: &mut [Vec3]) -> bool {
-        self.lanes_impl::<K>(word, w, p, n, op, on)
+    unsafe fn lanes<const NORMALS: bool>(
+        &self,
+        word: u32,
+        w: &[f32],
+        p: &[Vec3],
+        n: &[Vec3],
+        op: &mut [Vec3],
+        on: &mut [Vec3],
+    ) -> bool {
+        self.lanes_impl::<K, NORMALS>(word, w, p, n, op, on)
     }
 
     /// As DQS's.
@@ -94,7 +102,7 @@ impl Sbs<'_> {
     /// The CPU must have AVX2 and FMA.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx,avx2,fma")]
-    unsafe fn lanes_impl<const K: usize>(
+    unsafe fn lanes_impl<const K: usize, const NORMALS: bool>(
         &self,
         word: u32,
         w: &[f32],
@@ -112,7 +120,7 @@ impl Sbs<'_> {
                 return false;
             }
             // One joint, or the LBS fallback: LBS's eight-lane path.
-            super::lbs::lanes_cols::<K>(&self.cols[set * K..set * K + K], w, p, n, op, on);
+            super::lbs::lanes_cols::<K, NORMALS>(&self.cols[set * K..set * K + K], w, p, n, op, on);
             return true;
         }
         let wk = weights::<K>(w);
@@ -122,14 +130,18 @@ impl Sbs<'_> {
         if flags == 0 {
             // Unstretched: the positions and normals are loaded only when they are rotated
             // (fewer registers live at once: no spills).
-            finish_loading(s, t, self.centres[set], p, n, op, on);
+            finish_loading::<NORMALS>(s, t, self.centres[set], p, n, op, on);
             return true;
         }
-        let (v, nv) = (V8::load(p), V8::load(n));
-        let (st, members) = (self.stretches, set * K..set * K + K);
-        let uniform = flags & SET_UNIFORM_STRETCH != 0;
-        let (v, nv) = stretch::<K>(uniform, &st.scales[members.clone()], &st.matrices[members], &wk, v, nv);
-        finish::<true>(s, t, V8::splat(self.centres[set]), v, nv, op, on);
+        let (v, nv) = (V8::load(p), if NORMALS { V8::load(n) } else { V8::zero() });
+        let (v, nv) = if flags == 0 {
+            (v, nv)
+        } else {
+            let (st, members) = (self.stretches, set * K..set * K + K);
+            let uniform = flags & SET_UNIFORM_STRETCH != 0;
+            stretch::<K>(uniform, &st.scales[members.clone()], &st.matrices[members], &wk, v, nv)
+        };
+        finish::<NORMALS>(s, t, V8::splat(self.centres[set]), v, nv, op, on);
         true
     }
 
@@ -172,11 +184,11 @@ impl Sbs<'_> {
     }
 }
 
-/// [`finish`] of eight unstretched vertices with normals, loading them from `p` and `n` only when
-/// they are rotated (the same operations, so the same bits).
+/// [`finish`] of eight unstretched vertices, loading them from `p` (and, with `NORMALS`, `n`)
+/// only when they are rotated (the same operations, so the same bits).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn finish_loading(
+fn finish_loading<const NORMALS: bool>(
     s: super::lanes::Q8,
     t: super::lanes::V8,
     centre: Vec3A,
@@ -189,8 +201,10 @@ fn finish_loading(
     let k = s.length_squared().recip();
     let k = k.add(k);
     s.rotate(k, V8::load(p).sub(V8::splat(centre))).add(t).store(op);
-    let nv = V8::load(n);
-    s.rotate(k, nv).scale(nv.length_squared().rsqrt_or_zero()).store(on);
+    if NORMALS {
+        let nv = V8::load(n);
+        s.rotate(k, nv).scale(nv.length_squared().rsqrt_or_zero()).store(on);
+    }
 }
 
 /// `apply` in eight lanes, rounded alike: `Q (v − centre) / (s · s) + t` into `op` and, with

@@ -138,8 +138,16 @@ impl<const K: usize> VertexKernel<K> for SbsC<'_> {
     }
 
     #[cfg(target_arch = "x86_64")]
-    unsafe fn lanes(&self, word: u32, w: &[f32], p: &[Vec3], n: &[Vec3], op: &mut [Vec3], on: &mut [Vec3]) -> bool {
-        self.lanes_impl::<K>(word, w, p, n, op, on)
+    unsafe fn lanes<const NORMALS: bool>(
+        &self,
+        word: u32,
+        w: &[f32],
+        p: &[Vec3],
+        n: &[Vec3],
+        op: &mut [Vec3],
+        on: &mut [Vec3],
+    ) -> bool {
+        self.lanes_impl::<K, NORMALS>(word, w, p, n, op, on)
     }
 }
 
@@ -153,7 +161,7 @@ impl SbsC<'_> {
     /// The CPU must have AVX2 and FMA.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx,avx2,fma")]
-    unsafe fn lanes_impl<const K: usize>(
+    unsafe fn lanes_impl<const K: usize, const NORMALS: bool>(
         &self,
         word: u32,
         w: &[f32],
@@ -174,7 +182,7 @@ impl SbsC<'_> {
         if flags != 0 {
             if flags & (SET_ONE_JOINT | SET_LBS_FALLBACK) != 0 && flags & SET_EMPTY == 0 {
                 // As the per-vertex path: LBS's eight-lane path.
-                super::lbs::lanes_cols::<K>(&f.cols[set * K..set * K + K], w, p, n, op, on);
+                super::lbs::lanes_cols::<K, NORMALS>(&f.cols[set * K..set * K + K], w, p, n, op, on);
                 return true;
             }
             return false;
@@ -182,7 +190,7 @@ impl SbsC<'_> {
         let pairs_per_set = K * (K - 1) / 2;
         let pairs = &f.pairs[set * pairs_per_set..(set + 1) * pairs_per_set];
         let wk = weights::<K>(w);
-        let (v, nv) = (V8::load(p), V8::load(n));
+        let (v, nv) = (V8::load(p), if NORMALS { V8::load(n) } else { V8::zero() });
         // The centre offset d = c − v_s in f64, four lanes at a time, as `continuous_centre`.
         let (add, sub, mul) = (_mm256_add_pd, _mm256_sub_pd, _mm256_mul_pd);
         let mut d8 = [[_mm256_setzero_pd(); 2]; 3];
@@ -238,11 +246,13 @@ impl SbsC<'_> {
         let s = Q8::blend::<K>(&f.quats[row..row + K], &wk);
         let k = s.length_squared().recip();
         let k = k.add(k);
-        let (qd, qn) = (s.rotate(k, d), s.rotate(k, nv));
+        let qd = s.rotate(k, d);
         let lbs = m[0].scale(v.x).add(m[1].scale(v.y).add(m[2].scale(v.z).add(m[3])));
         let bd = m[0].scale(d.x).add(m[1].scale(d.y).add(m[2].scale(d.z)));
         lbs.add(bd.sub(qd)).store(op);
-        qn.scale(nv.length_squared().rsqrt_or_zero()).store(on);
+        if NORMALS {
+            s.rotate(k, nv).scale(nv.length_squared().rsqrt_or_zero()).store(on);
+        }
         true
     }
 }

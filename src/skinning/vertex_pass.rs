@@ -40,14 +40,23 @@ pub(crate) trait VertexKernel<const K: usize>: Sync + Copy {
     fn vertex<M: Arith>(&self, word: u32, w: &[f32; K], p: Vec3A, n: Vec3A) -> (Vec3A, Vec3A);
 
     /// Deforms eight consecutive vertices that share the packed set word `word` in the lanes of
-    /// 256-bit registers (`w`: their `8 K` weights; `p`, `n`, `op`, `on`: at least eight each).
+    /// 256-bit registers (`w`: their `8 K` weights; `p`, `n`, `op`, `on`: at least eight each;
+    /// without `NORMALS`, `n` and `on` are neither read nor written and no normal is computed).
     /// Returns `false`, having written nothing, where the set needs the per-vertex path.
     ///
     /// # Safety
     /// The CPU must have AVX2 and FMA.
     #[cfg(target_arch = "x86_64")]
     #[allow(clippy::too_many_arguments)]
-    unsafe fn lanes(&self, word: u32, w: &[f32], p: &[Vec3], n: &[Vec3], op: &mut [Vec3], on: &mut [Vec3]) -> bool;
+    unsafe fn lanes<const NORMALS: bool>(
+        &self,
+        word: u32,
+        w: &[f32],
+        p: &[Vec3],
+        n: &[Vec3],
+        op: &mut [Vec3],
+        on: &mut [Vec3],
+    ) -> bool;
 
     /// Primitives with normals go through [`VertexKernel::mixed`] in the AVX2+FMA pass once the
     /// frame deforms at least this many skinned vertices (see [`run`]): every run of eight
@@ -335,7 +344,7 @@ fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith, const NORMALS: bool
                             let (p8, n8) = (&rest[first..first + GROUP], &rest_n[first..first + GROUP]);
                             let (o8, m8) = (&mut pos[first..first + GROUP], &mut nrm[first..first + GROUP]);
                             // SAFETY: `M::LANES` holds only for the AVX2+FMA variant, run after detection.
-                            if !unsafe { kernel.lanes(word, w8, p8, n8, o8, m8) } {
+                            if !unsafe { kernel.lanes::<true>(word, w8, p8, n8, o8, m8) } {
                                 for i in first..first + GROUP {
                                     vertex_at::<K, F, M>(&kernel, data, i, pos, nrm);
                                 }
@@ -350,7 +359,7 @@ fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith, const NORMALS: bool
                         }
                         let word = s[base + group[0] as usize];
                         // SAFETY: `M::LANES` holds only for the AVX2+FMA variant, run after detection.
-                        if unsafe { kernel.lanes(word, &gw[..GROUP * K], &gp, &gn, &mut op, &mut on) } {
+                        if unsafe { kernel.lanes::<true>(word, &gw[..GROUP * K], &gp, &gn, &mut op, &mut on) } {
                             for (l, &off) in group.iter().enumerate() {
                                 pos[base + off as usize] = op[l];
                                 nrm[base + off as usize] = on[l];
@@ -422,7 +431,7 @@ fn stream_mixed<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(
         unsafe {
             // A run of eight sharing a set word: the set's tables broadcast in the lanes.
             if words.iter().all(|&x| x == words[0])
-                && kernel.lanes(words[0], w8, &rest[r.clone()], rn, &mut pos[r.clone()], on)
+                && kernel.lanes::<NORMALS>(words[0], w8, &rest[r.clone()], rn, &mut pos[r.clone()], on)
             {
                 continue;
             }
