@@ -65,16 +65,8 @@ impl<const K: usize> VertexKernel<K> for Sbs<'_> {
     }
 
     #[cfg(target_arch = "x86_64")]
-    unsafe fn lanes<const NORMALS: bool>(
-        &self,
-        word: u32,
-        w: &[f32],
-        p: &[Vec3],
-        n: &[Vec3],
-        op: &mut [Vec3],
-        on: &mut [Vec3],
-    ) -> bool {
-        self.lanes_impl::<K, NORMALS>(word, w, p, n, op, on)
+    unsafe fn lanes<const NORMALS: bool>(&self, word: u32, w: &[f32], g: vertex_pass::Eight<'_>) -> bool {
+        self.lanes_impl::<K, NORMALS>(word, w, g.p, g.n, g.op, g.on)
     }
 
     /// As DQS's.

@@ -33,6 +33,20 @@ const CHUNK: usize = 4 * WINDOW;
 /// size.
 const PARALLEL_THRESHOLD: usize = 16 * 1024;
 
+/// Eight vertices of a group: their rest positions `p` and normals `n`, and where their deformed
+/// ones go (`op`, `on`); eight entries each.
+#[cfg(target_arch = "x86_64")]
+pub(crate) struct Eight<'a> {
+    /// Rest positions.
+    pub p: &'a [Vec3],
+    /// Rest normals.
+    pub n: &'a [Vec3],
+    /// Deformed positions.
+    pub op: &'a mut [Vec3],
+    /// Deformed normals.
+    pub on: &'a mut [Vec3],
+}
+
 /// One method's per-vertex formula over `K` weight slots.
 pub(crate) trait VertexKernel<const K: usize>: Sync + Copy {
     /// Deforms one vertex: `word` is its packed set word, `w` its weights, `p` and `n` its rest
@@ -40,23 +54,15 @@ pub(crate) trait VertexKernel<const K: usize>: Sync + Copy {
     fn vertex<M: Arith>(&self, word: u32, w: &[f32; K], p: Vec3A, n: Vec3A) -> (Vec3A, Vec3A);
 
     /// Deforms eight consecutive vertices that share the packed set word `word` in the lanes of
-    /// 256-bit registers (`w`: their `8 K` weights; `p`, `n`, `op`, `on`: at least eight each;
-    /// without `NORMALS`, `n` and `on` are neither read nor written and no normal is computed).
+    /// 256-bit registers (`w`: their `8 K` weights; without `NORMALS`, the group's normals are
+    /// neither read nor written and no normal is computed).
     /// Returns `false`, having written nothing, where the set needs the per-vertex path.
     ///
     /// # Safety
     /// The CPU must have AVX2 and FMA.
     #[cfg(target_arch = "x86_64")]
     #[allow(clippy::too_many_arguments)]
-    unsafe fn lanes<const NORMALS: bool>(
-        &self,
-        word: u32,
-        w: &[f32],
-        p: &[Vec3],
-        n: &[Vec3],
-        op: &mut [Vec3],
-        on: &mut [Vec3],
-    ) -> bool;
+    unsafe fn lanes<const NORMALS: bool>(&self, word: u32, w: &[f32], group: Eight<'_>) -> bool;
 
     /// Primitives with normals go through [`VertexKernel::mixed`] in the AVX2+FMA pass once the
     /// frame deforms at least this many skinned vertices (see [`run`]): every run of eight
@@ -344,7 +350,7 @@ fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith, const NORMALS: bool
                             let (p8, n8) = (&rest[first..first + GROUP], &rest_n[first..first + GROUP]);
                             let (o8, m8) = (&mut pos[first..first + GROUP], &mut nrm[first..first + GROUP]);
                             // SAFETY: `M::LANES` holds only for the AVX2+FMA variant, run after detection.
-                            if !unsafe { kernel.lanes::<true>(word, w8, p8, n8, o8, m8) } {
+                            if !unsafe { kernel.lanes::<true>(word, w8, Eight { p: p8, n: n8, op: o8, on: m8 }) } {
                                 for i in first..first + GROUP {
                                     vertex_at::<K, F, M>(&kernel, data, i, pos, nrm);
                                 }
@@ -359,7 +365,13 @@ fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith, const NORMALS: bool
                         }
                         let word = s[base + group[0] as usize];
                         // SAFETY: `M::LANES` holds only for the AVX2+FMA variant, run after detection.
-                        if unsafe { kernel.lanes::<true>(word, &gw[..GROUP * K], &gp, &gn, &mut op, &mut on) } {
+                        if unsafe {
+                            kernel.lanes::<true>(
+                                word,
+                                &gw[..GROUP * K],
+                                Eight { p: &gp, n: &gn, op: &mut op, on: &mut on },
+                            )
+                        } {
                             for (l, &off) in group.iter().enumerate() {
                                 pos[base + off as usize] = op[l];
                                 nrm[base + off as usize] = on[l];
@@ -431,7 +443,11 @@ fn stream_mixed<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(
         unsafe {
             // A run of eight sharing a set word: the set's tables broadcast in the lanes.
             if words.iter().all(|&x| x == words[0])
-                && kernel.lanes::<NORMALS>(words[0], w8, &rest[r.clone()], rn, &mut pos[r.clone()], on)
+                && kernel.lanes::<NORMALS>(
+                    words[0],
+                    w8,
+                    Eight { p: &rest[r.clone()], n: rn, op: &mut pos[r.clone()], on },
+                )
             {
                 continue;
             }
