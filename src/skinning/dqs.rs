@@ -184,10 +184,17 @@ impl Dqs<'_> {
     }
 }
 
-/// The normalised blend `real + ε dual` of eight vertices applied to `v` (and its rotation to
-/// `nv` with `NORMALS`), stored into `op` (and `on`): `apply` in eight lanes, rounded alike.
+/// The translation of the blended dual quaternion `real + ε dual` (with `k = 2 / |real|²`):
+/// `k (w_r u_d − w_d u_r + u_r × u_d)`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn translation(real: super::lanes::Q8, dual: super::lanes::Q8, k: super::lanes::F8) -> super::lanes::V8 {
+    dual.u.madd(real.w, real.u.cross(dual.u)).sub(real.u.scale(dual.w)).scale(k)
+}
+
 /// [`finish`] of eight unstretched vertices, loading them from `p` (and, with `NORMALS`, `n`)
-/// after the translation is formed (the same operations, so the same bits).
+/// after the translation is formed: fewer registers live at once (no spills), the same operations
+/// and so the same bits.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn finish_loading<const NORMALS: bool>(
@@ -199,16 +206,16 @@ fn finish_loading<const NORMALS: bool>(
     on: &mut [Vec3],
 ) {
     use super::lanes::V8;
-    let k = real.length_squared().recip();
-    let k = k.add(k);
-    let translation = dual.u.madd(real.w, real.u.cross(dual.u)).sub(real.u.scale(dual.w)).scale(k);
+    let k = real.rotation_scale();
+    let translation = translation(real, dual, k);
     real.rotate(k, V8::load(p)).add(translation).store(op);
     if NORMALS {
-        let nv = V8::load(n);
-        real.rotate(k, nv).scale(nv.length_squared().rsqrt_or_zero()).store(on);
+        real.rotate_normal(k, V8::load(n)).store(on);
     }
 }
 
+/// The normalised blend `real + ε dual` of eight vertices applied to `v` (and its rotation to
+/// `nv` with `NORMALS`), stored into `op` (and `on`): `apply` in eight lanes, rounded alike.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn finish<const NORMALS: bool>(
@@ -219,13 +226,11 @@ fn finish<const NORMALS: bool>(
     op: &mut [Vec3],
     on: &mut [Vec3],
 ) {
-    let k = real.length_squared().recip();
-    let k = k.add(k);
-    // k (w_r u_d − w_d u_r + u_r × u_d)
-    let translation = dual.u.madd(real.w, real.u.cross(dual.u)).sub(real.u.scale(dual.w)).scale(k);
+    let k = real.rotation_scale();
+    let translation = translation(real, dual, k);
     real.rotate(k, v).add(translation).store(op);
     if NORMALS {
-        real.rotate(k, nv).scale(nv.length_squared().rsqrt_or_zero()).store(on);
+        real.rotate_normal(k, nv).store(on);
     }
 }
 

@@ -238,6 +238,18 @@ impl Q8 {
         let a = self.u.cross(x);
         a.madd(self.w, self.u.cross(a)).madd(k, x)
     }
+    /// `k = 2 / |q|²`, the scale [`Q8::rotate`] takes for a blended (not unit) quaternion.
+    #[inline(always)]
+    pub(crate) fn rotation_scale(self) -> F8 {
+        let k = self.length_squared().recip();
+        k.add(k)
+    }
+    /// `normalise(q n)` as every method's lanes write normals: `n` rotated, scaled by `1 / |n|`
+    /// (the sqrt-free rotation scales lengths by `|q|²·k/2 = 1`).
+    #[inline(always)]
+    pub(crate) fn rotate_normal(self, k: F8, n: V8) -> V8 {
+        self.rotate(k, n).scale(n.length_squared().rsqrt_or_zero())
+    }
 }
 
 /// `Σ w_m · table[m]` over `K` 3-vector entries (the same for every lane), rounded as the

@@ -177,7 +177,8 @@ impl Sbs<'_> {
 }
 
 /// [`finish`] of eight unstretched vertices, loading them from `p` (and, with `NORMALS`, `n`)
-/// only when they are rotated (the same operations, so the same bits).
+/// only when they are rotated: fewer registers live at once (no spills), the same operations and
+/// so the same bits.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn finish_loading<const NORMALS: bool>(
@@ -190,12 +191,10 @@ fn finish_loading<const NORMALS: bool>(
     on: &mut [Vec3],
 ) {
     use super::lanes::V8;
-    let k = s.length_squared().recip();
-    let k = k.add(k);
+    let k = s.rotation_scale();
     s.rotate(k, V8::load(p).sub(V8::splat(centre))).add(t).store(op);
     if NORMALS {
-        let nv = V8::load(n);
-        s.rotate(k, nv).scale(nv.length_squared().rsqrt_or_zero()).store(on);
+        s.rotate_normal(k, V8::load(n)).store(on);
     }
 }
 
@@ -212,11 +211,10 @@ fn finish<const NORMALS: bool>(
     op: &mut [Vec3],
     on: &mut [Vec3],
 ) {
-    let k = s.length_squared().recip();
-    let k = k.add(k);
+    let k = s.rotation_scale();
     s.rotate(k, v.sub(centre)).add(t).store(op);
     if NORMALS {
-        s.rotate(k, nv).scale(nv.length_squared().rsqrt_or_zero()).store(on);
+        s.rotate_normal(k, nv).store(on);
     }
 }
 

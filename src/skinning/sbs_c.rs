@@ -236,14 +236,13 @@ impl SbsC<'_> {
         let m = blend_cols8::<K>(&f.rigid_cols[set * K..set * K + K], &wk);
         let row = (set * K + pivot) * K;
         let s = Q8::blend::<K>(&f.quats[row..row + K], &wk);
-        let k = s.length_squared().recip();
-        let k = k.add(k);
+        let k = s.rotation_scale();
         let qd = s.rotate(k, d);
         let lbs = m[0].scale(v.x).add(m[1].scale(v.y).add(m[2].scale(v.z).add(m[3])));
         let bd = m[0].scale(d.x).add(m[1].scale(d.y).add(m[2].scale(d.z)));
         lbs.add(bd.sub(qd)).store(op);
         if NORMALS {
-            s.rotate(k, nv).scale(nv.length_squared().rsqrt_or_zero()).store(on);
+            s.rotate_normal(k, nv).store(on);
         }
         true
     }

@@ -96,16 +96,19 @@ impl BindSplit {
     }
 }
 
-/// Whether two matrices are equal bit for bit (every entry compared, without an early exit, so
-/// that the comparison runs in vector registers).
+/// Whether two matrices are equal bit for bit.
 pub(crate) fn same_bits(a: &DMat4, b: &DMat4) -> bool {
-    let (a, b): (&[f64; 16], &[f64; 16]) = (a.as_ref(), b.as_ref());
-    a.iter().zip(b).fold(0, |acc, (x, y)| acc | (x.to_bits() ^ y.to_bits())) == 0
+    same_entries::<16>(a.as_ref(), b.as_ref())
 }
 
 /// [`same_bits`] for 3x3 matrices.
 pub(crate) fn same_bits3(a: &DMat3, b: &DMat3) -> bool {
-    let (a, b): (&[f64; 9], &[f64; 9]) = (a.as_ref(), b.as_ref());
+    same_entries::<9>(a.as_ref(), b.as_ref())
+}
+
+/// Every entry compared, without an early exit, so that the comparison runs in vector registers.
+#[inline(always)]
+fn same_entries<const N: usize>(a: &[f64; N], b: &[f64; N]) -> bool {
     a.iter().zip(b).fold(0, |acc, (x, y)| acc | (x.to_bits() ^ y.to_bits())) == 0
 }
 
