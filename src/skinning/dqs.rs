@@ -112,7 +112,7 @@ impl Dqs<'_> {
         op: &mut [Vec3],
         on: &mut [Vec3],
     ) -> bool {
-        use super::lanes::{stretch, weights, Q8, V8};
+        use super::lanes::{blend1, stretch, weights, Q8, V8};
         let (set, pivot) = vertex_pass::locate::<K>(word, self.last);
         let flags = self.flags[set];
         if flags & !STRETCHED != 0 {
@@ -127,20 +127,21 @@ impl Dqs<'_> {
         let row = (set * K + pivot) * K;
         let real = Q8::blend::<K>(&self.quats[row..row + K], &wk);
         let dual = Q8::blend::<K>(&self.duals[row..row + K], &wk);
+        let members = set * K..set * K + K;
         if flags == 0 {
-            // Unstretched: the positions and normals are loaded only once the translation is
-            // formed (fewer registers live at once: no spills).
-            finish_loading::<NORMALS>(real, dual, p, n, op, on);
+            // Unstretched: the positions and normals are loaded only once the blends are formed
+            // (fewer registers live at once: no spills).
+            finish_loading::<NORMALS>(real, dual, None, p, n, op, on);
+            return true;
+        }
+        if flags & SET_UNIFORM_STRETCH != 0 {
+            // Uniformly stretched: the same, each position scaled by its blended scale.
+            let scale = blend1::<K>(&self.stretches.scales[members], &wk);
+            finish_loading::<NORMALS>(real, dual, Some(scale), p, n, op, on);
             return true;
         }
         let (v, nv) = (V8::load(p), if NORMALS { V8::load(n) } else { V8::zero() });
-        let (v, nv) = if flags == 0 {
-            (v, nv)
-        } else {
-            let (st, members) = (self.stretches, set * K..set * K + K);
-            let uniform = flags & SET_UNIFORM_STRETCH != 0;
-            stretch::<K>(uniform, &st.scales[members.clone()], &st.matrices[members], &wk, v, nv)
-        };
+        let (v, nv) = stretch::<K>(&self.stretches.matrices[members], &wk, v, nv);
         finish::<NORMALS>(real, dual, v, nv, op, on);
         true
     }
@@ -192,14 +193,16 @@ fn translation(real: super::lanes::Q8, dual: super::lanes::Q8, k: super::lanes::
     dual.u.madd(real.w, real.u.cross(dual.u)).sub(real.u.scale(dual.w)).scale(k)
 }
 
-/// [`finish`] of eight unstretched vertices, loading them from `p` (and, with `NORMALS`, `n`)
-/// after the translation is formed: fewer registers live at once (no spills), the same operations
-/// and so the same bits.
+/// [`finish`] of eight unstretched vertices, or of eight uniformly stretched ones given their
+/// blended scale `Σ w_j s_j`, loading them from `p` (and, with `NORMALS`, `n`) after the
+/// translation is formed: fewer registers live at once (no spills), the same operations and so the
+/// same bits (a uniform stretch leaves the normal's direction alone).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn finish_loading<const NORMALS: bool>(
     real: super::lanes::Q8,
     dual: super::lanes::Q8,
+    scale: Option<super::lanes::F8>,
     p: &[Vec3],
     n: &[Vec3],
     op: &mut [Vec3],
@@ -208,7 +211,7 @@ fn finish_loading<const NORMALS: bool>(
     use super::lanes::V8;
     let k = real.rotation_scale();
     let translation = translation(real, dual, k);
-    real.rotate(k, V8::load(p)).add(translation).store(op);
+    real.rotate(k, V8::load(p).scale_by(scale)).add(translation).store(op);
     if NORMALS {
         real.rotate_normal(k, V8::load(n)).store(on);
     }

@@ -173,6 +173,14 @@ impl V8 {
     pub(crate) fn scale(self, s: F8) -> Self {
         Self { x: self.x.mul(s), y: self.y.mul(s), z: self.z.mul(s) }
     }
+    /// `self` scaled by `s` where there is one, else `self`.
+    #[inline(always)]
+    pub(crate) fn scale_by(self, s: Option<F8>) -> Self {
+        match s {
+            Some(s) => self.scale(s),
+            None => self,
+        }
+    }
     /// `self * s + c`.
     #[inline(always)]
     pub(crate) fn madd(self, s: F8, c: Self) -> Self {
@@ -277,22 +285,13 @@ pub(crate) fn blend1<const K: usize>(table: &[f32], weights: &[F8; K]) -> F8 {
     pairwise(&mut acc)
 }
 
-/// `(v_s, n_s)` of eight vertices of a stretched set, rounded exactly as
-/// `stretch::Stretches::apply` rounds: `uniform` (the set is flagged `SET_UNIFORM_STRETCH`):
-/// `v_s = (Σ w_j s_j) v`, `n_s = n`; otherwise `S = Σ w_j S_j` per lane, `v_s = S v` and
-/// `n_s = adj(S) n` (see `stretch`). `scales` and `matrices` hold the set's `K` members.
+/// `(v_s, n_s)` of eight vertices of a set stretched by matrices (not flagged
+/// `SET_UNIFORM_STRETCH`), rounded exactly as `stretch::Stretches::apply` rounds:
+/// `S = Σ w_j S_j` per lane, `v_s = S v` and `n_s = adj(S) n` (see `stretch`). `matrices` holds
+/// the set's `K` members. (A uniformly stretched set is `v_s = (Σ w_j s_j) v` by [`blend1`] and
+/// [`V8::scale_by`], `n_s = n`.)
 #[inline(always)]
-pub(crate) fn stretch<const K: usize>(
-    uniform: bool,
-    scales: &[f32],
-    matrices: &[Mat3],
-    weights: &[F8; K],
-    v: V8,
-    n: V8,
-) -> (V8, V8) {
-    if uniform {
-        return (v.scale(blend1::<K>(scales, weights)), n);
-    }
+pub(crate) fn stretch<const K: usize>(matrices: &[Mat3], weights: &[F8; K], v: V8, n: V8) -> (V8, V8) {
     let zero = V8 { x: F8::zero(), y: F8::zero(), z: F8::zero() };
     let mut s = [zero; 3];
     for (j, sj) in s.iter_mut().enumerate() {

@@ -103,7 +103,7 @@ impl Sbs<'_> {
         op: &mut [Vec3],
         on: &mut [Vec3],
     ) -> bool {
-        use super::lanes::{blend3 as blend3_lanes, stretch, weights, Q8, V8};
+        use super::lanes::{blend1, blend3 as blend3_lanes, stretch, weights, Q8, V8};
         let (set, pivot) = vertex_pass::locate::<K>(word, self.last);
         let flags = self.flags[set];
         if flags & !STRETCHED != 0 {
@@ -119,20 +119,21 @@ impl Sbs<'_> {
         let row = (set * K + pivot) * K;
         let s = Q8::blend::<K>(&self.quats[row..row + K], &wk);
         let t = blend3_lanes::<K>(&self.points[set * K..set * K + K], &wk);
+        let members = set * K..set * K + K;
         if flags == 0 {
-            // Unstretched: the positions and normals are loaded only when they are rotated
+            // Unstretched: the positions and normals are loaded only once the blends are formed
             // (fewer registers live at once: no spills).
-            finish_loading::<NORMALS>(s, t, self.centres[set], p, n, op, on);
+            finish_loading::<NORMALS>(s, t, self.centres[set], None, p, n, op, on);
+            return true;
+        }
+        if flags & SET_UNIFORM_STRETCH != 0 {
+            // Uniformly stretched: the same, each position scaled by its blended scale.
+            let scale = blend1::<K>(&self.stretches.scales[members], &wk);
+            finish_loading::<NORMALS>(s, t, self.centres[set], Some(scale), p, n, op, on);
             return true;
         }
         let (v, nv) = (V8::load(p), if NORMALS { V8::load(n) } else { V8::zero() });
-        let (v, nv) = if flags == 0 {
-            (v, nv)
-        } else {
-            let (st, members) = (self.stretches, set * K..set * K + K);
-            let uniform = flags & SET_UNIFORM_STRETCH != 0;
-            stretch::<K>(uniform, &st.scales[members.clone()], &st.matrices[members], &wk, v, nv)
-        };
+        let (v, nv) = stretch::<K>(&self.stretches.matrices[members], &wk, v, nv);
         finish::<NORMALS>(s, t, V8::splat(self.centres[set]), v, nv, op, on);
         true
     }
@@ -176,15 +177,17 @@ impl Sbs<'_> {
     }
 }
 
-/// [`finish`] of eight unstretched vertices, loading them from `p` (and, with `NORMALS`, `n`)
-/// only when they are rotated: fewer registers live at once (no spills), the same operations and
-/// so the same bits.
+/// [`finish`] of eight unstretched vertices, or of eight uniformly stretched ones given their
+/// blended scale `Σ w_j s_j`, loading them from `p` (and, with `NORMALS`, `n`) only when they are
+/// rotated: fewer registers live at once (no spills), the same operations and so the same bits (a
+/// uniform stretch leaves the normal's direction alone).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn finish_loading<const NORMALS: bool>(
     s: super::lanes::Q8,
     t: super::lanes::V8,
     centre: Vec3A,
+    scale: Option<super::lanes::F8>,
     p: &[Vec3],
     n: &[Vec3],
     op: &mut [Vec3],
@@ -192,7 +195,7 @@ fn finish_loading<const NORMALS: bool>(
 ) {
     use super::lanes::V8;
     let k = s.rotation_scale();
-    s.rotate(k, V8::load(p).sub(V8::splat(centre))).add(t).store(op);
+    s.rotate(k, V8::load(p).scale_by(scale).sub(V8::splat(centre))).add(t).store(op);
     if NORMALS {
         s.rotate_normal(k, V8::load(n)).store(on);
     }
