@@ -183,6 +183,7 @@ impl Sbs<'_> {
 /// uniform stretch leaves the normal's direction alone).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn finish_loading<const NORMALS: bool>(
     s: super::lanes::Q8,
     t: super::lanes::V8,
