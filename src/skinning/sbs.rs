@@ -103,7 +103,7 @@ impl Sbs<'_> {
         op: &mut [Vec3],
         on: &mut [Vec3],
     ) -> bool {
-        use super::lanes::{blend1, blend3 as blend3_lanes, stretch, weights, Q8, V8};
+        use super::lanes::{blend3 as blend3_lanes, stretch, weights, Q8, V8};
         let (set, pivot) = vertex_pass::locate::<K>(word, self.last);
         let flags = self.flags[set];
         if flags & !STRETCHED != 0 {
@@ -115,27 +115,54 @@ impl Sbs<'_> {
             super::lbs::lanes_cols::<K, NORMALS>(&self.cols[set * K..set * K + K], w, p, n, op, on);
             return true;
         }
+        if flags & SET_UNIFORM_STRETCH != 0 {
+            self.uniform_lanes::<K, NORMALS>(set, pivot, w, p, n, op, on);
+            return true;
+        }
         let wk = weights::<K>(w);
         let row = (set * K + pivot) * K;
         let s = Q8::blend::<K>(&self.quats[row..row + K], &wk);
         let t = blend3_lanes::<K>(&self.points[set * K..set * K + K], &wk);
-        let members = set * K..set * K + K;
         if flags == 0 {
-            // Unstretched: the positions and normals are loaded only once the blends are formed
+            // Unstretched: the positions and normals are loaded only when they are rotated
             // (fewer registers live at once: no spills).
             finish_loading::<NORMALS>(s, t, self.centres[set], None, p, n, op, on);
             return true;
         }
-        if flags & SET_UNIFORM_STRETCH != 0 {
-            // Uniformly stretched: the same, each position scaled by its blended scale.
-            let scale = blend1::<K>(&self.stretches.scales[members], &wk);
-            finish_loading::<NORMALS>(s, t, self.centres[set], Some(scale), p, n, op, on);
-            return true;
-        }
+        let members = set * K..set * K + K;
         let (v, nv) = (V8::load(p), if NORMALS { V8::load(n) } else { V8::zero() });
         let (v, nv) = stretch::<K>(&self.stretches.matrices[members], &wk, v, nv);
         finish::<NORMALS>(s, t, V8::splat(self.centres[set]), v, nv, op, on);
         true
+    }
+
+    /// Eight vertices of a uniformly stretched set (`set`, pivot slot `pivot`): as the
+    /// unstretched ones, each position scaled by its blended scale `Σ w_j s_j` as it is loaded.
+    /// A function of its own, so that the unstretched path's registers stay as they were.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and FMA.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx,avx2,fma")]
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn uniform_lanes<const K: usize, const NORMALS: bool>(
+        &self,
+        set: usize,
+        pivot: usize,
+        w: &[f32],
+        p: &[Vec3],
+        n: &[Vec3],
+        op: &mut [Vec3],
+        on: &mut [Vec3],
+    ) {
+        use super::lanes::{blend1, blend3, weights, Q8};
+        let wk = weights::<K>(w);
+        let row = (set * K + pivot) * K;
+        let s = Q8::blend::<K>(&self.quats[row..row + K], &wk);
+        let t = blend3::<K>(&self.points[set * K..set * K + K], &wk);
+        let scale = blend1::<K>(&self.stretches.scales[set * K..set * K + K], &wk);
+        finish_loading::<NORMALS>(s, t, self.centres[set], Some(scale), p, n, op, on);
     }
 
     /// See [`VertexKernel::mixed`].
