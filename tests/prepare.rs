@@ -211,3 +211,41 @@ fn an_edited_inverse_bind_matrix_is_split_again() {
         assert!(stats.joint_parts >= 1, "Fox {method}: the edited joint's part is computed again");
     }
 }
+
+/// A pose that moves one joint finds that joint's sets through the index of sets per joint the
+/// frame keeps for its table: each joint moved alone in turn, before and after a dab appends a
+/// set, and after deleting a joint rewrites the table, gives exactly the fresh result.
+#[test]
+fn each_joint_moved_alone_recomputes_exactly_its_sets() {
+    let base = SyntheticRig { vertices: 3000, joints: 12, influences: 4 }.build().unwrap();
+    for method in SkinningMethod::MENU {
+        let mut model = base.clone();
+        let mut kept = Deformer::new();
+        let mut angle = 0.0;
+        let mut each_joint_alone = |model: &Model, kept: &mut Deformer, when: &str| {
+            let mut pose = Pose::rest();
+            let mut kept_some = false;
+            for (j, &node) in model.skins[0].joints.iter().enumerate() {
+                angle += 0.05;
+                let rest = model.nodes.nodes[node].rest.to_trs().rotation;
+                let turn = glam::DQuat::from_axis_angle(glam::DVec3::new(0.3, 1.0, -0.2).normalize(), angle);
+                pose.set_rotation(node, rest * turn);
+                let what = format!("{method} {when}, joint {j} moved alone");
+                let stats = assert_kept_equals_fresh(&what, model, kept, &pose, method);
+                kept_some |= stats.sets_computed < stats.sets;
+            }
+            assert!(kept_some, "{method} {when}: a joint moved alone keeps some sets");
+        };
+        each_joint_alone(&model, &mut kept, "at first");
+        let dab = VertexInfluences { pairs: vec![(2, 0.5), (7, 0.3), (11, 0.2)] };
+        let inf = model.meshes[0].primitives[0].influences.as_mut().unwrap();
+        for v in 100..140 {
+            inf.set_vertex(v, &dab, &mut model.skins[0].sets).unwrap();
+        }
+        assert!(kept.prepare_new_sets(&model) >= 1, "{method}");
+        each_joint_alone(&model, &mut kept, "after a dab added a set");
+        let node = model.skins[0].joints[3];
+        skinlab::rig::skeleton_edit::delete_joint(&mut model, node).unwrap();
+        each_joint_alone(&model, &mut kept, "after joint 3 was deleted");
+    }
+}

@@ -2,8 +2,9 @@
 //! A_i = R_i S_i) and, per distinct joint set, padded member tables and the SBS centre r_c.
 //! Nothing here allocates once the buffers have grown to the skin's size.
 //!
-//! Across poses a frame keeps what did not change: a joint's part is recomputed only when its
-//! `model_from_bind` changed (bitwise), and a set's tables and centre only when one of its joints
+//! Across poses a frame keeps what did not change: a joint's `model_from_bind` is recomputed only
+//! when its node's `model_from_node` or its inverse bind matrix changed (bitwise), its part only
+//! when `model_from_bind` changed, and a set's tables and centre only when one of its joints
 //! changed (the editor's usual frame moves a few joints). Results are bit-identical to a fresh
 //! preparation.
 
@@ -18,7 +19,7 @@ use glam::{DMat3, DMat4, DVec3, DVec4, Mat3, Vec3A, Vec4};
 use super::SkinningMethod;
 use crate::model::{Skin, EMPTY_SET};
 pub use joint_parts::JointKinds;
-use joint_parts::{joint_part, part, same_bits, same_bits3, BindSplit, JointPart, Split, REST_PART};
+use joint_parts::{joint_part, part, same_bits, BindSplit, JointPart, Split, REST_PART};
 use set_tables::{SetPass, Tables};
 
 /// Set flag: the set is empty (its vertices are not moved).
@@ -137,8 +138,10 @@ pub struct SkinFrame {
 /// What a frame keeps across poses to skip unchanged joints and sets.
 #[derive(Clone, Debug, Default)]
 struct Kept {
-    /// Scratch for the new pose's `model_from_bind` (swapped with the frame's).
-    next_from_bind: Vec<DMat4>,
+    /// Per joint: its node's `model_from_node` when `model_from_bind` was last computed.
+    nodes: Vec<DMat4>,
+    /// Per joint: its inverse bind matrix when `model_from_bind` was last computed.
+    inverse_binds: Vec<DMat4>,
     /// Per joint: the 3x3 part of the joint node's `model_from_node` its DQS or SBS part was
     /// computed with (such a part depends on it beside `model_from_bind`; not kept for LBS).
     globals: Vec<DMat3>,
@@ -152,6 +155,9 @@ struct Kept {
     set_dirty: Vec<bool>,
     /// The padded members of the sets whose tables are current, `slots` per set.
     members: Vec<u16>,
+    /// The sets of each joint of the current table (built on the first pose that keeps every
+    /// set; dropped when the table changes).
+    sets_of_joints: Option<set_tables::SetsOfJoints>,
     /// Recompute everything every pose (for measurements and tests).
     disabled: bool,
     /// Seconds per computed set (tables and centre, one thread) in the last pass that computed
@@ -184,39 +190,50 @@ impl SkinFrame {
             && self.method == Some(method)
             && self.slots == table.slots()
             && self.joints.len() == n_joints;
-        crate::rig::fk::model_from_bind(skin, model_from_node, &mut self.kept.next_from_bind);
         let kept = &mut self.kept;
         kept.current.resize(n_joints, false);
         kept.dirty.resize(n_joints, true);
         kept.globals.resize(n_joints, DMat3::IDENTITY);
         kept.binds.resize(n_joints, BindSplit::default());
+        kept.nodes.resize(n_joints, DMat4::ZERO);
+        kept.inverse_binds.resize(n_joints, DMat4::ZERO);
+        self.model_from_bind.resize(n_joints, DMat4::IDENTITY);
         let rigid = method != SkinningMethod::Lbs;
-        for j in 0..n_joints {
-            let mut same = keep
-                && kept.current[j]
-                && self.model_from_bind.get(j).is_some_and(|old| same_bits(old, &kept.next_from_bind[j]));
+        for (j, (&node, ibm)) in skin.joints.iter().zip(&skin.joint_from_bind).enumerate() {
+            let g = &model_from_node[node];
+            if keep && kept.current[j] && same_bits(&kept.nodes[j], g) && same_bits(&kept.inverse_binds[j], ibm) {
+                // Neither the joint's node nor its inverse bind matrix moved: C_j = G_j · B_j and
+                // the part are what they were (the editor's usual frame moves a few joints).
+                kept.dirty[j] = false;
+                continue;
+            }
+            // Either moved: the part is computed again. (A DQS or SBS part depends on the node's
+            // 3x3 part beside C_j: whether and how it goes through the bind pose.)
+            kept.nodes[j] = *g;
+            kept.inverse_binds[j] = *ibm;
             if rigid {
-                // A DQS or SBS part also depends on the node's 3x3 part (whether and how it goes
-                // through the bind pose) and, if it went through it, on the bind pose's split.
-                let g = global3(skin, model_from_node, j);
-                if same {
-                    same = same_bits3(&kept.globals[j], &g)
-                        && (self.joints[j].split != Split::Bind
-                            || kept.binds[j].is_for(&DMat3::from_mat4(skin.joint_from_bind[j])));
-                }
-                if !same {
-                    kept.globals[j] = g;
-                }
+                kept.globals[j] = DMat3::from_mat4(*g);
             }
-            kept.dirty[j] = !same;
+            self.model_from_bind[j] = *g * *ibm;
+            kept.dirty[j] = true;
         }
-        std::mem::swap(&mut self.model_from_bind, &mut kept.next_from_bind);
-        self.used.clear();
-        self.used.resize(n_joints, false);
-        for &j in table.all_padded() {
-            if let Some(u) = self.used.get_mut(usize::from(j)) {
-                *u = true;
+        let k = table.slots();
+        let valid = if keep { self.kept_sets(table.all_padded(), k) } else { 0 };
+        // The same table as in the last prepare: the joints in use and the sets of each joint
+        // are as they were.
+        let same_table = keep
+            && valid * k == table.all_padded().len()
+            && self.kept.members.len() == table.all_padded().len()
+            && self.used.len() == n_joints;
+        if !same_table {
+            self.used.clear();
+            self.used.resize(n_joints, false);
+            for &j in table.all_padded() {
+                if let Some(u) = self.used.get_mut(usize::from(j)) {
+                    *u = true;
+                }
             }
+            self.kept.sets_of_joints = None;
         }
         self.joints.resize(n_joints, REST_PART);
         self.method = Some(method);
@@ -241,8 +258,6 @@ impl SkinFrame {
         }
         let parts_done = Instant::now();
         self.parts_secs = (parts_done - started).as_secs_f64();
-        let k = table.slots();
-        let valid = if keep { self.kept_sets(table.all_padded(), k) } else { 0 };
         self.slots = k;
         self.resize_tables(table.len(), method);
         let extent_before = self.extent;
@@ -317,7 +332,24 @@ impl SkinFrame {
         let method = self.method.unwrap_or(SkinningMethod::Lbs);
         let joints = std::mem::take(&mut self.joints);
         let mut set_dirty = std::mem::take(&mut self.kept.set_dirty);
-        let to_compute = set_tables::set_dirty(&skin.sets, &self.kept.dirty, valid, &mut set_dirty);
+        let every_set_valid = valid == skin.sets.len();
+        if !every_set_valid {
+            // New or changed sets: the index no longer describes the table.
+            self.kept.sets_of_joints = None;
+        }
+        let to_compute = match &self.kept.sets_of_joints {
+            Some(index) if index.covers(&self.kept.dirty) => {
+                index.set_dirty(skin.sets.len(), &self.kept.dirty, &mut set_dirty)
+            }
+            _ => {
+                if every_set_valid {
+                    // Kept for the next pose of this table (built once the table has stayed for
+                    // a pose, so that a table which changes every pose does not build it).
+                    self.kept.sets_of_joints = Some(set_tables::SetsOfJoints::of(&skin.sets, skin.joints.len()));
+                }
+                set_tables::set_dirty(&skin.sets, &self.kept.dirty, valid, &mut set_dirty)
+            }
+        };
         let pass = SetPass {
             joints: &joints,
             table: &skin.sets,
@@ -422,11 +454,6 @@ impl SkinFrame {
         }
         extent
     }
-}
-
-/// The 3x3 part of joint `j`'s node's `model_from_node` (the identity for a node beyond the list).
-fn global3(skin: &Skin, model_from_node: &[DMat4], j: usize) -> DMat3 {
-    skin.joints.get(j).and_then(|&n| model_from_node.get(n)).map_or(DMat3::IDENTITY, |g| DMat3::from_mat4(*g))
 }
 
 /// The `SET_*` flags of a set from its joints' parts (`set` is its id: the empty set is flagged).

@@ -380,6 +380,73 @@ impl SetPass<'_> {
     }
 }
 
+/// The sets each joint of a skin belongs to (built once per joint set table), so that a pose
+/// which moved a few joints finds their sets without reading every set's members.
+#[derive(Clone, Debug, Default)]
+pub(super) struct SetsOfJoints {
+    /// Per joint `j`: its sets are `sets[starts[j]..starts[j + 1]]`.
+    starts: Vec<u32>,
+    /// Set ids, grouped by joint, each set once per joint.
+    sets: Vec<u32>,
+    /// Some set has a member at or beyond the skin's joint count (the index does not hold it).
+    beyond: bool,
+}
+
+impl SetsOfJoints {
+    /// The index of `table` for a skin of `joints` joints.
+    pub(super) fn of(table: &JointSetTable, joints: usize) -> Self {
+        let k = table.slots().max(1);
+        let mut starts = vec![0u32; joints + 1];
+        let mut beyond = false;
+        // A set's padding repeats a member: each (joint, set) pair counts once.
+        let distinct = |members: &[u16], m: usize| !members[..m].contains(&members[m]);
+        for members in table.all_padded().chunks_exact(k) {
+            for (m, &j) in members.iter().enumerate() {
+                match starts.get_mut(usize::from(j) + 1) {
+                    Some(count) if distinct(members, m) => *count += 1,
+                    Some(_) => {}
+                    None => beyond = true,
+                }
+            }
+        }
+        for j in 0..joints {
+            starts[j + 1] += starts[j];
+        }
+        let mut next = starts.clone();
+        let mut sets = vec![0u32; starts[joints] as usize];
+        for (set, members) in table.all_padded().chunks_exact(k).enumerate() {
+            for (m, &j) in members.iter().enumerate() {
+                if usize::from(j) < joints && distinct(members, m) {
+                    sets[next[usize::from(j)] as usize] = set as u32;
+                    next[usize::from(j)] += 1;
+                }
+            }
+        }
+        Self { starts, sets, beyond }
+    }
+
+    /// Whether the index can answer for `dirty` (one flag per joint of the skin it was built for).
+    pub(super) fn covers(&self, dirty: &[bool]) -> bool {
+        !self.beyond && self.starts.len() == dirty.len() + 1
+    }
+
+    /// [`set_dirty`] for a table whose sets are all valid, from the dirty joints' sets alone.
+    pub(super) fn set_dirty(&self, sets: usize, dirty: &[bool], out: &mut Vec<bool>) -> usize {
+        out.clear();
+        out.resize(sets, false);
+        let mut count = 0;
+        for (j, _) in dirty.iter().enumerate().filter(|(_, &d)| d) {
+            for &set in &self.sets[self.starts[j] as usize..self.starts[j + 1] as usize] {
+                if let Some(d) = out.get_mut(set as usize) {
+                    count += usize::from(!*d);
+                    *d = true;
+                }
+            }
+        }
+        count
+    }
+}
+
 /// Per set of `table` (`out`, resized): whether its tables must be computed, i.e. it is at or
 /// beyond `valid` (the sets computed for the parts they read) or one of its joints is `dirty`
 /// (its part changed; joints beyond `dirty` count as changed). Returns how many must.
