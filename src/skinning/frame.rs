@@ -358,6 +358,7 @@ impl SkinFrame {
             method,
             extent: self.extent,
             extent_changed: self.kept.extent_changed,
+            sparse: to_compute * set_tables::SPARSE_SETS <= sets.len(),
         };
         let threads = rayon::current_num_threads();
         let set_secs = if self.kept.set_secs > 0.0 { self.kept.set_secs } else { DEFAULT_SET_SECS };

@@ -62,7 +62,14 @@ pub(super) struct SetPass<'a> {
     /// Whether the extent differs from the one the kept sets were tested against (only then can
     /// a kept set's far-centre flag change).
     pub extent_changed: bool,
+    /// Few sets are to be computed ([`SPARSE_SETS`]): the pass visits only those, found eight
+    /// flags at a time, instead of testing every set.
+    pub sparse: bool,
 }
+
+/// At most one set in this many to compute makes a pass sparse ([`SetPass::sparse`]). With every
+/// set to compute, visiting them through the eight-flag scan cost 3–15 µs more on 2,000 sets.
+pub(super) const SPARSE_SETS: usize = 8;
 
 /// The tables of a contiguous range of sets, split off the frame's vectors.
 pub(super) struct Tables<'a> {
@@ -187,6 +194,12 @@ impl SetPass<'_> {
         self.set_dirty.get(set).copied().unwrap_or(true)
     }
 
+    /// Calls `f` with the local index of each set of `first..first + len` to compute, in order.
+    #[inline]
+    fn each_dirty(&self, first: usize, len: usize, f: impl FnMut(usize)) {
+        each_set(self.set_dirty.get(first..).unwrap_or(&[]), len, f);
+    }
+
     /// Runs the pass over `tables`, splitting it into ranges of at most `grain` sets on rayon's
     /// threads (`usize::MAX`: on the calling thread).
     pub(super) fn run(&self, tables: Tables<'_>, grain: usize) -> PassStats {
@@ -204,17 +217,29 @@ impl SetPass<'_> {
     fn leaf(&self, t: &mut Tables<'_>) -> PassStats {
         let started = Instant::now();
         let mut sets = 0;
-        for i in 0..t.len {
-            if self.is_dirty(t.first + i) {
+        if self.sparse {
+            self.each_dirty(t.first, t.len, |i| {
                 self.fill_set(t, i);
                 sets += 1;
+            });
+        } else {
+            for i in 0..t.len {
+                if self.is_dirty(t.first + i) {
+                    self.fill_set(t, i);
+                    sets += 1;
+                }
             }
         }
         let tables_done = Instant::now();
         let mut solves = 0;
         if self.method == SkinningMethod::Sbs {
-            for i in 0..t.len {
-                solves += self.centre(t, i);
+            if self.sparse && !self.extent_changed {
+                // A kept set's centre stays, and so does its far-centre test.
+                self.each_dirty(t.first, t.len, |i| solves += self.centre(t, i));
+            } else {
+                for i in 0..t.len {
+                    solves += self.centre(t, i);
+                }
             }
         }
         PassStats {
@@ -447,6 +472,29 @@ impl SetsOfJoints {
     }
 }
 
+/// Calls `f` with each `i < len` whose flag is set, in order (an `i` beyond `flags` counts as
+/// set). The flags are read eight at a time: a pose that moved a few joints computes few of
+/// thousands of sets.
+#[inline]
+fn each_set(flags: &[bool], len: usize, mut f: impl FnMut(usize)) {
+    let known = &flags[..len.min(flags.len())];
+    let mut eights = known.chunks_exact(8);
+    for (c, eight) in eights.by_ref().enumerate() {
+        if u64::from_ne_bytes(std::array::from_fn(|b| u8::from(eight[b]))) != 0 {
+            for (b, _) in eight.iter().enumerate().filter(|(_, &d)| d) {
+                f(c * 8 + b);
+            }
+        }
+    }
+    let rest = known.len() - eights.remainder().len();
+    for (b, _) in eights.remainder().iter().enumerate().filter(|(_, &d)| d) {
+        f(rest + b);
+    }
+    for i in known.len()..len {
+        f(i);
+    }
+}
+
 /// Per set of `table` (`out`, resized): whether its tables must be computed, i.e. it is at or
 /// beyond `valid` (the sets computed for the parts they read) or one of its joints is `dirty`
 /// (its part changed; joints beyond `dirty` count as changed). Returns how many must.
@@ -486,6 +534,27 @@ pub(super) fn set_centre(joints: &[JointPart], members: &[u16]) -> DVec3 {
                 }
                 maths::truncated_centre(&rotations[..n], &translations[..n])
             })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::each_set;
+
+    /// The eight-at-a-time scan visits exactly the set flags, in order, whatever the length and
+    /// wherever the range starts; indices beyond the flags count as set.
+    #[test]
+    fn the_scan_visits_exactly_the_set_flags() {
+        let flags: Vec<bool> = (0..45).map(|i| i % 7 == 3 || i == 8 || i == 44).collect();
+        for first in [0, 1, 5, 8, 13] {
+            for len in [0, 1, 7, 8, 9, 16, 31, 40, 50] {
+                let part = &flags[first.min(flags.len())..];
+                let mut seen = Vec::new();
+                each_set(part, len, |i| seen.push(i));
+                let expected: Vec<usize> = (0..len).filter(|&i| part.get(i).copied().unwrap_or(true)).collect();
+                assert_eq!(seen, expected, "first {first}, len {len}");
+            }
         }
     }
 }
