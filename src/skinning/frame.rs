@@ -140,8 +140,12 @@ pub struct SkinFrame {
 struct Kept {
     /// Per joint: its node's `model_from_node` when `model_from_bind` was last computed.
     nodes: Vec<DMat4>,
-    /// Per joint: its inverse bind matrix when `model_from_bind` was last computed.
+    /// Per joint: its inverse bind matrix when `model_from_bind` was last computed, where
+    /// `bind_known` says so.
     inverse_binds: Vec<DMat4>,
+    /// Per joint: `inverse_binds` holds the matrix `model_from_bind` was last computed with
+    /// (recorded only while the node stands still).
+    bind_known: Vec<bool>,
     /// Per joint: the 3x3 part of the joint node's `model_from_node` its DQS or SBS part was
     /// computed with (such a part depends on it beside `model_from_bind`; not kept for LBS).
     globals: Vec<DMat3>,
@@ -197,20 +201,29 @@ impl SkinFrame {
         kept.binds.resize(n_joints, BindSplit::default());
         kept.nodes.resize(n_joints, DMat4::ZERO);
         kept.inverse_binds.resize(n_joints, DMat4::ZERO);
+        kept.bind_known.resize(n_joints, false);
         self.model_from_bind.resize(n_joints, DMat4::IDENTITY);
         let rigid = method != SkinningMethod::Lbs;
         for (j, (&node, ibm)) in skin.joints.iter().zip(&skin.joint_from_bind).enumerate() {
             let g = &model_from_node[node];
-            if keep && kept.current[j] && same_bits(&kept.nodes[j], g) && same_bits(&kept.inverse_binds[j], ibm) {
+            let same_node = same_bits(&kept.nodes[j], g);
+            if keep && kept.current[j] && same_node && kept.bind_known[j] && same_bits(&kept.inverse_binds[j], ibm) {
                 // Neither the joint's node nor its inverse bind matrix moved: C_j = G_j · B_j and
                 // the part are what they were (the editor's usual frame moves a few joints).
                 kept.dirty[j] = false;
                 continue;
             }
             // Either moved: the part is computed again. (A DQS or SBS part depends on the node's
-            // 3x3 part beside C_j: whether and how it goes through the bind pose.)
-            kept.nodes[j] = *g;
-            kept.inverse_binds[j] = *ibm;
+            // 3x3 part beside C_j: whether and how it goes through the bind pose.) A moving node
+            // is recorded without its inverse bind matrix, which is recorded once the node
+            // stands still: copying both every pose of an animation cost more than it saved.
+            if same_node {
+                kept.inverse_binds[j] = *ibm;
+                kept.bind_known[j] = true;
+            } else {
+                kept.nodes[j] = *g;
+                kept.bind_known[j] = false;
+            }
             if rigid {
                 kept.globals[j] = DMat3::from_mat4(*g);
             }
