@@ -170,6 +170,7 @@ fn well_conditioned_solve(r: &[[f64; 3]; 3], y: &[f64; 3]) -> Option<DVec3> {
 /// are both `2 sin(θ/2) = 2|v|`, and whose minimum-norm solution is
 /// `½ (d⊥ + w (v × d) / |v|²)` with `d⊥` the part of `d` orthogonal to `v`.
 #[must_use]
+#[inline]
 pub fn two_joint_centre(qa: glam::DQuat, ta: DVec3, qb: glam::DQuat, tb: DVec3) -> DVec3 {
     let rel = qa.conjugate() * qb;
     let v = DVec3::new(rel.x, rel.y, rel.z);
