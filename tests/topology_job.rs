@@ -198,3 +198,33 @@ fn skeleton_edits_keys_and_their_undo_leave_the_vertex_data_in_place() {
     assert_eq!(s.message.as_ref().map(|m| m.text.as_str()), Some("nothing to undo"));
     assert_eq!(data(&s), at_load, "an edit copied the model's vertex data");
 }
+
+/// `skinlab open --bench-frames`: the timed frames of a large model wait for its brush caches'
+/// background build (which shares the cores with the frames), and the report says so.
+#[test]
+fn the_frame_benchmark_times_its_frames_once_the_background_build_is_done() {
+    use skinlab::app::frame_bench::{FrameBench, WARM_UP};
+    use std::time::{Duration, Instant};
+    let model = paint_rig::cylinder_rig(800, 128, 8, 4);
+    let mut s = EditorState::new(model, "cylinder");
+    assert!(s.topology_progress().is_some(), "the caches are built in the background");
+    let mut bench = FrameBench::new(2, Instant::now(), &s);
+    let report = bench.report_slot();
+    let mut waiting = 0;
+    while s.topology_progress().is_some() {
+        assert!(!bench.step(&mut s, None), "no report while the caches are built");
+        s.frame_times.start_frame(Instant::now());
+        waiting += 1;
+        std::thread::sleep(Duration::from_millis(2));
+        s.poll_topology();
+    }
+    assert!(waiting > WARM_UP, "the build outlasted the warm-up ({waiting} frames)");
+    let mut timed = 0;
+    while !bench.step(&mut s, None) {
+        s.frame_times.start_frame(Instant::now());
+        timed += 1;
+        assert!(timed < 10, "the benchmark ends after its timed frames");
+    }
+    let text = report.lock().unwrap().clone().unwrap_or_default();
+    assert!(text.contains("timed frames began") && text.contains("background build"), "{text}");
+}

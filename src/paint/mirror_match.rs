@@ -96,10 +96,21 @@ impl ClosestMirror {
     }
 }
 
+/// How many of the vertices nearest to a mirrored point [`closest_mirrors`] tries the triangles of.
+const NEAREST_CORNERS: usize = 8;
+
+/// The first grid [`closest_mirrors`] searches is this many times finer than its tolerance.
+const FINE_GRID: f32 = 8.0;
+
 /// For every vertex in `unmatched`, the closest point of the surface to its mirror image across
 /// `axis` (searched on the triangles around the vertices nearest to the image).
 #[must_use]
 pub fn closest_mirrors(surface: &ModelSurface, axis: usize, unmatched: &[u32]) -> Vec<ClosestMirror> {
+    mirrors_searched(surface, axis, unmatched, true)
+}
+
+/// [`closest_mirrors`], with or without the fine grid (`fine`: the same result, faster).
+fn mirrors_searched(surface: &ModelSurface, axis: usize, unmatched: &[u32], fine_first: bool) -> Vec<ClosestMirror> {
     let rest = surface.rest_positions();
     let tris = surface.triangles();
     if unmatched.is_empty() || tris.is_empty() {
@@ -125,26 +136,49 @@ pub fn closest_mirrors(surface: &ModelSurface, axis: usize, unmatched: &[u32]) -
     }
     let cell = relative_tolerance(rest, 0.02);
     let mut grid = PointGrid::new(cell);
+    // A finer grid answers first: a dense mesh puts thousands of vertices within `cell` of a
+    // point (Knight densified to 1M: 95 s sorting them all, 22 s selecting).
+    let fine_cell = cell / FINE_GRID;
+    let mut fine = PointGrid::new(fine_cell);
     for (i, &p) in rest.iter().enumerate() {
         grid.insert(p, i as u32);
+        fine.insert(p, i as u32);
     }
     let axis = axis.min(2);
+    // The nearest vertices by distance, then index.
+    let by_distance = |a: &(f32, u32), b: &(f32, u32)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
+    let nearest = |near: &mut Vec<(f32, u32)>| {
+        if near.len() > NEAREST_CORNERS {
+            near.select_nth_unstable_by(NEAREST_CORNERS - 1, by_distance);
+            near.truncate(NEAREST_CORNERS);
+        }
+    };
     unmatched
         .iter()
         .filter_map(|&v| {
             let mut q = *rest.get(v as usize)?;
             q[axis] = -q[axis];
             let mut near: Vec<(f32, u32)> = Vec::new();
-            grid.for_each_near(q, |id| near.push((rest[id as usize].distance_squared(q), id)));
+            if fine_first {
+                fine.for_each_near(q, |id| near.push((rest[id as usize].distance_squared(q), id)));
+                nearest(&mut near);
+            }
+            // The fine grid holds every vertex within `fine_cell` of `q`: if its eighth nearest
+            // lies within that, these are the eight nearest the coarse grid would find.
+            if near.len() < NEAREST_CORNERS || near.iter().any(|n| n.0 > fine_cell * fine_cell) {
+                near.clear();
+                grid.for_each_near(q, |id| near.push((rest[id as usize].distance_squared(q), id)));
+                nearest(&mut near);
+            }
             if near.is_empty() {
                 let nearest = (0..rest.len() as u32).min_by(|&a, &b| {
                     rest[a as usize].distance_squared(q).total_cmp(&rest[b as usize].distance_squared(q))
                 })?;
                 near.push((0.0, nearest));
             }
-            near.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+            near.sort_unstable_by(by_distance);
             let mut best: Option<(f32, ClosestMirror)> = None;
-            for &(_, k) in near.iter().take(8) {
+            for &(_, k) in &near {
                 for &ti in &incident[start[k as usize] as usize..start[k as usize + 1] as usize] {
                     let corners = tris[ti as usize];
                     let [a, b, c] = corners.map(|i| rest[i as usize]);
@@ -165,6 +199,32 @@ pub fn closest_mirrors(surface: &ModelSurface, axis: usize, unmatched: &[u32]) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fine grid changes nothing: on a dense, lopsided synthetic rig (mirror images near the
+    /// surface, off it, and far from it), every vertex's closest mirror is the one the coarse
+    /// grid alone finds.
+    #[test]
+    fn the_fine_grid_finds_what_the_coarse_grid_finds() {
+        let mut model = crate::synthetic::SyntheticRig { vertices: 12_000, joints: 8, influences: 2 }.build().unwrap();
+        for p in &mut model.meshes[0].primitives[0].positions {
+            // Lopsided: one side stretched, so that many images miss the surface.
+            if p.x > 0.0 {
+                p.x *= 1.3;
+                p.y += 0.05 * p.x;
+            }
+        }
+        let surface = ModelSurface::new(&model);
+        let all: Vec<u32> = (0..surface.len() as u32).collect();
+        for axis in 0..3 {
+            let fast = mirrors_searched(&surface, axis, &all, true);
+            let coarse = mirrors_searched(&surface, axis, &all, false);
+            assert_eq!(fast.len(), coarse.len(), "axis {axis}");
+            for (a, b) in fast.iter().zip(&coarse) {
+                assert_eq!((a.vertex, a.corners), (b.vertex, b.corners), "axis {axis}");
+                assert_eq!(a.barycentric, b.barycentric, "axis {axis}");
+            }
+        }
+    }
 
     #[test]
     fn the_nearest_corner_has_the_largest_weight() {
