@@ -109,7 +109,7 @@ pub fn closest_mirrors(surface: &ModelSurface, axis: usize, unmatched: &[u32]) -
     mirrors_searched(surface, axis, unmatched, true)
 }
 
-/// [`closest_mirrors`], with or without the fine grid (`fine`: the same result, faster).
+/// [`closest_mirrors`], with or without the fine grid first (`fine_first`: the same result, faster).
 fn mirrors_searched(surface: &ModelSurface, axis: usize, unmatched: &[u32], fine_first: bool) -> Vec<ClosestMirror> {
     let rest = surface.rest_positions();
     let tris = surface.triangles();
@@ -147,7 +147,7 @@ fn mirrors_searched(surface: &ModelSurface, axis: usize, unmatched: &[u32], fine
     let axis = axis.min(2);
     // The nearest vertices by distance, then index.
     let by_distance = |a: &(f32, u32), b: &(f32, u32)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
-    let nearest = |near: &mut Vec<(f32, u32)>| {
+    let keep_nearest = |near: &mut Vec<(f32, u32)>| {
         if near.len() > NEAREST_CORNERS {
             near.select_nth_unstable_by(NEAREST_CORNERS - 1, by_distance);
             near.truncate(NEAREST_CORNERS);
@@ -161,14 +161,14 @@ fn mirrors_searched(surface: &ModelSurface, axis: usize, unmatched: &[u32], fine
             let mut near: Vec<(f32, u32)> = Vec::new();
             if fine_first {
                 fine.for_each_near(q, |id| near.push((rest[id as usize].distance_squared(q), id)));
-                nearest(&mut near);
+                keep_nearest(&mut near);
             }
             // The fine grid holds every vertex within `fine_cell` of `q`: if its eighth nearest
             // lies within that, these are the eight nearest the coarse grid would find.
             if near.len() < NEAREST_CORNERS || near.iter().any(|n| n.0 > fine_cell * fine_cell) {
                 near.clear();
                 grid.for_each_near(q, |id| near.push((rest[id as usize].distance_squared(q), id)));
-                nearest(&mut near);
+                keep_nearest(&mut near);
             }
             if near.is_empty() {
                 let nearest = (0..rest.len() as u32).min_by(|&a, &b| {

@@ -138,7 +138,8 @@ pub struct SkinFrame {
 /// What a frame keeps across poses to skip unchanged joints and sets.
 #[derive(Clone, Debug, Default)]
 struct Kept {
-    /// Per joint: its node's `model_from_node` when `model_from_bind` was last computed.
+    /// Per joint: its node's `model_from_node` in the prepared pose (what `model_from_bind` was
+    /// last computed from; a DQS or SBS part also reads its 3x3 part).
     nodes: Vec<DMat4>,
     /// Per joint: its inverse bind matrix when `model_from_bind` was last computed, where
     /// `bind_known` says so.
@@ -146,9 +147,6 @@ struct Kept {
     /// Per joint: `inverse_binds` holds the matrix `model_from_bind` was last computed with
     /// (recorded only while the node stands still).
     bind_known: Vec<bool>,
-    /// Per joint: the 3x3 part of the joint node's `model_from_node` its DQS or SBS part was
-    /// computed with (such a part depends on it beside `model_from_bind`; not kept for LBS).
-    globals: Vec<DMat3>,
     /// Per joint: the polar split of its inverse bind matrix.
     binds: Vec<BindSplit>,
     /// Per joint: its part is current for `model_from_bind` and the method.
@@ -197,13 +195,11 @@ impl SkinFrame {
         let kept = &mut self.kept;
         kept.current.resize(n_joints, false);
         kept.dirty.resize(n_joints, true);
-        kept.globals.resize(n_joints, DMat3::IDENTITY);
         kept.binds.resize(n_joints, BindSplit::default());
         kept.nodes.resize(n_joints, DMat4::ZERO);
         kept.inverse_binds.resize(n_joints, DMat4::ZERO);
         kept.bind_known.resize(n_joints, false);
         self.model_from_bind.resize(n_joints, DMat4::IDENTITY);
-        let rigid = method != SkinningMethod::Lbs;
         for (j, (&node, ibm)) in skin.joints.iter().zip(&skin.joint_from_bind).enumerate() {
             let g = &model_from_node[node];
             let same_node = same_bits(&kept.nodes[j], g);
@@ -223,9 +219,6 @@ impl SkinFrame {
             } else {
                 kept.nodes[j] = *g;
                 kept.bind_known[j] = false;
-            }
-            if rigid {
-                kept.globals[j] = DMat3::from_mat4(*g);
             }
             self.model_from_bind[j] = *g * *ibm;
             kept.dirty[j] = true;
@@ -290,7 +283,7 @@ impl SkinFrame {
         if method != SkinningMethod::Lbs {
             kept.binds[j].update(&skin.joint_from_bind[j]);
         }
-        joint_part(&self.model_from_bind[j], &kept.globals[j], &kept.binds[j], method)
+        joint_part(&self.model_from_bind[j], &DMat3::from_mat4(kept.nodes[j]), &kept.binds[j], method)
     }
 
     /// How many leading sets of `members` (the table's padded members, `k` per set) the frame's

@@ -61,7 +61,6 @@ pub(crate) trait VertexKernel<const K: usize>: Sync + Copy {
     /// # Safety
     /// The CPU must have AVX2 and FMA.
     #[cfg(target_arch = "x86_64")]
-    #[allow(clippy::too_many_arguments)]
     unsafe fn lanes<const NORMALS: bool>(&self, word: u32, w: &[f32], group: Eight<'_>) -> bool;
 
     /// Primitives with normals go through [`VertexKernel::mixed`] in the AVX2+FMA pass once the
@@ -285,10 +284,11 @@ pub(crate) struct Windows<'a> {
 /// [`VertexKernel::MIXED_WITHOUT_NORMALS`] holds go through the runs and mixed groups (every
 /// method since skinned vertices are held in joint-set order: nearly every group of eight is a
 /// run); otherwise a plain walk over zipped slices with zero normals whose results are dropped.
-/// Without `M::LANES` the same walk with normals. With it, window by window: each lane group of eight vertices sharing a packed set
-/// word (`model::lane_order`) is deformed in the lanes of 256-bit registers (in place for a run
-/// of eight consecutive vertices, else gathered and scattered back), then the window's other
-/// vertices go one by one. Returns how many vertices it deformed.
+/// Without `M::LANES` the same walk with normals. With it, window by window: each lane group of
+/// eight vertices sharing a packed set word (`model::lane_order`) is deformed in the lanes of
+/// 256-bit registers (in place for a run of eight consecutive vertices, else gathered and
+/// scattered back), then the window's other vertices go one by one. Returns how many vertices it
+/// deformed.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith, const NORMALS: bool>(
