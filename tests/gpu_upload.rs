@@ -11,6 +11,7 @@ use skinlab::app::state::{EditorState, Mode};
 use skinlab::app::viewport::Viewport;
 use skinlab::paint::TouchedPrimitive;
 use skinlab::render::gpu_changes::{coalesce, Changed, MERGE_GAP};
+use skinlab::render::streamed_mesh::UploadMethod;
 use skinlab::render::{Headless, OrbitCamera, Scene, ViewOptions};
 
 const ELBOW: usize = 2;
@@ -166,10 +167,9 @@ fn a_skeleton_edit_keeps_the_gpu_meshes_and_sends_only_the_new_deformation() {
     }
 }
 
-#[test]
-fn a_deformation_larger_than_one_upload_call_lands_whole() {
-    // 120k vertices: 1.4 MB of positions and of normals, each sent in two calls of at most 1 MB.
-    let gl = Headless::new().expect("Mesa EGL");
+/// The demo arm densified to 120k vertices and bent at the elbow: 1.4 MB of positions and of
+/// normals (more than one `glBufferSubData` call of 1 MB, and mapped with the default method).
+fn dense_bent_arm() -> EditorState {
     let demo = EditorState::demo().unwrap();
     let dense = skinlab::model::densify::densify(&demo.model, 120_000).unwrap().model;
     let mut s = EditorState::new(dense, "dense arm");
@@ -181,21 +181,72 @@ fn a_deformation_larger_than_one_upload_call_lands_whole() {
     s.refresh();
     let vertices = s.model.meshes[0].primitives[0].positions.len();
     assert!(vertices * 12 > 1 << 20, "{vertices} vertices fit one call");
-    // The same deformed surface as the rest geometry of a second model: its scene is filled
-    // whole when created, never through the chunked upload.
+    s
+}
+
+/// The model of `s` with the deformed positions and normals of `vertices` as its rest geometry.
+fn posed_model(s: &EditorState, vertices: std::ops::Range<usize>) -> skinlab::model::Model {
     let mut posed = skinlab::model::Model::clone(&s.model);
     let d = &s.deformed[0][0][0];
-    posed.meshes[0].primitives[0].positions.clone_from(&d.positions);
-    posed.meshes[0].primitives[0].normals = Some(d.normals.clone());
+    let p = &mut posed.meshes[0].primitives[0];
+    p.positions[vertices.clone()].copy_from_slice(&d.positions[vertices.clone()]);
+    p.normals.as_mut().unwrap()[vertices.clone()].copy_from_slice(&d.normals[vertices]);
+    posed
+}
 
+#[test]
+fn a_deformation_larger_than_one_upload_call_lands_whole() {
+    let s = dense_bent_arm();
+    let vertices = s.model.meshes[0].primitives[0].positions.len();
+    // The same deformed surface as the rest geometry of a second model: its scene is filled
+    // whole when created, never through an upload.
+    let posed = posed_model(&s, 0..vertices);
+    let gl = Headless::new().expect("Mesa EGL");
     let ctx = gl.context();
     let mut camera = OrbitCamera::default();
     camera.frame(s.model_bounds.0, s.model_bounds.1, 320.0 / 240.0);
-    let mut uploaded = Scene::new(ctx, &s.model, 1, s.model_bounds, None);
-    let rest = picture(&gl, &uploaded, &camera);
-    uploaded.panel_mut(0).unwrap().upload(&s.deformed[0], &s.model_from_node);
     let created = Scene::new(ctx, &posed, 1, s.model_bounds, None);
-    let (a, b) = (picture(&gl, &uploaded, &camera), picture(&gl, &created, &camera));
-    assert_ne!(rest, b, "the bend changed nothing visible");
-    assert!(a == b, "the uploaded deformation draws a different picture from the same surface filled whole");
+    let expected = picture(&gl, &created, &camera);
+    for method in [UploadMethod::Mapped, UploadMethod::SubData] {
+        let mut uploaded = Scene::new(ctx, &s.model, 1, s.model_bounds, None);
+        uploaded.set_upload_method(method);
+        let rest = picture(&gl, &uploaded, &camera);
+        uploaded.panel_mut(0).unwrap().upload(&s.deformed[0], &s.model_from_node);
+        assert_ne!(rest, expected, "the bend changed nothing visible");
+        assert!(
+            picture(&gl, &uploaded, &camera) == expected,
+            "{method:?}: the uploaded deformation draws another picture"
+        );
+    }
+}
+
+#[test]
+fn a_large_range_in_the_middle_lands_on_its_vertices() {
+    // 40k vertices from vertex 40k on: 480 kB of positions and of normals, mapped by default
+    // (the range only, the rest of the buffer kept).
+    let s = dense_bent_arm();
+    let range = 40_000..80_000;
+    let posed = posed_model(&s, range.clone());
+    let changed = Changed::Vertices(vec![TouchedPrimitive {
+        mesh: 0,
+        prim: 0,
+        vertices: (range.start as u32..range.end as u32).collect(),
+    }]);
+    let gl = Headless::new().expect("Mesa EGL");
+    let ctx = gl.context();
+    let mut camera = OrbitCamera::default();
+    camera.frame(s.model_bounds.0, s.model_bounds.1, 320.0 / 240.0);
+    let created = Scene::new(ctx, &posed, 1, s.model_bounds, None);
+    let expected = picture(&gl, &created, &camera);
+    let rest = picture(&gl, &Scene::new(ctx, &s.model, 1, s.model_bounds, None), &camera);
+    assert_ne!(rest, expected, "the bend of the range changed nothing visible");
+    for method in [UploadMethod::Mapped, UploadMethod::SubData] {
+        let mut uploaded = Scene::new(ctx, &s.model, 1, s.model_bounds, None);
+        uploaded.set_upload_method(method);
+        let before = uploaded.panel(0).unwrap().uploaded_bytes();
+        uploaded.panel_mut(0).unwrap().upload_changes(&s.deformed[0], &s.model_from_node, &changed);
+        let sent = uploaded.panel(0).unwrap().uploaded_bytes() - before;
+        assert_eq!(sent, range.len() as u64 * DEFORMED_BYTES, "{method:?}");
+        assert!(picture(&gl, &uploaded, &camera) == expected, "{method:?}: the range landed elsewhere");
+    }
 }

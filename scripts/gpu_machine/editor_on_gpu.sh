@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on a lent GPU machine (see bundle.sh): the editor under Xvfb with NVIDIA's OpenGL
 # (`__GLX_VENDOR_LIBRARY_NAME=nvidia`), `open --bench-frames` on CesiumMan and Fox densified to
-# 1M vertices, split view LBS | SBS; the output and a screenshot go to $OUT.
+# 1M vertices, split view LBS | SBS, each with both upload methods; the output and a screenshot
+# go to $OUT.
 set -u
 cd "$(dirname "$0")/../.."
 exec > >(tee -a "$OUT/log.txt") 2>&1
@@ -23,10 +24,13 @@ sleep 3
 export DISPLAY=:91 XDG_DATA_HOME=/tmp/xdg XKB_CONFIG_ROOT=/tmp/xr/usr/share/X11/xkb __GLX_VENDOR_LIBRARY_NAME=nvidia
 $bin densify .dev/models/CesiumMan.glb --vertices 1000000 --out /tmp/c1m.glb
 $bin densify .dev/models/Fox.glb --vertices 1000000 --out /tmp/f1m.glb
+# Both upload methods, alternately, on the same machine (mapped buffers against glBufferSubData).
 for run in "/tmp/c1m.glb" "/tmp/c1m.glb --rig --select Skeleton_torso_joint_1" "/tmp/f1m.glb" \
   "/tmp/f1m.glb --rig --select b_Hip_01"; do
-  echo "== open $run --compare sbs --bench-frames 60"
-  # shellcheck disable=SC2086
-  timeout 90 $bin open $run --compare sbs --bench-frames 60
+  for upload in mapped sub-data; do
+    echo "== open $run --compare sbs --bench-frames 60 --upload $upload"
+    # shellcheck disable=SC2086
+    timeout 90 $bin open $run --compare sbs --bench-frames 60 --upload $upload
+  done
 done
 timeout 90 $bin open /tmp/c1m.glb --compare sbs --animation '#0' --time 0.6 --screenshot-after-frames 5 "$OUT/gpu_posed.png"

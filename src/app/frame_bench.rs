@@ -19,6 +19,7 @@ use glam::DVec3;
 use super::command::Command;
 use super::frame_times::FrameTimes;
 use super::state::{EditorState, Mode};
+use crate::render::streamed_mesh::{UploadMethod, MAPPED_FROM_BYTES, SUB_DATA_CHUNK_BYTES};
 use crate::rig::Pose;
 
 /// Frames drawn before the timed ones (shader compilation, first uploads).
@@ -53,6 +54,8 @@ pub struct FrameBench {
     timed_at: Option<Instant>,
     /// Whether they waited for the brush caches' background build.
     waited_for_caches: bool,
+    /// How the frames' vertex data reached the GPU.
+    pub upload: UploadMethod,
 }
 
 impl FrameBench {
@@ -91,6 +94,7 @@ impl FrameBench {
             renderer: None,
             timed_at: None,
             waited_for_caches: false,
+            upload: UploadMethod::default(),
         }
     }
 
@@ -173,6 +177,16 @@ impl FrameBench {
         }
         let renderer = self.renderer.as_deref().unwrap_or("unknown");
         lines.push(format!("OpenGL renderer: {renderer}"));
+        lines.push(match self.upload {
+            UploadMethod::Mapped => format!(
+                "upload: mapped buffers written by the {} threads (ranges from {} kB; smaller ones by glBufferSubData)",
+                rayon::current_num_threads(),
+                MAPPED_FROM_BYTES >> 10
+            ),
+            UploadMethod::SubData => {
+                format!("upload: glBufferSubData in calls of at most {} MB", SUB_DATA_CHUNK_BYTES >> 20)
+            }
+        });
         let software = ["llvmpipe", "softpipe", "swrast"].iter().any(|s| renderer.contains(s));
         lines.push(format!(
             "draw (CPU) is the time issuing draw calls; the rasterisation ({}) is outside every stage and inside \

@@ -100,6 +100,16 @@ impl SkinlabApp {
         self
     }
 
+    /// Sends large ranges of vertex data to the GPU by `method`.
+    #[must_use]
+    pub fn with_upload(mut self, method: crate::render::streamed_mesh::UploadMethod) -> Self {
+        self.viewport.upload = method;
+        if let Some(bench) = &mut self.bench {
+            bench.upload = method;
+        }
+        self
+    }
+
     /// Keeps the recent-file list in `dirs.config` and autosaves to `dirs.data`'s recovery
     /// folder; recovery files of sessions that did not quit are offered (damaged ones are set
     /// aside and reported).
@@ -455,6 +465,8 @@ pub struct EditorOptions {
     pub screenshot: Option<ScreenshotPlan>,
     /// Draw this many frames through changing poses, report the per-stage medians, and quit.
     pub bench_frames: Option<usize>,
+    /// How large ranges of vertex data reach the GPU.
+    pub upload: crate::render::streamed_mesh::UploadMethod,
 }
 
 /// Builds the initial state from the options (the model load error names the file).
@@ -548,7 +560,7 @@ pub fn run(opts: EditorOptions) -> Result<Option<String>, String> {
     }
     let bench = opts.bench_frames.map(|n| frame_bench::FrameBench::new(n, started, &app.state));
     let report = bench.as_ref().map(frame_bench::FrameBench::report_slot);
-    let app = app.with_bench(bench);
+    let app = app.with_bench(bench).with_upload(opts.upload);
     let error = Arc::clone(&app.screenshot_error);
     let native = eframe::NativeOptions {
         renderer: eframe::Renderer::Glow,

@@ -26,6 +26,7 @@ use super::state::{EditorState, Mode};
 use super::translate_gizmo::TranslateGizmo;
 use crate::io::materials::Looks;
 use crate::render::gpu_changes::{Changed, GpuChanges};
+use crate::render::streamed_mesh::UploadMethod;
 use crate::render::{MeshLayout, OrbitCamera, Scene, ViewOptions};
 
 /// What the paint callbacks share with the UI thread.
@@ -80,6 +81,8 @@ pub struct Viewport {
     select: super::select_input::SelectInput,
     /// Where the viewport was drawn last frame (screen points).
     pub last_rect: Option<egui::Rect>,
+    /// How large ranges of vertex data reach the GPU (`open --upload`).
+    pub upload: UploadMethod,
 }
 
 fn to_vec2(p: egui::Pos2) -> Vec2 {
@@ -109,7 +112,9 @@ impl Viewport {
                 Some(scene) if g.scene_meshes.as_ref() == Some(&meshes) => scene.rebuild_bones(&s.model),
                 _ => {
                     let looks = self.looks_of(s);
-                    g.scene = Some(Scene::new(&ctx, &s.model, 2, s.model_bounds, looks.as_deref()));
+                    let mut scene = Scene::new(&ctx, &s.model, 2, s.model_bounds, looks.as_deref());
+                    scene.set_upload_method(self.upload);
+                    g.scene = Some(scene);
                     g.scene_meshes = Some(meshes);
                     self.colour_source = None;
                     self.right_behind = Changed::Nothing;

@@ -7,6 +7,7 @@ use clap::Args;
 
 use super::CliError;
 use crate::app::{EditorOptions, ScreenshotPlan};
+use crate::render::streamed_mesh::UploadMethod;
 use crate::skinning::SkinningMethod;
 
 /// Arguments of `skinlab open`.
@@ -57,6 +58,11 @@ pub struct OpenArgs {
     /// frames drag the selected joint's bind position instead (a skeleton edit every frame).
     #[arg(long, value_name = "N", conflicts_with = "screenshot_after_frames")]
     pub bench_frames: Option<usize>,
+    /// How large ranges of vertex data reach the GPU: written into the mapped buffers by every
+    /// thread (mapped), or copied by the driver in calls of at most 1 MB (sub-data; the choice
+    /// for a driver that mishandles mapped buffers, and to compare the two with --bench-frames).
+    #[arg(long, value_name = "HOW", default_value = "mapped")]
+    pub upload: UploadMethod,
     /// Draw N frames, save the window as PATH (PNG), and quit.
     #[arg(long, num_args = 2, value_names = ["N", "PATH"])]
     pub screenshot_after_frames: Option<Vec<String>>,
@@ -89,6 +95,7 @@ pub fn run(args: &OpenArgs) -> Result<(), CliError> {
         sweep: args.sweep,
         screenshot,
         bench_frames: args.bench_frames,
+        upload: args.upload,
     };
     if args.bench_frames == Some(0) {
         return Err("--bench-frames 0: need at least one frame".into());

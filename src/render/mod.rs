@@ -12,6 +12,7 @@ pub mod overlays;
 pub mod picture;
 pub mod scene;
 pub mod skinned_mesh;
+pub mod streamed_mesh;
 
 pub use camera::{CameraPreset, OrbitCamera};
 pub use headless::Headless;

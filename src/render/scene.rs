@@ -11,6 +11,7 @@ use three_d::{
 use super::camera::OrbitCamera;
 use super::overlays::{self, Bones};
 use super::skinned_mesh::{LookTextures, SkinnedMeshes};
+use super::streamed_mesh::UploadMethod;
 use crate::io::materials::Looks;
 use crate::model::Model;
 
@@ -110,6 +111,13 @@ impl Scene {
             grid: overlays::grid(ctx, lo, hi),
             joint_scale: size * 0.012,
             has_looks: looks.is_some(),
+        }
+    }
+
+    /// Chooses how every panel sends large ranges of vertex data from now on.
+    pub fn set_upload_method(&mut self, method: UploadMethod) {
+        for panel in &mut self.panels {
+            panel.set_upload_method(method);
         }
     }
 

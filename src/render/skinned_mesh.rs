@@ -1,25 +1,21 @@
-//! The GPU side of one copy of a model: one three-d mesh per drawable primitive, created once
-//! from the rest geometry and refilled every frame from the CPU deformation (positions, normals
-//! and, for the difference overlay, vertex colours) without reallocating any buffer. With the
-//! model's looks (`io::materials`), each primitive also gets its material's base colour and
-//! texture, drawn instead of the plain surface while no overlay colours are shown.
+//! The GPU side of one copy of a model: one mesh per drawable primitive, created once from the
+//! rest geometry and refilled every frame from the CPU deformation (positions, normals and, for
+//! the difference overlay, vertex colours) without reallocating any buffer. With the model's
+//! looks (`io::materials`), each primitive also gets its material's base colour and texture,
+//! drawn instead of the plain surface while no overlay colours are shown.
 //!
 //! Only what changed is sent (see [`super::gpu_changes`]): after a brush dab, the byte ranges of
-//! the touched vertices. three-d 0.19's `Mesh::set_positions` compares against the index count on
-//! indexed meshes, and its `VertexBuffer::fill_subset` hands its `offset` to `glBufferSubData`
-//! unscaled, i.e. as a byte offset: uploads go through `fill_range`, which passes the byte
-//! offset of the first vertex (the whole-buffer upload at offset 0 is the same either way; the
-//! headless test `partial_upload_lands_on_its_vertices` in `tests/render.rs` checks a range in
-//! the middle by drawing it). Large ranges go in calls of at most 1 MB (`UPLOAD_CHUNK_BYTES`).
+//! the touched vertices. The buffers are skinlab's own ([`super::streamed_mesh`]): large ranges
+//! are written into the mapped buffers by every thread, small ones go by `glBufferSubData`
+//! ([`UploadMethod`]; the headless test `partial_upload_lands_on_its_vertices` in
+//! `tests/render.rs` checks a range in the middle by drawing it, both ways).
 
 use glam::{DMat4, Vec3};
-use three_d::{
-    Context, CpuMaterial, CpuMesh, Gm, Indices, Mesh, PhysicalMaterial, Positions, RenderTarget, ScissorBox, Srgba,
-    Texture2DRef,
-};
+use three_d::{Context, CpuMaterial, Gm, PhysicalMaterial, RenderTarget, ScissorBox, Srgba, Texture2DRef};
 
-use super::gl_convert::{as_three_d, linear, linear_into};
+use super::gl_convert::{linear, linear_into};
 use super::gpu_changes::Changed;
+use super::streamed_mesh::{MeshData, StreamedMesh, UploadMethod};
 use crate::io::materials::{Looks, PrimitiveLook};
 use crate::model::mesh::vertex_normals;
 use crate::model::{Model, Primitive, Topology};
@@ -43,7 +39,7 @@ struct Part {
     mesh: usize,
     /// The primitive within its mesh.
     prim: usize,
-    gm: Gm<Mesh, PhysicalMaterial>,
+    gm: Gm<StreamedMesh, PhysicalMaterial>,
     /// The material's base colour and texture (white vertex colours under it).
     look: Option<PhysicalMaterial>,
     vertices: usize,
@@ -77,44 +73,8 @@ pub struct SkinnedMeshes {
     fill: Fill,
     /// Bytes sent to the GPU by uploads and colour changes so far.
     uploaded_bytes: u64,
-}
-
-/// The most bytes one `glBufferSubData` call sends. For a 1M-vertex split view's 48 MB a frame,
-/// NVIDIA's driver (H200, 580.159) took 12.6-15.9 ms in one call per buffer and 10.1-13.2 ms in
-/// 1 MB calls, in the same runs; llvmpipe takes the same either way (BENCHMARKS.md, "Issue 11 on
-/// a GPU").
-const UPLOAD_CHUNK_BYTES: usize = 1 << 20;
-
-/// Writes `data` into `buffer` from element `first` on, in calls of at most
-/// [`UPLOAD_CHUNK_BYTES`]: three-d 0.19's `fill_subset` passes its offset to `glBufferSubData`
-/// as bytes, so the byte offset of each call's first element is what it is given.
-#[allow(deprecated)]
-fn fill_range<T: three_d::BufferDataType>(buffer: &mut three_d::VertexBuffer<T>, first: u32, data: &[T]) -> u64 {
-    let size = std::mem::size_of::<T>();
-    let per_call = (UPLOAD_CHUNK_BYTES / size).max(1);
-    for (i, part) in data.chunks(per_call).enumerate() {
-        buffer.fill_subset(((first as usize + i * per_call) * size) as u32, part);
-    }
-    std::mem::size_of_val(data) as u64
-}
-
-fn cpu_mesh(p: &Primitive, uvs: Option<&[[f32; 2]]>) -> CpuMesh {
-    let mut normals = Vec::new();
-    match &p.normals {
-        Some(n) => normals.clone_from(n),
-        None => vertex_normals(&p.positions, &p.triangles, Vec3::Y, &mut normals),
-    }
-    let conv = |v: &[Vec3]| v.iter().map(|q| three_d::vec3(q.x, q.y, q.z)).collect::<Vec<_>>();
-    CpuMesh {
-        positions: Positions::F32(conv(&p.positions)),
-        indices: Indices::U32(p.triangles.iter().flatten().copied().collect()),
-        normals: Some(conv(&normals)),
-        colors: Some(vec![Srgba::new(BASE_COLOUR[0], BASE_COLOUR[1], BASE_COLOUR[2], 255); p.positions.len()]),
-        uvs: uvs
-            .filter(|u| u.len() == p.positions.len())
-            .map(|u| u.iter().map(|c| three_d::vec2(c[0], c[1])).collect()),
-        ..Default::default()
-    }
+    /// How large ranges are sent.
+    method: UploadMethod,
 }
 
 /// A primitive's material: the plain one with its base colour (sRGB-encoded for three-d) and
@@ -152,7 +112,23 @@ impl SkinnedMeshes {
             }
             let found = looks.and_then(|l| Some((l.looks.meshes.get(mesh)?.get(prim)?, l.textures)));
             let uvs = found.and_then(|(look, _)| look.uvs.as_deref());
-            let gm = Gm::new(Mesh::new(ctx, &cpu_mesh(p, uvs)), material.clone());
+            let mut normals = Vec::new();
+            let normals = match &p.normals {
+                Some(n) if n.len() == p.positions.len() => n.as_slice(),
+                _ => {
+                    vertex_normals(&p.positions, &p.triangles, Vec3::Y, &mut normals);
+                    normals.as_slice()
+                }
+            };
+            let data = MeshData {
+                positions: &p.positions,
+                normals,
+                colour: linear(BASE_COLOUR),
+                uvs: uvs.filter(|u| u.len() == p.positions.len()),
+                triangles: &p.triangles,
+            };
+            let Some(geometry) = StreamedMesh::new(ctx, &data) else { return };
+            let gm = Gm::new(geometry, material.clone());
             let look = found
                 .filter(|(look, _)| look.material.is_some())
                 .map(|(look, textures)| look_material(&material, look, textures));
@@ -169,7 +145,19 @@ impl SkinnedMeshes {
                 add(Source::Rigid { node }, p, mesh, j);
             }
         }
-        Self { parts, computed_normals: Vec::new(), colours: Vec::new(), fill: Fill::Base, uploaded_bytes: 0 }
+        Self {
+            parts,
+            computed_normals: Vec::new(),
+            colours: Vec::new(),
+            fill: Fill::Base,
+            uploaded_bytes: 0,
+            method: UploadMethod::default(),
+        }
+    }
+
+    /// Chooses how large ranges reach the GPU from now on.
+    pub fn set_upload_method(&mut self, method: UploadMethod) {
+        self.method = method;
     }
 
     /// Bytes sent to the GPU so far (positions, normals, colours).
@@ -208,17 +196,11 @@ impl SkinnedMeshes {
                         ranges = std::iter::once(0..part.vertices as u32).collect();
                     }
                     let normals: &[Vec3] = if computed { &self.computed_normals } else { &d.normals };
-                    let mesh = &mut part.gm.geometry;
+                    let mesh = &part.gm.geometry;
                     for r in ranges {
                         let (a, b) = (r.start as usize, r.end as usize);
-                        #[allow(deprecated)]
-                        {
-                            self.uploaded_bytes +=
-                                fill_range(mesh.positions_mut(), r.start, as_three_d(&d.positions[a..b]));
-                            if let Some(n) = mesh.normals_mut() {
-                                self.uploaded_bytes += fill_range(n, r.start, as_three_d(&normals[a..b]));
-                            }
-                        }
+                        self.uploaded_bytes += mesh.write_positions(a, &d.positions[a..b], self.method);
+                        self.uploaded_bytes += mesh.write_normals(a, &normals[a..b], self.method);
                     }
                 }
                 Source::Rigid { node } => {
@@ -263,10 +245,6 @@ impl SkinnedMeshes {
             };
             let n = part.vertices as u32;
             let ranges = if all { std::iter::once(0..n).collect() } else { changed.ranges(part.mesh, part.prim, n) };
-            #[allow(deprecated)]
-            let Some(buffer) = part.gm.geometry.colors_mut() else {
-                continue;
-            };
             for r in ranges {
                 match given {
                     Some(c) if c.len() == part.vertices => {
@@ -277,7 +255,7 @@ impl SkinnedMeshes {
                         self.colours.resize(r.len(), plain);
                     }
                 }
-                self.uploaded_bytes += fill_range(buffer, r.start, &self.colours);
+                self.uploaded_bytes += part.gm.geometry.write_colours(r.start as usize, &self.colours, self.method);
             }
         }
         self.fill = fill;
@@ -303,7 +281,7 @@ impl SkinnedMeshes {
     }
 
     /// The drawable objects.
-    pub fn objects(&self) -> impl Iterator<Item = &Gm<Mesh, PhysicalMaterial>> {
+    pub fn objects(&self) -> impl Iterator<Item = &Gm<StreamedMesh, PhysicalMaterial>> {
         self.parts.iter().map(|p| &p.gm)
     }
 }
