@@ -98,6 +98,36 @@ impl PointGrid {
         }
     }
 
+    /// The width of a cell (twice the tolerance).
+    #[must_use]
+    pub fn cell_width(&self) -> f32 {
+        1.0 / self.inv_cell
+    }
+
+    /// Calls `f(id)` for every point in the cells at Chebyshev distance `ring` (in cells) from
+    /// `p`'s cell. After rings `0..=r`, every point closer to `p` than `r` cell widths has been
+    /// seen (up to the rounding of the cell keys).
+    pub fn for_each_in_ring(&self, p: Vec3, ring: i64, mut f: impl FnMut(u32)) {
+        if !p.is_finite() || ring < 0 {
+            return;
+        }
+        let c = self.key(p);
+        for x in -ring..=ring {
+            for y in -ring..=ring {
+                let inner = x.abs() < ring && y.abs() < ring;
+                // Inside the shell's x and y only its two z faces belong to it.
+                let step = if inner { (2 * ring).max(1) } else { 1 };
+                let mut z = -ring;
+                while z <= ring {
+                    if let Some(ids) = self.cells.get(&[c[0] + x, c[1] + y, c[2] + z]) {
+                        ids.iter().for_each(|&id| f(id));
+                    }
+                    z += step;
+                }
+            }
+        }
+    }
+
     /// The point nearest to `p` within `tol` (at most the grid's tolerance), by `positions[id]`.
     #[must_use]
     pub fn nearest(&self, positions: &[Vec3], p: Vec3, tol: f32) -> Option<u32> {
@@ -140,5 +170,34 @@ mod tests {
         assert_eq!(grid.nearest(&pts, Vec3::new(-0.005, 0.0, 0.0), 0.01), Some(0));
         assert_eq!(grid.nearest(&pts, Vec3::new(4.0, 0.0, 0.0), 0.01), None);
         assert_eq!(grid.nearest(&pts, Vec3::NAN, 0.01), None);
+    }
+
+    #[test]
+    fn rings_visit_every_cell_of_the_block_once_and_see_every_point_within_their_radius() {
+        // One point at the centre of every cell of a 13³ block.
+        let mut grid = PointGrid::new(0.5);
+        let w = grid.cell_width();
+        let mut pts = Vec::new();
+        for x in -6..=6 {
+            for y in -6..=6 {
+                for z in -6..=6 {
+                    let p = (Vec3::new(x as f32, y as f32, z as f32) + 0.5) * w;
+                    grid.insert(p, pts.len() as u32);
+                    pts.push(p);
+                }
+            }
+        }
+        let q = Vec3::new(0.3, 0.9, 0.1) * w;
+        let mut seen = vec![0u32; pts.len()];
+        for r in 0..=4 {
+            grid.for_each_in_ring(q, r, |id| seen[id as usize] += 1);
+            for (p, &n) in pts.iter().zip(&seen) {
+                let chebyshev = (*p / w - 0.5).abs().max_element() as i64;
+                assert_eq!(n, u32::from(chebyshev <= r), "ring {r}, cell {p}");
+                if p.distance(q) < r as f32 * w {
+                    assert_eq!(n, 1, "ring {r}: a point within the radius was not seen");
+                }
+            }
+        }
     }
 }

@@ -99,8 +99,70 @@ impl ClosestMirror {
 /// How many of the vertices nearest to a mirrored point [`closest_mirrors`] tries the triangles of.
 const NEAREST_CORNERS: usize = 8;
 
-/// The first grid [`closest_mirrors`] searches is this many times finer than its tolerance.
-const FINE_GRID: f32 = 8.0;
+/// The first grid [`closest_mirrors`] searches, ring by ring, has cells this many times narrower
+/// than its tolerance: rings `0..=FINE_RINGS` see every vertex within the tolerance.
+const FINE_RINGS: i64 = 4;
+
+/// The [`NEAREST_CORNERS`] nearest of the points offered, by distance, then index (a total order,
+/// so the answer does not depend on the order of the offers).
+#[derive(Default)]
+struct Nearest {
+    near: Vec<(f32, u32)>,
+    /// The largest distance among the kept points once [`NEAREST_CORNERS`] are kept: a point
+    /// farther than that cannot be among the nearest.
+    limit: f32,
+}
+
+impl Nearest {
+    /// Kept points before they are cut back to the nearest.
+    const BATCH: usize = 64;
+
+    fn clear(&mut self) {
+        self.near.clear();
+        self.limit = f32::INFINITY;
+    }
+
+    /// Considers point `id` at squared distance `d`.
+    #[inline]
+    fn offer(&mut self, d: f32, id: u32) {
+        if d <= self.limit {
+            self.near.push((d, id));
+            if self.near.len() >= Self::BATCH {
+                self.cut();
+            }
+        }
+    }
+
+    /// Keeps the nearest only.
+    fn cut(&mut self) {
+        if self.near.len() > NEAREST_CORNERS {
+            self.near.select_nth_unstable_by(NEAREST_CORNERS - 1, by_distance);
+            self.near.truncate(NEAREST_CORNERS);
+        }
+        if self.near.len() == NEAREST_CORNERS {
+            self.limit = self.near.iter().map(|n| n.0).fold(0.0, f32::max);
+        }
+    }
+
+    /// The squared distance of the farthest of the nearest, once there are that many.
+    fn eighth(&mut self) -> Option<f32> {
+        self.cut();
+        (self.near.len() == NEAREST_CORNERS).then_some(self.limit)
+    }
+
+    /// The nearest points found, nearest first.
+    fn take(&mut self) -> Vec<(f32, u32)> {
+        self.cut();
+        let mut near = std::mem::take(&mut self.near);
+        near.sort_unstable_by(by_distance);
+        near
+    }
+}
+
+/// Orders points by distance, then index.
+fn by_distance(a: &(f32, u32), b: &(f32, u32)) -> std::cmp::Ordering {
+    a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
+}
 
 /// For every vertex in `unmatched`, the closest point of the surface to its mirror image across
 /// `axis` (searched on the triangles around the vertices nearest to the image).
@@ -136,47 +198,46 @@ fn mirrors_searched(surface: &ModelSurface, axis: usize, unmatched: &[u32], fine
     }
     let cell = relative_tolerance(rest, 0.02);
     let mut grid = PointGrid::new(cell);
-    // A finer grid answers first: a dense mesh puts thousands of vertices within `cell` of a
-    // point (Knight densified to 1M: 95 s sorting them all, 22 s selecting).
-    let fine_cell = cell / FINE_GRID;
-    let mut fine = PointGrid::new(fine_cell);
+    // A finer grid answers first, ring by ring: a dense mesh puts thousands of vertices within
+    // `cell` of a point (Knight densified to 1M: 95 s sorting them all, 18 s selecting).
+    let mut fine = PointGrid::new(cell / (2 * FINE_RINGS) as f32);
+    let width = fine.cell_width();
     for (i, &p) in rest.iter().enumerate() {
         grid.insert(p, i as u32);
         fine.insert(p, i as u32);
     }
     let axis = axis.min(2);
-    // The nearest vertices by distance, then index.
-    let by_distance = |a: &(f32, u32), b: &(f32, u32)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
-    let keep_nearest = |near: &mut Vec<(f32, u32)>| {
-        if near.len() > NEAREST_CORNERS {
-            near.select_nth_unstable_by(NEAREST_CORNERS - 1, by_distance);
-            near.truncate(NEAREST_CORNERS);
-        }
-    };
+    let mut kept = Nearest::default();
     unmatched
         .iter()
         .filter_map(|&v| {
             let mut q = *rest.get(v as usize)?;
             q[axis] = -q[axis];
-            let mut near: Vec<(f32, u32)> = Vec::new();
-            if fine_first {
-                fine.for_each_near(q, |id| near.push((rest[id as usize].distance_squared(q), id)));
-                keep_nearest(&mut near);
+            let near = &mut kept;
+            near.clear();
+            // Rings `0..=r` of the fine grid hold every vertex within `seen` of `q`: once the
+            // eighth nearest lies within that, these are the eight nearest of all, which the
+            // coarse grid (every vertex within `cell`, FINE_RINGS rings) would find too.
+            let mut found = false;
+            for r in (0..=FINE_RINGS).take_while(|_| fine_first) {
+                fine.for_each_in_ring(q, r, |id| near.offer(rest[id as usize].distance_squared(q), id));
+                let seen = (r as f32 - 0.01) * width;
+                if near.eighth().is_some_and(|d| d <= seen * seen) {
+                    found = true;
+                    break;
+                }
             }
-            // The fine grid holds every vertex within `fine_cell` of `q`: if its eighth nearest
-            // lies within that, these are the eight nearest the coarse grid would find.
-            if near.len() < NEAREST_CORNERS || near.iter().any(|n| n.0 > fine_cell * fine_cell) {
+            if !found {
                 near.clear();
-                grid.for_each_near(q, |id| near.push((rest[id as usize].distance_squared(q), id)));
-                keep_nearest(&mut near);
+                grid.for_each_near(q, |id| near.offer(rest[id as usize].distance_squared(q), id));
             }
+            let mut near = near.take();
             if near.is_empty() {
                 let nearest = (0..rest.len() as u32).min_by(|&a, &b| {
                     rest[a as usize].distance_squared(q).total_cmp(&rest[b as usize].distance_squared(q))
                 })?;
                 near.push((0.0, nearest));
             }
-            near.sort_unstable_by(by_distance);
             let mut best: Option<(f32, ClosestMirror)> = None;
             for &(_, k) in &near {
                 for &ti in &incident[start[k as usize] as usize..start[k as usize + 1] as usize] {
