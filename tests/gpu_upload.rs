@@ -168,7 +168,8 @@ fn a_skeleton_edit_keeps_the_gpu_meshes_and_sends_only_the_new_deformation() {
 }
 
 /// The demo arm densified to 120k vertices and bent at the elbow: 1.4 MB of positions and of
-/// normals (more than one `glBufferSubData` call of 1 MB, and mapped with the default method).
+/// normals (more than one `glBufferSubData` call of 1 MB; mapped, when sent whole, with the
+/// default method).
 fn dense_bent_arm() -> EditorState {
     let demo = EditorState::demo().unwrap();
     let dense = skinlab::model::densify::densify(&demo.model, 120_000).unwrap().model;
@@ -222,8 +223,9 @@ fn a_deformation_larger_than_one_upload_call_lands_whole() {
 
 #[test]
 fn a_large_range_in_the_middle_lands_on_its_vertices() {
-    // 40k vertices from vertex 40k on: 480 kB of positions and of normals, mapped by default
-    // (the range only, the rest of the buffer kept).
+    // 40k vertices from vertex 40k on: 480 kB of positions and of normals, the rest of the
+    // buffers kept (parts of buffers go by glBufferSubData with either method: mapping a part
+    // would wait for the GPU's last draw from it).
     let s = dense_bent_arm();
     let range = 40_000..80_000;
     let posed = posed_model(&s, range.clone());
@@ -249,4 +251,43 @@ fn a_large_range_in_the_middle_lands_on_its_vertices() {
         assert_eq!(sent, range.len() as u64 * DEFORMED_BYTES, "{method:?}");
         assert!(picture(&gl, &uploaded, &camera) == expected, "{method:?}: the range landed elsewhere");
     }
+}
+
+#[test]
+fn posing_in_paint_mode_sends_no_colours_and_weight_edits_recolour() {
+    let gl = Headless::new().expect("Mesa EGL");
+    let mut s = painting_state();
+    let vertices = s.model.meshes[0].primitives[0].positions.len() as u64;
+    let mut viewport = Viewport::default();
+    viewport.sync_gpu(Some(gl.gl()), &mut s);
+    // A new pose in paint mode: positions and normals of both panels, no colours.
+    let start = viewport.uploaded_bytes();
+    let colours = s.paint_colours.clone();
+    s.apply(Command::SetRotation { node: ELBOW, rotation: glam::DQuat::from_rotation_z(0.3), gesture: None });
+    s.refresh();
+    viewport.sync_gpu(Some(gl.gl()), &mut s);
+    let after = viewport.uploaded_bytes();
+    assert_eq!([after[0] - start[0], after[1] - start[1]], [vertices * DEFORMED_BYTES; 2]);
+    assert_eq!(s.paint_colours, colours);
+    // Colours computed in full from the current state equal the kept ones after every edit (the
+    // first dab, which may widen the weight layout, a second one, and its undo), each followed by
+    // a new pose.
+    let mut angle = 0.3;
+    let mut check = |s: &mut EditorState, what: &str| {
+        angle += 0.1;
+        s.apply(Command::SetRotation { node: ELBOW, rotation: glam::DQuat::from_rotation_z(angle), gesture: None });
+        s.refresh();
+        let kept = s.paint_colours.clone();
+        s.repaint_colours();
+        assert!(kept == s.paint_colours, "{what}: the paint colours went stale");
+    };
+    dab(&mut s);
+    check(&mut s, "first dab");
+    let after_first = s.paint_colours.clone();
+    assert!(after_first != colours, "the dab changed no colour");
+    dab(&mut s);
+    assert!(s.paint_colours != after_first, "the second dab changed no colour");
+    s.apply(Command::Undo);
+    check(&mut s, "undo");
+    assert!(s.paint_colours == after_first, "the undone dab's colours stayed");
 }

@@ -179,7 +179,8 @@ impl FrameBench {
         lines.push(format!("OpenGL renderer: {renderer}"));
         lines.push(match self.upload {
             UploadMethod::Mapped => format!(
-                "upload: mapped buffers written by the {} threads (ranges from {} kB; smaller ones by glBufferSubData)",
+                "upload: buffers refilled whole are mapped and written by the {} threads (from {} kB; parts of buffers \
+                 by glBufferSubData)",
                 rayon::current_num_threads(),
                 MAPPED_FROM_BYTES >> 10
             ),

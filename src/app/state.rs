@@ -167,6 +167,11 @@ pub struct EditorState {
     pub weight_tools: WeightToolsState,
     /// Paint-mode colours (`[instance][primitive][vertex]`, sRGB).
     pub paint_colours: Vec<Vec<Vec<[u8; 4]>>>,
+    /// What the paint colours were last computed from in full (see `refresh`).
+    paint_colours_of: Option<refresh::PaintColoursKey>,
+    /// Bumped by every edit of `model` in place except a dab's (which recolours its own vertices):
+    /// weights, skeleton, clips, undo and redo.
+    model_edits: u64,
     /// Vertices painted since the model was opened or last saved.
     pub edited: EditedVertices,
     /// The glTF document the model came from (`None` for models that are not glTF).
@@ -253,6 +258,8 @@ impl EditorState {
             analysis: crate::app::analysis::AnalysisState::default(),
             weight_tools: WeightToolsState::default(),
             paint_colours: Vec::new(),
+            paint_colours_of: None,
+            model_edits: 0,
             edited: EditedVertices::new(),
             source: None,
             save_path: None,

@@ -58,7 +58,7 @@ pub struct OpenArgs {
     /// frames drag the selected joint's bind position instead (a skeleton edit every frame).
     #[arg(long, value_name = "N", conflicts_with = "screenshot_after_frames")]
     pub bench_frames: Option<usize>,
-    /// How large ranges of vertex data reach the GPU: written into the mapped buffers by every
+    /// How a new pose's vertex data reaches the GPU: written into the mapped buffers by every
     /// thread (mapped), or copied by the driver in calls of at most 1 MB (sub-data; the choice
     /// for a driver that mishandles mapped buffers, and to compare the two with --bench-frames).
     #[arg(long, value_name = "HOW", default_value = "mapped")]

@@ -5,8 +5,8 @@
 //! drawn instead of the plain surface while no overlay colours are shown.
 //!
 //! Only what changed is sent (see [`super::gpu_changes`]): after a brush dab, the byte ranges of
-//! the touched vertices. The buffers are skinlab's own ([`super::streamed_mesh`]): large ranges
-//! are written into the mapped buffers by every thread, small ones go by `glBufferSubData`
+//! the touched vertices. The buffers are skinlab's own ([`super::streamed_mesh`]): buffers refilled
+//! whole are written into the mapped buffers by every thread, parts go by `glBufferSubData`
 //! ([`UploadMethod`]; the headless test `partial_upload_lands_on_its_vertices` in
 //! `tests/render.rs` checks a range in the middle by drawing it, both ways).
 

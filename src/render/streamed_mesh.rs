@@ -1,10 +1,12 @@
 //! A triangle mesh whose vertex buffers skinlab owns, drawn through three-d's programs and
 //! materials: three-d 0.19 keeps its buffers' GL names private, so a deformation could only reach
 //! them through `glBufferSubData`, which NVIDIA's driver runs at 3–5 GB/s on one thread (a 1M
-//! split view's 48 MB took 10–16 ms a frame; BENCHMARKS.md, "Issue 11 on a GPU"). Here large
-//! ranges are written into the mapped buffer instead (`glMapBufferRange` with the range
-//! invalidated, so the driver never waits for the GPU's last draw), by the deformation's rayon
-//! threads in parallel; small ranges (a brush dab's vertices) still go by `glBufferSubData`.
+//! split view's 48 MB took 10–16 ms a frame; BENCHMARKS.md, "Issue 11 on a GPU"). Here a buffer
+//! refilled whole (a new pose) is written into the mapped buffer instead, by the deformation's
+//! rayon threads in parallel: `glMapBufferRange` with the whole buffer invalidated, so the driver
+//! hands out fresh storage and never waits for the GPU's last draw from the old one. Parts of a
+//! buffer (a brush dab's vertices) still go by `glBufferSubData`, which the driver queues: mapping
+//! a range of a buffer the GPU may still be reading would wait for it.
 //!
 //! The vertex shader is three-d's own mesh shader (taken from a throwaway three-d mesh with the
 //! same attributes), so the materials, lights and render states are three-d's as before.
@@ -20,8 +22,8 @@ use three_d::{
 /// How large ranges of vertex data reach the GPU.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum UploadMethod {
-    /// Ranges of at least [`MAPPED_FROM_BYTES`] are copied into the mapped buffer by every rayon
-    /// thread; smaller ones go by `glBufferSubData`.
+    /// A buffer refilled whole, of at least [`MAPPED_FROM_BYTES`], is copied into the mapped
+    /// buffer by every rayon thread; parts of buffers and smaller ones go by `glBufferSubData`.
     #[default]
     Mapped,
     /// Every range goes by `glBufferSubData`, in calls of at most [`SUB_DATA_CHUNK_BYTES`] (the
@@ -29,7 +31,7 @@ pub enum UploadMethod {
     SubData,
 }
 
-/// Ranges smaller than this go by `glBufferSubData` even with [`UploadMethod::Mapped`]: a map and
+/// Buffers smaller than this go by `glBufferSubData` even with [`UploadMethod::Mapped`]: a map and
 /// unmap cost a round trip through the driver that a few kilobytes do not repay.
 pub const MAPPED_FROM_BYTES: usize = 64 << 10;
 
@@ -222,13 +224,12 @@ impl StreamedMesh {
         unsafe {
             let gl = &self.context;
             gl.bind_buffer(gl::ARRAY_BUFFER, Some(attribute.buffer));
-            let mapped = method == UploadMethod::Mapped && bytes.len() >= MAPPED_FROM_BYTES && {
-                let invalidate = if whole { gl::MAP_INVALIDATE_BUFFER_BIT } else { gl::MAP_INVALIDATE_RANGE_BIT };
+            let mapped = method == UploadMethod::Mapped && whole && bytes.len() >= MAPPED_FROM_BYTES && {
                 let ptr = gl.map_buffer_range(
                     gl::ARRAY_BUFFER,
-                    offset as i32,
+                    0,
                     bytes.len() as i32,
-                    gl::MAP_WRITE_BIT | invalidate,
+                    gl::MAP_WRITE_BIT | gl::MAP_INVALIDATE_BUFFER_BIT,
                 );
                 if ptr.is_null() {
                     false

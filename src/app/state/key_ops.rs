@@ -3,8 +3,6 @@
 //! current time, move the keys at one time to another, start a new clip. Each is one undo step
 //! (a `ModelEdit` of the clips, with the pose shown at the time).
 
-use std::sync::Arc;
-
 use super::EditorState;
 use crate::app::command::KeyCommand;
 use crate::model::{Clip, ModelEdit, ModelParts};
@@ -73,7 +71,7 @@ impl EditorState {
             return false;
         }
         let before = ModelParts::of(&self.model);
-        Arc::make_mut(&mut self.model).clips = clips;
+        super::refresh::edit_model(&mut self.model, &mut self.model_edits).clips = clips;
         let edit = ModelEdit::since(label, before, &self.model);
         self.history.record_model(edit, &self.pose);
         self.rig.unsaved += 1;

@@ -289,6 +289,7 @@ impl EditorState {
         if self.touches.is_empty() {
             return;
         }
+        // Not counted in `model_edits`: the dab recolours the vertices it touched itself.
         let model = Arc::make_mut(&mut self.model);
         let stroke = self.stroke.get_or_insert_with(|| StrokeRecord::new(format!("Paint {}", brush.mode.label())));
         let dab = Dab { joint: joint.unwrap_or(0), brush: &brush, radius, touches: &self.touches };
@@ -306,6 +307,8 @@ impl EditorState {
                 }
                 if self.dirty || outcome.layout_changed {
                     self.dirty = true;
+                    // Recoloured in full by the refresh (the dab's own vertices are not).
+                    self.model_edits += 1;
                     self.refresh();
                 } else {
                     let model = Arc::clone(&self.model);
@@ -385,7 +388,7 @@ impl EditorState {
             return;
         }
         let topology = &self.topology;
-        let model = Arc::make_mut(&mut self.model);
+        let model = super::refresh::edit_model(&mut self.model, &mut self.model_edits);
         let mut note = String::new();
         let out = match tool {
             WeightTool::NormalizeAll => tools::normalize_all(model, topology, &rules, &mut record),
@@ -498,7 +501,7 @@ impl EditorState {
 
     /// Marks the paint colours for recomputation (the selection or the display mode changed).
     pub fn repaint_colours(&mut self) {
-        self.update_paint_colours();
+        self.update_paint_colours_now();
         self.gpu_changes.colours.merge(Changed::All);
         self.frame_rev += 1;
     }

@@ -179,7 +179,7 @@ impl EditorState {
         f: impl FnOnce(&mut Model) -> Result<SkeletonRecord, SkeletonEditError>,
     ) -> Option<Done> {
         self.end_gesture();
-        let record = match f(Arc::make_mut(&mut self.model)) {
+        let record = match f(super::refresh::edit_model(&mut self.model, &mut self.model_edits)) {
             Ok(r) => r,
             Err(e) => {
                 self.set_error(format!("{label}: {e}"));
@@ -223,7 +223,11 @@ impl EditorState {
             self.end_gesture();
             self.rig.open = Some(OpenEdit { gesture: g, record: None, pose: self.pose.clone() });
         }
-        match skeleton_edit::move_joint(Arc::make_mut(&mut self.model), node, position) {
+        match skeleton_edit::move_joint(
+            super::refresh::edit_model(&mut self.model, &mut self.model_edits),
+            node,
+            position,
+        ) {
             Ok(record) => {
                 if let Some(open) = self.rig.open.as_mut() {
                     open.record = Some(match open.record.take() {

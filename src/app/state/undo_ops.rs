@@ -1,8 +1,6 @@
 //! Undo and redo: the history's next step crossed on the model (made unique only when the step
 //! changes it) and the pose, and a message naming the step.
 
-use std::sync::Arc;
-
 use super::{recovery_ops, EditorState};
 use crate::app::history::{Edit, Undone};
 
@@ -13,11 +11,12 @@ impl EditorState {
         self.end_gesture();
         // Only a step that changes the model makes it unique (copies it while shared).
         let shared = &mut self.model;
+        let edits = &mut self.model_edits;
         let edited = &mut self.edited;
         let mut restore_step = false;
         let mut label = None;
         let apply = |e: Edit<'_>| {
-            e.apply(Arc::make_mut(shared), undo);
+            e.apply(super::refresh::edit_model(shared, edits), undo);
             match e {
                 Edit::Paint(r) => edited.note(r),
                 Edit::Model(m) => restore_step = m.label() == recovery_ops::RESTORE_STEP,

@@ -4,7 +4,6 @@
 //! paint history; the core work is in `paint::{selection, gradient, weight_table, transfer}`.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use glam::Vec2;
 
@@ -227,7 +226,7 @@ impl EditorState {
                 }
                 let label = op.label();
                 let rules = self.surface_rules();
-                let model = Arc::make_mut(&mut self.model);
+                let model = super::refresh::edit_model(&mut self.model, &mut self.model_edits);
                 let mut record = StrokeRecord::new(label);
                 let out = apply_table_op(model, &self.topology.surface, &rules, &groups, &op, &mut record);
                 match out {
@@ -270,7 +269,7 @@ impl EditorState {
 
     /// Puts back what a failed edit changed and reports the failure.
     fn fail_weight_edit(&mut self, record: StrokeRecord, error: String) {
-        record.undo(Arc::make_mut(&mut self.model));
+        record.undo(super::refresh::edit_model(&mut self.model, &mut self.model_edits));
         self.dirty = true;
         self.set_error(error);
     }
@@ -350,7 +349,7 @@ impl EditorState {
             end_value: w.gradient_end,
         };
         let rules = self.surface_rules();
-        let model = Arc::make_mut(&mut self.model);
+        let model = super::refresh::edit_model(&mut self.model, &mut self.model_edits);
         let mut record = StrokeRecord::new("Gradient");
         match gradient_fill(model, &self.topology.surface, &rules, &gradient, &mut record) {
             Ok(o) => {
@@ -392,7 +391,7 @@ impl EditorState {
             Ok(p) => p,
             Err(e) => return self.set_error(format!("transfer from {label}: {e}")),
         };
-        let model = Arc::make_mut(&mut self.model);
+        let model = super::refresh::edit_model(&mut self.model, &mut self.model_edits);
         let mut record = StrokeRecord::new("Transfer Weights");
         match apply_transfer(model, &self.topology.surface, &rules, &plan, &mut record) {
             Ok(report) => {
