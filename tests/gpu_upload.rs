@@ -53,13 +53,19 @@ fn picture(gl: &Headless, scene: &Scene, camera: &OrbitCamera) -> Vec<u8> {
     })
 }
 
-#[test]
-fn a_dab_uploads_only_the_ranges_of_its_touched_vertices() {
-    let gl = Headless::new().expect("Mesa EGL");
+/// [`painting_state`] sent to a viewport's GPU scene once, with its vertex count.
+fn painting_on_gpu(gl: &Headless) -> (EditorState, Viewport, u64) {
     let mut s = painting_state();
     let vertices = s.model.meshes[0].primitives[0].positions.len() as u64;
     let mut viewport = Viewport::default();
     viewport.sync_gpu(Some(gl.gl()), &mut s);
+    (s, viewport, vertices)
+}
+
+#[test]
+fn a_dab_uploads_only_the_ranges_of_its_touched_vertices() {
+    let gl = Headless::new().expect("Mesa EGL");
+    let (mut s, mut viewport, vertices) = painting_on_gpu(&gl);
     let full = viewport.uploaded_bytes();
     // The first upload fills both panels whole (the colours too).
     assert_eq!(full, [vertices * (DEFORMED_BYTES + COLOUR_BYTES); 2]);
@@ -195,19 +201,24 @@ fn posed_model(s: &EditorState, vertices: std::ops::Range<usize>) -> skinlab::mo
     posed
 }
 
+/// A camera framing `s`'s model, and the picture of a scene created from `model` through it.
+fn framed_picture(gl: &Headless, s: &EditorState, model: &skinlab::model::Model) -> (OrbitCamera, Vec<u8>) {
+    let mut camera = OrbitCamera::default();
+    camera.frame(s.model_bounds.0, s.model_bounds.1, 320.0 / 240.0);
+    let created = Scene::new(gl.context(), model, 1, s.model_bounds, None);
+    let expected = picture(gl, &created, &camera);
+    (camera, expected)
+}
+
 #[test]
 fn a_deformation_larger_than_one_upload_call_lands_whole() {
     let s = dense_bent_arm();
     let vertices = s.model.meshes[0].primitives[0].positions.len();
     // The same deformed surface as the rest geometry of a second model: its scene is filled
     // whole when created, never through an upload.
-    let posed = posed_model(&s, 0..vertices);
     let gl = Headless::new().expect("Mesa EGL");
     let ctx = gl.context();
-    let mut camera = OrbitCamera::default();
-    camera.frame(s.model_bounds.0, s.model_bounds.1, 320.0 / 240.0);
-    let created = Scene::new(ctx, &posed, 1, s.model_bounds, None);
-    let expected = picture(&gl, &created, &camera);
+    let (camera, expected) = framed_picture(&gl, &s, &posed_model(&s, 0..vertices));
     for method in [UploadMethod::Mapped, UploadMethod::SubData] {
         let mut uploaded = Scene::new(ctx, &s.model, 1, s.model_bounds, None);
         uploaded.set_upload_method(method);
@@ -236,10 +247,7 @@ fn a_large_range_in_the_middle_lands_on_its_vertices() {
     }]);
     let gl = Headless::new().expect("Mesa EGL");
     let ctx = gl.context();
-    let mut camera = OrbitCamera::default();
-    camera.frame(s.model_bounds.0, s.model_bounds.1, 320.0 / 240.0);
-    let created = Scene::new(ctx, &posed, 1, s.model_bounds, None);
-    let expected = picture(&gl, &created, &camera);
+    let (camera, expected) = framed_picture(&gl, &s, &posed);
     let rest = picture(&gl, &Scene::new(ctx, &s.model, 1, s.model_bounds, None), &camera);
     assert_ne!(rest, expected, "the bend of the range changed nothing visible");
     for method in [UploadMethod::Mapped, UploadMethod::SubData] {
@@ -256,10 +264,7 @@ fn a_large_range_in_the_middle_lands_on_its_vertices() {
 #[test]
 fn posing_in_paint_mode_sends_no_colours_and_weight_edits_recolour() {
     let gl = Headless::new().expect("Mesa EGL");
-    let mut s = painting_state();
-    let vertices = s.model.meshes[0].primitives[0].positions.len() as u64;
-    let mut viewport = Viewport::default();
-    viewport.sync_gpu(Some(gl.gl()), &mut s);
+    let (mut s, mut viewport, vertices) = painting_on_gpu(&gl);
     // A new pose in paint mode: positions and normals of both panels, no colours.
     let start = viewport.uploaded_bytes();
     let colours = s.paint_colours.clone();
