@@ -182,12 +182,6 @@ impl StreamedMesh {
         }
     }
 
-    /// Number of vertices.
-    #[must_use]
-    pub fn vertex_count(&self) -> usize {
-        self.vertices
-    }
-
     /// Places the mesh in the model (a rigid mesh node's transform).
     pub fn set_transformation(&mut self, m: Mat4) {
         self.transformation = m;
