@@ -42,12 +42,28 @@ impl TopologyJob {
         let (shared, model) = (Arc::clone(&progress), Arc::clone(model));
         let handle = std::thread::spawn(move || {
             let report = |f: f32| shared.store(f.clamp(0.0, 1.0).to_bits(), Ordering::Relaxed);
-            let topology = ModelTopology::with_progress(&model, &report);
-            let disagreements =
-                crate::paint::disagreeing_groups(&model, &topology.surface, crate::paint::weld::AGREEMENT_TOLERANCE)
-                    .len();
-            report(1.0);
-            Built { topology, disagreements }
+            let build = || {
+                let topology = ModelTopology::with_progress(&model, &report);
+                let disagreements = crate::paint::disagreeing_groups(
+                    &model,
+                    &topology.surface,
+                    crate::paint::weld::AGREEMENT_TOLERANCE,
+                )
+                .len();
+                report(1.0);
+                Built { topology, disagreements }
+            };
+            // The build's parallel parts run on threads of their own, one fewer than the cores:
+            // on rayon's global pool the editor's frames would queue behind them.
+            let threads = std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1));
+            match rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .thread_name(|i| format!("brush-caches-{i}"))
+                .build()
+            {
+                Ok(pool) => pool.install(build),
+                Err(_) => build(),
+            }
         });
         Self { model_rev, geometry_rev, started: Instant::now(), progress, handle }
     }

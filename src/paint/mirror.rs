@@ -2,6 +2,7 @@
 //! mirrored vertex by rest position (x → −x, nearest within a tolerance, found with a hash grid).
 
 use glam::Vec3;
+use rayon::prelude::*;
 
 use super::grid::{relative_tolerance, PointGrid};
 
@@ -123,7 +124,8 @@ impl MirrorMap {
         }
         let axis = axis.min(2);
         let map = positions
-            .iter()
+            .par_iter()
+            .with_min_len(4096)
             .map(|&p| {
                 let mut q = p;
                 q[axis] = -q[axis];
