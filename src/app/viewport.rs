@@ -26,6 +26,7 @@ use super::state::{EditorState, Mode};
 use super::translate_gizmo::TranslateGizmo;
 use crate::io::materials::Looks;
 use crate::render::gpu_changes::{Changed, GpuChanges};
+use crate::render::skinned_mesh::SkinnedMeshes;
 use crate::render::streamed_mesh::UploadMethod;
 use crate::render::{MeshLayout, OrbitCamera, Scene, ViewOptions};
 
@@ -114,6 +115,15 @@ impl Viewport {
                     let looks = self.looks_of(s);
                     let mut scene = Scene::new(&ctx, &s.model, 2, s.model_bounds, looks.as_deref());
                     scene.set_upload_method(self.upload);
+                    let undrawable = scene.panel(0).map_or(0, SkinnedMeshes::undrawable);
+                    if undrawable > 0 {
+                        s.message = Some(super::state::Message {
+                            text: format!(
+                                "OpenGL could not make the buffers of {undrawable} primitives: they are not drawn"
+                            ),
+                            is_error: true,
+                        });
+                    }
                     g.scene = Some(scene);
                     g.scene_meshes = Some(meshes);
                     self.colour_source = None;
@@ -184,7 +194,7 @@ impl Viewport {
     pub fn uploaded_bytes(&self) -> [u64; 2] {
         let Ok(g) = self.shared.lock() else { return [0; 2] };
         let Some(scene) = &g.scene else { return [0; 2] };
-        [0, 1].map(|i| scene.panel(i).map_or(0, crate::render::skinned_mesh::SkinnedMeshes::uploaded_bytes))
+        [0, 1].map(|i| scene.panel(i).map_or(0, SkinnedMeshes::uploaded_bytes))
     }
 
     /// The looks of the state's model, read once per document (a failure is reported once and

@@ -75,6 +75,8 @@ pub struct SkinnedMeshes {
     uploaded_bytes: u64,
     /// How large ranges are sent.
     method: UploadMethod,
+    /// Primitives whose GPU buffers could not be made (a lost context): not drawn.
+    undrawable: usize,
 }
 
 /// A primitive's material: the plain one with its base colour (sRGB-encoded for three-d) and
@@ -106,6 +108,7 @@ impl SkinnedMeshes {
             &CpuMaterial { albedo: Srgba::WHITE, roughness: 0.65, metallic: 0.0, ..Default::default() },
         );
         let mut parts = Vec::new();
+        let mut undrawable = 0;
         let mut add = |source: Source, p: &Primitive, mesh: usize, prim: usize| {
             if p.topology != Topology::Triangles || p.triangles.is_empty() || p.positions.is_empty() {
                 return;
@@ -127,7 +130,10 @@ impl SkinnedMeshes {
                 uvs: uvs.filter(|u| u.len() == p.positions.len()),
                 triangles: &p.triangles,
             };
-            let Some(geometry) = StreamedMesh::new(ctx, &data) else { return };
+            let Some(geometry) = StreamedMesh::new(ctx, &data) else {
+                undrawable += 1;
+                return;
+            };
             let gm = Gm::new(geometry, material.clone());
             let look = found
                 .filter(|(look, _)| look.material.is_some())
@@ -147,12 +153,19 @@ impl SkinnedMeshes {
         }
         Self {
             parts,
+            undrawable,
             computed_normals: Vec::new(),
             colours: Vec::new(),
             fill: Fill::Base,
             uploaded_bytes: 0,
             method: UploadMethod::default(),
         }
+    }
+
+    /// Primitives that are not drawn because OpenGL could not make their buffers.
+    #[must_use]
+    pub fn undrawable(&self) -> usize {
+        self.undrawable
     }
 
     /// Chooses how large ranges reach the GPU from now on.
