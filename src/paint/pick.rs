@@ -68,9 +68,25 @@ pub(super) fn each_crossing(
     positions: &[Vec3],
     triangles: &[[u32; 3]],
     first: usize,
+    found: impl FnMut(usize, f32, f32, f32),
+) {
+    each_crossing_where(ray, positions, triangles, first, |_| true, found);
+}
+
+/// [`each_crossing`] over the triangles `keep` accepts (the others are not tested).
+#[inline(always)]
+fn each_crossing_where(
+    ray: &Ray,
+    positions: &[Vec3],
+    triangles: &[[u32; 3]],
+    first: usize,
+    keep: impl Fn(&[u32; 3]) -> bool,
     mut found: impl FnMut(usize, f32, f32, f32),
 ) {
     for (i, t) in triangles.iter().enumerate() {
+        if !keep(t) {
+            continue;
+        }
         let (Some(&a), Some(&b), Some(&c)) =
             (positions.get(t[0] as usize), positions.get(t[1] as usize), positions.get(t[2] as usize))
         else {
@@ -90,8 +106,20 @@ pub(super) fn nearest_in(
     triangles: &[[u32; 3]],
     first: usize,
 ) -> Option<(f32, usize, f32, f32)> {
+    nearest_where(ray, positions, triangles, first, |_| true)
+}
+
+/// [`nearest_in`] over the triangles `keep` accepts.
+#[inline(always)]
+fn nearest_where(
+    ray: &Ray,
+    positions: &[Vec3],
+    triangles: &[[u32; 3]],
+    first: usize,
+    keep: impl Fn(&[u32; 3]) -> bool,
+) -> Option<(f32, usize, f32, f32)> {
     let mut best: Option<(f32, usize, f32, f32)> = None;
-    each_crossing(ray, positions, triangles, first, |i, d, u, v| {
+    each_crossing_where(ray, positions, triangles, first, keep, |i, d, u, v| {
         if best.is_none_or(|bst| d < bst.0) {
             best = Some((d, i, u, v));
         }
@@ -170,23 +198,7 @@ impl Sides {
         first: usize,
     ) -> Option<(f32, usize, f32, f32)> {
         let side = |k: u32| self.0.get(k as usize).copied().unwrap_or(0);
-        let mut best: Option<(f32, usize, f32, f32)> = None;
-        for (i, t) in triangles.iter().enumerate() {
-            if side(t[0]) & side(t[1]) & side(t[2]) != 0 {
-                continue;
-            }
-            let (Some(&a), Some(&b), Some(&c)) =
-                (positions.get(t[0] as usize), positions.get(t[1] as usize), positions.get(t[2] as usize))
-            else {
-                continue;
-            };
-            if let Some((d, u, v)) = crossing(ray.origin, ray.direction, a, b, c) {
-                if best.is_none_or(|bst| d < bst.0) {
-                    best = Some((d, first + i, u, v));
-                }
-            }
-        }
-        best
+        nearest_where(ray, positions, triangles, first, |t| side(t[0]) & side(t[1]) & side(t[2]) == 0)
     }
 }
 
