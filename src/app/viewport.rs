@@ -30,6 +30,8 @@ use crate::render::skinned_mesh::SkinnedMeshes;
 use crate::render::streamed_mesh::UploadMethod;
 use crate::render::{MeshLayout, OrbitCamera, Scene, ViewOptions};
 
+mod paint_input;
+
 /// What the paint callbacks share with the UI thread.
 #[derive(Default)]
 pub struct GpuShared {
@@ -330,101 +332,6 @@ impl Viewport {
         if s.show_frame_times {
             super::frame_times::draw_overlay(&painter, rect, &s.frame_times);
         }
-    }
-
-    /// Paint-mode input: the primary button paints (Ctrl+click samples the weight under the
-    /// cursor), the secondary button orbits, the middle button pans; the wheel zooms, Ctrl+wheel
-    /// sizes the brush and Shift+wheel changes its strength.
-    fn paint_input(
-        &mut self,
-        ui: &egui::Ui,
-        response: &egui::Response,
-        s: &mut EditorState,
-        local: &dyn Fn(egui::Pos2) -> Vec2,
-        panel_of: &dyn Fn(egui::Pos2) -> usize,
-        panel_size: Vec2,
-    ) {
-        let preview = || {
-            let node = s.selected?;
-            let p = s.camera.project(s.node_position(node)?, panel_size)?;
-            Some(response.rect.min + egui::vec2(p.x, p.y))
-        };
-        let pointer = if self.preview_brush {
-            preview()
-        } else {
-            response.hover_pos().or_else(|| response.interact_pointer_pos())
-        };
-        let (pressed, down, ctrl, shift, secondary, middle) = ui.input(|i| {
-            (
-                i.pointer.primary_pressed(),
-                i.pointer.primary_down(),
-                i.modifiers.command,
-                i.modifiers.shift,
-                i.pointer.secondary_down(),
-                i.pointer.middle_down(),
-            )
-        });
-        let camera = s.camera;
-        let ray_at = |p: egui::Pos2| {
-            let (origin, direction) = camera.ray(local(p), panel_size);
-            crate::paint::Ray { origin, direction }
-        };
-        let height = panel_size.y;
-        if !self.painting && self.select.input(ui, response, s, local, panel_of, &ray_at, panel_size) {
-            self.hover = None;
-            return;
-        }
-        let brush = s.weight_tools.tool == super::state::PaintTool::Brush;
-        if pressed && response.hovered() && brush {
-            if let Some(p) = pointer {
-                if ctrl {
-                    s.apply(Command::SampleWeight { ray: ray_at(p), panel: panel_of(p) });
-                } else {
-                    self.painting = true;
-                    s.apply(Command::BeginStroke);
-                    s.apply(Command::Dab { ray: ray_at(p), viewport_height_px: height, panel: panel_of(p) });
-                    self.last_dab = Some(p);
-                }
-            }
-        } else if self.painting && down {
-            if let Some(p) = pointer {
-                let spacing = self.hover.as_ref().map_or(4.0, |h| (h.1.radius_px * 0.2).max(1.0));
-                if self.last_dab.is_none_or(|q| q.distance(p) >= spacing) {
-                    s.apply(Command::Dab { ray: ray_at(p), viewport_height_px: height, panel: panel_of(p) });
-                    self.last_dab = Some(p);
-                }
-            }
-        }
-        if self.painting && !down {
-            self.painting = false;
-            self.last_dab = None;
-            s.apply(Command::EndStroke);
-        }
-        if !self.painting && response.dragged() {
-            let d = response.drag_delta();
-            let delta = Vec2::new(d.x, d.y);
-            if middle || (secondary && shift) {
-                s.camera.pan(delta, height);
-            } else if secondary {
-                s.camera.orbit(delta);
-            }
-        }
-        if response.hovered() {
-            let steps = ui.input(|i| wheel_notches(&i.raw.events));
-            if ctrl {
-                s.paint.brush.step_radius(steps);
-            } else if shift {
-                s.paint.brush.step_strength(steps);
-            } else {
-                let scroll = ui.input(|i| i.smooth_scroll_delta.y);
-                if scroll != 0.0 {
-                    s.camera.zoom(scroll);
-                }
-            }
-        }
-        self.hover = pointer
-            .filter(|_| response.hovered() || self.painting || self.preview_brush)
-            .and_then(|p| s.hover(&ray_at(p), height, panel_of(p)).map(|h| (p, h)));
     }
 
     fn handle_input(
