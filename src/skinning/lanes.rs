@@ -4,17 +4,18 @@
 //! eight, so each table entry is one broadcast, and the blends, rotations and normalisations are
 //! done once for eight vertices instead of once per vertex.
 //!
-//! Everything here is only reached from the AVX2+FMA variant of the per-vertex pass, which runs
-//! only on CPUs that have both (checked at run time).
+//! Everything here is only reached from AVX2+FMA functions that run only on CPUs that have both
+//! (checked at run time): the per-vertex pass's variant, and the pick's side pass
+//! (`paint::pick`).
 
 #![cfg(target_arch = "x86_64")]
 
 use std::arch::x86_64::{
     __m128, __m256, __m256d, _mm256_add_ps, _mm256_and_ps, _mm256_castps256_ps128, _mm256_cmp_ps, _mm256_cvtpd_ps,
     _mm256_cvtps_pd, _mm256_extractf128_ps, _mm256_fmadd_ps, _mm256_fmsub_ps, _mm256_loadu2_m128, _mm256_loadu_ps,
-    _mm256_mul_ps, _mm256_rcp_ps, _mm256_rsqrt_ps, _mm256_set1_ps, _mm256_set_m128, _mm256_set_ps, _mm256_setzero_ps,
-    _mm256_shuffle_ps, _mm256_storeu2_m128, _mm256_sub_ps, _mm256_unpackhi_ps, _mm256_unpacklo_ps, _mm_loadu_ps,
-    _CMP_GT_OQ,
+    _mm256_movemask_ps, _mm256_mul_ps, _mm256_rcp_ps, _mm256_rsqrt_ps, _mm256_set1_ps, _mm256_set_m128, _mm256_set_ps,
+    _mm256_setzero_ps, _mm256_shuffle_ps, _mm256_storeu2_m128, _mm256_sub_ps, _mm256_unpackhi_ps, _mm256_unpacklo_ps,
+    _mm_loadu_ps, _CMP_GT_OQ, _CMP_LT_OQ,
 };
 
 use glam::{Mat3, Vec3, Vec3A, Vec4};
@@ -78,6 +79,17 @@ impl F8 {
         let r = y.mul(F8::splat(1.5).sub(F8::splat(0.5).mul(self).mul(y).mul(y)));
         let positive = unsafe { _mm256_cmp_ps::<_CMP_GT_OQ>(self.0, _mm256_setzero_ps()) };
         Self(unsafe { _mm256_and_ps(r.0, positive) })
+    }
+    /// Bit `l` set where lane `l` of `self` is below (`LT`) or above (`GT`) zero and `self²`
+    /// exceeds `margin` (false for NaN lanes).
+    #[inline(always)]
+    pub(crate) fn clear_signs(self, margin: Self) -> (u8, u8) {
+        unsafe {
+            let clear = _mm256_cmp_ps::<_CMP_GT_OQ>(self.mul(self).0, margin.0);
+            let below = _mm256_and_ps(_mm256_cmp_ps::<_CMP_LT_OQ>(self.0, _mm256_setzero_ps()), clear);
+            let above = _mm256_and_ps(_mm256_cmp_ps::<_CMP_GT_OQ>(self.0, _mm256_setzero_ps()), clear);
+            (_mm256_movemask_ps(below) as u8, _mm256_movemask_ps(above) as u8)
+        }
     }
     /// The eight lanes widened to f64, as two registers of four (lanes 0–3, then 4–7).
     #[inline(always)]

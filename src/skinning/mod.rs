@@ -11,7 +11,7 @@ mod arith;
 pub mod deformer;
 pub mod dqs;
 pub mod frame;
-mod lanes;
+pub(crate) mod lanes;
 pub mod lbs;
 pub mod sbs;
 pub mod sbs_c;
