@@ -45,8 +45,14 @@ fn over_arm(h: &Harness<'_, SkinlabApp>, t: f32) -> egui::Pos2 {
     rect.min + egui::vec2(p.x, p.y)
 }
 
+/// The selected weld groups, checked against what the panel says (its counts are kept between
+/// frames and must follow every change).
 fn selected(h: &Harness<'_, SkinlabApp>) -> usize {
-    h.state().state.selected_groups().len()
+    let n = h.state().state.selected_groups().len();
+    let hidden = h.state().state.weight_tools.selection.hidden_count();
+    let text = format!("selected: {n} vertices, hidden: {hidden}");
+    assert!(h.query_all_by_label(&text).next().is_some(), "the panel says \"{text}\"");
+    n
 }
 
 fn groups(h: &Harness<'_, SkinlabApp>) -> usize {

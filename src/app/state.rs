@@ -20,7 +20,7 @@ mod topology_ops;
 mod undo_ops;
 mod weight_tools_ops;
 
-pub use weight_tools_ops::{PaintTool, TransferSource, WeightToolCommand, WeightToolsState};
+pub use weight_tools_ops::{PaintTool, SelectionSummary, TransferSource, WeightToolCommand, WeightToolsState};
 
 pub use ik_ops::{IkCommand, IkState, MAX_CHAIN};
 pub use modes::{Mode, PaintSettings, WeightDisplay};

@@ -12,6 +12,8 @@
 //! or not another part of the mesh covers it (Blender's behaviour with X-ray on): weight painters
 //! select through the mesh to reach the inner side of a limb.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use glam::{Mat4, Vec2, Vec3};
 
 use super::adjacency::Adjacency;
@@ -67,17 +69,58 @@ pub fn inside_polygon(p: Vec2, poly: &[Vec2]) -> bool {
 }
 
 /// Selected and hidden flags per surface vertex (see the module docs).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct Selection {
     selected: Vec<bool>,
     hidden: Vec<bool>,
+    /// See [`Selection::stamp`].
+    stamp: u64,
 }
+
+impl PartialEq for Selection {
+    fn eq(&self, other: &Self) -> bool {
+        self.selected == other.selected && self.hidden == other.hidden
+    }
+}
+
+impl Eq for Selection {}
+
+/// The next [`Selection::stamp`] (0 is the empty default's).
+static NEXT_STAMP: AtomicU64 = AtomicU64::new(1);
 
 impl Selection {
     /// Nothing selected or hidden on a surface of `len` vertices.
     #[must_use]
     pub fn new(len: usize) -> Self {
-        Self { selected: vec![false; len], hidden: vec![false; len] }
+        Self { selected: vec![false; len], hidden: vec![false; len], stamp: NEXT_STAMP.fetch_add(1, Ordering::Relaxed) }
+    }
+
+    /// A number that changes with every edit of the mask and is never given to two masks made
+    /// or edited apart: what is computed from a mask (counts, lists) stays right while its stamp
+    /// stays (clones share the stamp until one of them is edited).
+    #[must_use]
+    pub fn stamp(&self) -> u64 {
+        self.stamp
+    }
+
+    /// Called by every method that edits the mask.
+    fn edited(&mut self) {
+        self.stamp = NEXT_STAMP.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// How many weld groups are selected, and the first `rows` of them (representatives,
+    /// ascending).
+    #[must_use]
+    pub fn selected_summary(&self, adj: &Adjacency, rows: usize) -> (usize, Vec<u32>) {
+        let mut first = Vec::new();
+        let mut count = 0;
+        for g in (0..self.len() as u32).filter(|&g| self.selected[g as usize] && adj.rep(g) == g) {
+            if first.len() < rows {
+                first.push(g);
+            }
+            count += 1;
+        }
+        (count, first)
     }
 
     /// Number of surface vertices covered.
@@ -135,6 +178,7 @@ impl Selection {
     /// Sets every member of each weld group to `want(group)` where the group is visible, combined
     /// with the current selection by `op`.
     fn apply_groups(&mut self, adj: &Adjacency, op: SelectOp, want: impl Fn(u32) -> bool) {
+        self.edited();
         for g in (0..self.len() as u32).filter(|&g| adj.rep(g) == g) {
             let members = adj.welded(g);
             if members.iter().any(|&m| self.hidden[m as usize]) {
@@ -160,6 +204,7 @@ impl Selection {
 
     /// Deselects every vertex.
     pub fn select_none(&mut self) {
+        self.edited();
         self.selected.fill(false);
     }
 
@@ -227,6 +272,7 @@ impl Selection {
     /// Hides the selected vertices (or, with `unselected`, the visible unselected ones; Blender's
     /// H and Shift+H); hidden vertices are deselected.
     pub fn hide(&mut self, adj: &Adjacency, unselected: bool) {
+        self.edited();
         for g in (0..self.len() as u32).filter(|&g| adj.rep(g) == g) {
             let members = adj.welded(g);
             if members.iter().any(|&m| self.hidden[m as usize]) || self.selected[g as usize] == unselected {
@@ -241,6 +287,7 @@ impl Selection {
 
     /// Reveals every hidden vertex and selects it (Blender's Alt+H).
     pub fn reveal(&mut self) {
+        self.edited();
         for (s, h) in self.selected.iter_mut().zip(self.hidden.iter_mut()) {
             if std::mem::replace(h, false) {
                 *s = true;
@@ -282,6 +329,47 @@ mod tests {
         ];
         assert!(!inside_polygon(Vec2::new(3.0, 2.0), &c));
         assert!(inside_polygon(Vec2::new(0.5, 2.0), &c));
+    }
+
+    /// The summary counts and lists what `selected_groups` lists; every edit, and every new mask,
+    /// has a stamp of its own, and equality ignores stamps.
+    #[test]
+    fn summaries_follow_the_groups_and_stamps_follow_edits() {
+        // A strip of 2 × 6 vertices whose last column is welded to a copy (the seam).
+        let mut positions: Vec<Vec3> = (0..12).map(|i| Vec3::new((i % 6) as f32, (i / 6) as f32, 0.0)).collect();
+        positions.extend([Vec3::new(5.0, 0.0, 0.0), Vec3::new(5.0, 1.0, 0.0)]);
+        let mut triangles: Vec<[u32; 3]> = (0..4).flat_map(|x| [[x, x + 1, x + 7], [x, x + 7, x + 6]]).collect();
+        triangles.extend([[4, 12, 13], [4, 13, 10]]);
+        let adj = Adjacency::with_default_weld(&positions, &triangles);
+        let mut sel = Selection::new(positions.len());
+        let (a, b) = (sel.stamp(), Selection::new(positions.len()).stamp());
+        assert_ne!(a, b);
+        let mut stamps = vec![a, b];
+        sel.select_all(&adj);
+        stamps.push(sel.stamp());
+        let groups = sel.selected_groups(&adj);
+        assert_eq!(groups.len(), 12, "the welded copies count once");
+        assert_eq!(sel.selected_summary(&adj, 5), (12, groups[..5].to_vec()));
+        assert_eq!(sel.selected_summary(&adj, 50), (12, groups.clone()));
+        sel.hide(&adj, false);
+        stamps.push(sel.stamp());
+        assert_eq!(sel.selected_summary(&adj, 5), (0, Vec::new()));
+        sel.reveal();
+        stamps.push(sel.stamp());
+        let copy = sel.clone();
+        assert_eq!(copy.stamp(), sel.stamp());
+        sel.select_none();
+        stamps.push(sel.stamp());
+        sel.select_vertices(&adj, &[3, 12], SelectOp::Add);
+        stamps.push(sel.stamp());
+        assert_eq!(sel.selected_summary(&adj, 1), (2, vec![3]));
+        let mut unique = stamps.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), stamps.len(), "{stamps:?}");
+        let mut same = Selection::new(positions.len());
+        same.select_vertices(&adj, &[3, 12], SelectOp::Add);
+        assert_eq!(same, sel, "equal masks are equal whatever their stamps");
     }
 
     #[test]

@@ -30,9 +30,8 @@ pub fn weight_tools_ui(ui: &mut egui::Ui, s: &mut EditorState, files: &mut Files
             }
         }
     });
-    let groups = s.selected_groups();
-    let hidden = s.weight_tools.selection.hidden_count();
-    ui.label(format!("{} vertices selected, {hidden} hidden", groups.len()));
+    let summary = s.selection_summary(TABLE_ROWS).clone();
+    ui.label(format!("selected: {} vertices, hidden: {}", summary.selected, summary.hidden));
     let mut restrict = s.weight_tools.restrict;
     if ui
         .checkbox(&mut restrict, "Restrict to selection")
@@ -69,20 +68,20 @@ pub fn weight_tools_ui(ui: &mut egui::Ui, s: &mut EditorState, files: &mut Files
     });
     ui.weak("Gradient tool: drag from A to B on the mesh; the selected joint's weight follows the surface distance.");
     ui.separator();
-    table_ui(ui, s, &groups, &mut cmds);
+    table_ui(ui, s, &summary.first, summary.selected, &mut cmds);
     ui.separator();
     transfer_ui(ui, s, files, &mut cmds);
     cmds
 }
 
-fn table_ui(ui: &mut egui::Ui, s: &mut EditorState, groups: &[u32], cmds: &mut Vec<Command>) {
+/// The table of the first selected weld groups `shown` (of `selected` in all).
+fn table_ui(ui: &mut egui::Ui, s: &mut EditorState, shown: &[u32], selected: usize, cmds: &mut Vec<Command>) {
     ui.heading("Weight table");
-    if groups.is_empty() {
+    if selected == 0 {
         ui.weak("Select vertices to list their weights.");
         return;
     }
     let surface = &s.topology().surface;
-    let shown = &groups[..groups.len().min(TABLE_ROWS)];
     let table = weight_table(&s.model, surface, shown);
     let names: Vec<String> = table.joints.iter().map(|&j| s.surface_joint_name(j)).collect();
     egui::ScrollArea::both().id_salt("weight_table").max_height(260.0).show(ui, |ui| {
@@ -114,8 +113,8 @@ fn table_ui(ui: &mut egui::Ui, s: &mut EditorState, groups: &[u32], cmds: &mut V
             }
         });
     });
-    if groups.len() > shown.len() {
-        ui.weak(format!("showing {} of {} vertices", shown.len(), groups.len()));
+    if selected > shown.len() {
+        ui.weak(format!("showing {} of {selected} vertices", shown.len()));
     }
     let joint = s.selected_surface_joint();
     let name = joint.map_or_else(|| "(select a joint)".to_owned(), |j| s.surface_joint_name(j));
