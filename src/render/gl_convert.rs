@@ -42,11 +42,15 @@ pub fn linear_into(src: &[[u8; 4]], out: &mut Vec<three_d::Vec4>) {
             (l.x, l.w)
         })
     });
+    use rayon::prelude::*;
     out.clear();
-    out.extend(src.iter().map(|c| {
-        let f = |i: usize| table[c[i] as usize].0;
-        vec4(f(0), f(1), f(2), table[c[3] as usize].1)
-    }));
+    out.resize(src.len(), vec4(0.0, 0.0, 0.0, 0.0));
+    out.par_chunks_mut(16 * 1024).zip(src.par_chunks(16 * 1024)).for_each(|(o, s)| {
+        for (o, c) in o.iter_mut().zip(s) {
+            let f = |i: usize| table[c[i] as usize].0;
+            *o = vec4(f(0), f(1), f(2), table[c[3] as usize].1);
+        }
+    });
 }
 
 #[cfg(test)]

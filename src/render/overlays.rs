@@ -229,57 +229,139 @@ pub fn grid(ctx: &Context, lo: Vec3, hi: Vec3) -> Gm<Mesh, ColorMaterial> {
     Gm::new(Mesh::new(ctx, &cpu), material)
 }
 
+/// The difference colour ramp's stops, sRGB.
+const STOPS: [[f32; 3]; 5] =
+    [[45.0, 70.0, 170.0], [40.0, 160.0, 220.0], [70.0, 195.0, 95.0], [245.0, 210.0, 55.0], [220.0, 45.0, 35.0]];
+
 /// The difference colour ramp: `t` in 0..=1 from blue (no difference) through green and yellow to
 /// red (the largest difference), sRGB.
 #[must_use]
 pub fn ramp(t: f32) -> [u8; 4] {
-    const STOPS: [[f32; 3]; 5] =
-        [[45.0, 70.0, 170.0], [40.0, 160.0, 220.0], [70.0, 195.0, 95.0], [245.0, 210.0, 55.0], [220.0, 45.0, 35.0]];
     let t = if t.is_finite() { t.clamp(0.0, 1.0) } else { 0.0 };
     let x = t * (STOPS.len() - 1) as f32;
-    let i = (x.floor() as usize).min(STOPS.len() - 2);
+    // `x` is in 0..=4, so truncation is its floor, and every channel lies between two stops
+    // (35..=245), where adding a half and truncating rounds as `f32::round` does: without the
+    // library calls that floor and round are on x86-64 without SSE4.1 (a million vertices a
+    // frame in the difference overlay).
+    let i = (x as usize).min(STOPS.len() - 2);
     let f = x - i as f32;
-    let c = |k: usize| (STOPS[i][k] + (STOPS[i + 1][k] - STOPS[i][k]) * f).round() as u8;
+    let c = |k: usize| (STOPS[i][k] + (STOPS[i + 1][k] - STOPS[i][k]) * f + 0.5) as u8;
     [c(0), c(1), c(2), 255]
 }
 
-/// The largest per-vertex distance between two deformations of the same model.
-#[must_use]
-pub fn max_distance(a: &[Vec<DeformedPrimitive>], b: &[Vec<DeformedPrimitive>]) -> f32 {
-    let mut max = 0f32;
-    for (ia, ib) in a.iter().zip(b) {
-        for (pa, pb) in ia.iter().zip(ib) {
-            for (p, q) in pa.positions.iter().zip(&pb.positions) {
-                max = max.max(p.distance(*q));
-            }
-        }
-    }
-    max
-}
+/// Vertices per parallel work item of the overlay passes.
+const CHUNK: usize = 16 * 1024;
 
-/// Colours each vertex by its distance between `a` and `b`, `full_scale` (model units) mapping
-/// to the top of the ramp, into `out[instance][primitive][vertex]`.
-pub fn difference_colours(
+/// Colours each vertex by its distance between two deformations `a` and `b` of the same model
+/// into `out[instance][primitive][vertex]`, the largest distance (or `floor` where that is
+/// larger; never below 1e-12) mapping to the top of the ramp, and returns the largest distance.
+///
+/// Each distance is computed once: the first pass keeps it in its vertex's colour slot (an `f32`
+/// is four bytes too) while the largest is found, the second turns it into the colour.
+pub fn difference_overlay(
     a: &[Vec<DeformedPrimitive>],
     b: &[Vec<DeformedPrimitive>],
-    full_scale: f32,
+    floor: f32,
     out: &mut Vec<Vec<Vec<[u8; 4]>>>,
-) {
+) -> f32 {
+    use rayon::prelude::*;
+    let mut max = 0f32;
     out.resize_with(a.len(), Vec::new);
     for ((ia, ib), oi) in a.iter().zip(b).zip(out.iter_mut()) {
         oi.resize_with(ia.len(), Vec::new);
         for ((pa, pb), op) in ia.iter().zip(ib).zip(oi.iter_mut()) {
             op.clear();
-            op.extend(
-                pa.positions.iter().zip(&pb.positions).map(|(p, q)| ramp(p.distance(*q) / full_scale.max(1e-12))),
-            );
+            op.resize(pa.positions.len().min(pb.positions.len()), [0; 4]);
+            let part = op
+                .par_chunks_mut(CHUNK)
+                .zip(pa.positions.par_chunks(CHUNK).zip(pb.positions.par_chunks(CHUNK)))
+                .map(|(o, (p, q))| {
+                    let mut m = 0f32;
+                    for (c, (p, q)) in o.iter_mut().zip(p.iter().zip(q)) {
+                        let d = p.distance(*q);
+                        m = m.max(d);
+                        *c = d.to_ne_bytes();
+                    }
+                    m
+                })
+                .reduce(|| 0.0, f32::max);
+            max = max.max(part);
         }
     }
+    let scale = max.max(floor).max(1e-12);
+    for op in out.iter_mut().flatten() {
+        op.par_chunks_mut(CHUNK).for_each(|o| {
+            for c in o {
+                *c = ramp(f32::from_ne_bytes(*c) / scale);
+            }
+        });
+    }
+    max
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The ramp as it was written with `floor` and `round`.
+    fn ramp_by_library(t: f32) -> [u8; 4] {
+        let t = if t.is_finite() { t.clamp(0.0, 1.0) } else { 0.0 };
+        let x = t * (STOPS.len() - 1) as f32;
+        let i = (x.floor() as usize).min(STOPS.len() - 2);
+        let f = x - i as f32;
+        let c = |k: usize| (STOPS[i][k] + (STOPS[i + 1][k] - STOPS[i][k]) * f).round() as u8;
+        [c(0), c(1), c(2), 255]
+    }
+
+    /// Every f32 from 0 to 1 (and around and outside) gets the colour the library-call ramp
+    /// gave it.
+    #[test]
+    fn the_ramp_without_library_calls_is_the_same_ramp() {
+        let mut t = 0f32;
+        let mut checked = 0u64;
+        while t <= 1.0 {
+            assert_eq!(ramp(t), ramp_by_library(t), "t = {t:e}");
+            // Every f32 next to the stops inside (0, 1], 1 in 512 elsewhere (there are a billion
+            // f32s in 0..=1, most of them near 0).
+            let near_stop = t > 1e-3 && (t * 4.0 - (t * 4.0).round()).abs() < 1e-4;
+            t = f32::from_bits(t.to_bits() + if near_stop { 1 } else { 512 });
+            checked += 1;
+        }
+        for t in [-1.0, -0.0, 1.0, 1.5, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, f32::MIN_POSITIVE] {
+            assert_eq!(ramp(t), ramp_by_library(t), "t = {t:e}");
+        }
+        assert!(checked > 2_000_000, "{checked}");
+    }
+
+    /// Every vertex of every primitive gets `ramp(distance / largest)`, the largest over all of
+    /// them is returned, a floor above it takes its place, and a NaN distance counts as none.
+    #[test]
+    fn the_overlay_colours_each_distance_against_the_largest() {
+        let prim = |n: usize, shift: f32| DeformedPrimitive {
+            positions: (0..n).map(|i| Vec3::new(i as f32 * 0.01, (i % 7) as f32 * shift, 1.0)).collect(),
+            normals: Vec::new(),
+        };
+        let a = vec![vec![prim(40_000, 0.0), prim(5, 0.0)], vec![prim(3, 0.0)]];
+        let mut b = vec![vec![prim(40_000, 0.002), prim(5, 0.5)], vec![prim(3, 0.1)]];
+        b[0][0].positions[17] = Vec3::NAN;
+        let largest = 4.0 * 0.5;
+        let mut out = Vec::new();
+        let max = difference_overlay(&a, &b, 0.0, &mut out);
+        assert_eq!(max, largest);
+        for floor in [0.0, 10.0] {
+            difference_overlay(&a, &b, floor, &mut out);
+            let scale = largest.max(floor);
+            for ((ia, ib), oi) in a.iter().zip(&b).zip(&out) {
+                for ((pa, pb), op) in ia.iter().zip(ib).zip(oi) {
+                    let expected: Vec<[u8; 4]> =
+                        pa.positions.iter().zip(&pb.positions).map(|(p, q)| ramp(p.distance(*q) / scale)).collect();
+                    assert_eq!(op, &expected, "floor {floor}");
+                }
+            }
+        }
+        assert_eq!(out[0][0][17], ramp(0.0));
+        assert_eq!(out[0][1][1], ramp(0.5 / 10.0));
+    }
 
     #[test]
     fn ramp_ends_are_blue_and_red() {

@@ -8,7 +8,7 @@ use three_d::ScissorBox;
 use super::camera::{CameraPreset, OrbitCamera};
 use super::headless::Headless;
 use super::label::{legend, Canvas};
-use super::overlays::{difference_colours, max_distance};
+use super::overlays::difference_overlay;
 use super::scene::{deformed_bounds, Scene, ViewOptions, BACKGROUND};
 use crate::model::Model;
 use crate::rig::Pose;
@@ -101,9 +101,8 @@ pub fn render_picture(gl: &Headless, model: &Model, pose: &Pose, req: &PictureRe
 
     let mut scene = Scene::new(gl.context(), model, methods.len(), (lo, hi), None);
     let diff = (req.difference && all.len() >= 2).then(|| {
-        let max = max_distance(&all[0], &all[1]);
         let mut colours = Vec::new();
-        difference_colours(&all[0], &all[1], max, &mut colours);
+        let max = difference_overlay(&all[0], &all[1], 0.0, &mut colours);
         (max, colours)
     });
     for (i, d) in all.iter().enumerate() {

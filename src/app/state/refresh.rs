@@ -9,7 +9,7 @@ use std::time::Instant;
 use super::{EditorState, Mode, Stage};
 use crate::model::Model;
 use crate::render::gpu_changes::{Changed, GpuChanges};
-use crate::render::overlays::{difference_colours, max_distance};
+use crate::render::overlays::difference_overlay;
 use crate::rig::Pose;
 use crate::skinning::shading::ShadingNormals;
 use crate::skinning::{DeformedPrimitive, Deformer};
@@ -67,8 +67,7 @@ impl EditorState {
         let colours_started = Instant::now();
         if self.difference {
             let [left, right] = &self.deformed;
-            self.max_difference = max_distance(left, right);
-            difference_colours(left, right, self.max_difference.max(1e-9), &mut self.difference_colours);
+            self.max_difference = difference_overlay(left, right, 1e-9, &mut self.difference_colours);
         }
         // The paint colours do not depend on the pose: a new pose only (a joint rotated, a clip
         // played) keeps them, and they are not sent again (at 1M vertices, 10 ms to compute and
