@@ -423,18 +423,22 @@ mod tests {
         assert!(hits > 250, "{hits} of 300 rays hit");
     }
 
+    /// Numbers in -0.5..0.5 from a xorshift generator seeded with `state`.
+    fn uniform(mut state: u64) -> impl FnMut() -> f32 {
+        move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+        }
+    }
+
     /// No triangle that Möller–Trumbore says the ray crosses has its corners clearly on one side
     /// of a plane through the ray, even where the ray passes through a corner or an edge (the
     /// corner then lies on both planes up to rounding): fails without the margin.
     #[test]
     fn a_crossed_triangle_never_has_its_corners_on_one_side() {
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut rand = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
-        };
+        let mut rand = uniform(0x9e37_79b9_7f4a_7c15);
         let mut crossed = 0;
         for k in 0..20_000 {
             let far = Vec3::new(800.0, -300.0, 120.0);
@@ -456,13 +460,7 @@ mod tests {
     /// including points on a plane, at the origin, and non-finite ones.
     #[test]
     fn sides_in_lanes_are_the_sides_one_by_one() {
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut rand = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
-        };
+        let mut rand = uniform(0x2545_f491_4f6c_dd1d);
         let ray = Ray { origin: Vec3::new(0.3, -2.0, 5.0), direction: Vec3::new(0.2, 0.4, -1.0) };
         let (n1, n2) = ray.direction.normalize().any_orthonormal_pair();
         let planes = Planes { origin: ray.origin, n1, n2 };
