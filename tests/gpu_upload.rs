@@ -18,7 +18,7 @@ const ELBOW: usize = 2;
 
 /// Bytes per vertex of a panel's positions and normals, and of the colours (linear RGBA f32).
 const DEFORMED_BYTES: u64 = 24;
-const COLOUR_BYTES: u64 = 16;
+const COLOUR_BYTES: u64 = 8;
 
 /// The demo arm in paint mode, split view, elbow selected and bent.
 fn painting_state() -> EditorState {

@@ -33,22 +33,45 @@ pub fn as_three_d(src: &[glam::Vec3]) -> &[three_d::Vec3] {
     unsafe { std::slice::from_raw_parts(src.as_ptr().cast::<three_d::Vec3>(), src.len()) }
 }
 
-/// sRGB colours as linear RGBA (exactly [`linear`], through a table), into a reused buffer.
-pub fn linear_into(src: &[[u8; 4]], out: &mut Vec<three_d::Vec4>) {
-    static TABLE: std::sync::OnceLock<[(f32, f32); 256]> = std::sync::OnceLock::new();
+/// A linear RGBA colour as the skinned meshes' colour buffers hold it: four 16-bit normalised
+/// integers, 8 bytes a vertex instead of 16 as `f32`. The step, 1/65535 in linear light, is a
+/// twentieth of the darkest 8-bit sRGB step (1/255/12.92), so every sRGB colour keeps a value of
+/// its own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct LinearColour(pub [u16; 4]);
+
+/// `x` in 0..=1 as a 16-bit normalised integer, rounded.
+fn unorm16(x: f32) -> u16 {
+    (x.clamp(0.0, 1.0) * 65535.0 + 0.5) as u16
+}
+
+impl LinearColour {
+    /// The sRGB colour `c` as [`linear`] gives it, rounded to 16 bits a channel.
+    #[must_use]
+    pub fn of(c: [u8; 4]) -> Self {
+        let l = linear(c);
+        Self([unorm16(l.x), unorm16(l.y), unorm16(l.z), unorm16(l.w)])
+    }
+}
+
+/// sRGB colours as linear RGBA ([`LinearColour::of`], through a table), into a reused buffer,
+/// on every thread.
+pub fn linear_into(src: &[[u8; 4]], out: &mut Vec<LinearColour>) {
+    use rayon::prelude::*;
+    static TABLE: std::sync::OnceLock<[(u16, u16); 256]> = std::sync::OnceLock::new();
     let table = TABLE.get_or_init(|| {
         std::array::from_fn(|v| {
-            let l = linear([v as u8; 4]);
-            (l.x, l.w)
+            let l = LinearColour::of([v as u8; 4]);
+            (l.0[0], l.0[3])
         })
     });
-    use rayon::prelude::*;
     out.clear();
-    out.resize(src.len(), vec4(0.0, 0.0, 0.0, 0.0));
+    out.resize(src.len(), LinearColour::default());
     out.par_chunks_mut(16 * 1024).zip(src.par_chunks(16 * 1024)).for_each(|(o, s)| {
         for (o, c) in o.iter_mut().zip(s) {
             let f = |i: usize| table[c[i] as usize].0;
-            *o = vec4(f(0), f(1), f(2), table[c[3] as usize].1);
+            *o = LinearColour([f(0), f(1), f(2), table[c[3] as usize].1]);
         }
     });
 }
@@ -63,8 +86,16 @@ mod tests {
         let mut out = Vec::new();
         linear_into(&src, &mut out);
         for (c, l) in src.iter().zip(&out) {
-            assert_eq!(*l, linear(*c));
+            assert_eq!(*l, LinearColour::of(*c));
+            let direct = linear(*c);
+            for (q, x) in l.0.iter().zip([direct.x, direct.y, direct.z, direct.w]) {
+                assert!((f32::from(*q) / 65535.0 - x).abs() <= 0.5 / 65535.0 + 1e-7, "{c:?}: {q} for {x}");
+            }
         }
+        // Every 8-bit sRGB level keeps a 16-bit linear value of its own.
+        let levels: Vec<u16> = (0..=255u8).map(|v| LinearColour::of([v; 4]).0[0]).collect();
+        assert!(levels.windows(2).all(|w| w[0] < w[1]), "{levels:?}");
+        assert_eq!((levels[0], levels[255]), (0, 65535));
         let v = [glam::Vec3::new(1.0, 2.0, 3.0), glam::Vec3::new(-4.0, 5.5, 6.0)];
         let t = as_three_d(&v);
         assert_eq!((t[1].x, t[1].y, t[1].z), (-4.0, 5.5, 6.0));

@@ -13,7 +13,7 @@
 use glam::{DMat4, Vec3};
 use three_d::{Context, CpuMaterial, Gm, PhysicalMaterial, RenderTarget, ScissorBox, Srgba, Texture2DRef};
 
-use super::gl_convert::{linear, linear_into};
+use super::gl_convert::{linear_into, LinearColour};
 use super::gpu_changes::Changed;
 use super::streamed_mesh::{MeshData, StreamedMesh, UploadMethod};
 use crate::io::materials::{Looks, PrimitiveLook};
@@ -69,7 +69,7 @@ pub struct LookTextures<'a> {
 pub struct SkinnedMeshes {
     parts: Vec<Part>,
     computed_normals: Vec<Vec3>,
-    colours: Vec<three_d::Vec4>,
+    colours: Vec<LinearColour>,
     fill: Fill,
     /// Bytes sent to the GPU by uploads and colour changes so far.
     uploaded_bytes: u64,
@@ -126,7 +126,7 @@ impl SkinnedMeshes {
             let data = MeshData {
                 positions: &p.positions,
                 normals,
-                colour: linear(BASE_COLOUR),
+                colour: LinearColour::of(BASE_COLOUR),
                 uvs: uvs.filter(|u| u.len() == p.positions.len()),
                 triangles: &p.triangles,
             };
@@ -251,7 +251,7 @@ impl SkinnedMeshes {
         for part in &mut self.parts {
             // White under a material; a part without one keeps the plain surface colour.
             let white = fill == Fill::White && part.look.is_some();
-            let plain = linear(if white { [255; 4] } else { BASE_COLOUR });
+            let plain = LinearColour::of(if white { [255; 4] } else { BASE_COLOUR });
             let given = match (colours, part.source) {
                 (Some(c), Source::Skinned { instance, primitive }) => c.get(instance).and_then(|v| v.get(primitive)),
                 _ => None,

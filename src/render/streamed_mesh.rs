@@ -19,6 +19,8 @@ use three_d::{
     AxisAlignedBoundingBox, Context, CpuMesh, Geometry, GeometryId, Mat4, Matrix, Positions, Program, SquareMatrix,
 };
 
+use super::gl_convert::LinearColour;
+
 /// How large ranges of vertex data reach the GPU.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum UploadMethod {
@@ -44,29 +46,39 @@ pub const SUB_DATA_CHUNK_BYTES: usize = 1 << 20;
 /// Bytes each rayon task copies into a mapped buffer.
 const COPY_CHUNK_BYTES: usize = 256 << 10;
 
-/// Vertex data that can be sent to a buffer as raw bytes: `#[repr(C)]` structs of `f32`, without
-/// padding (every bit pattern valid).
+/// Vertex data that can be sent to a buffer as raw bytes: `#[repr(C)]` structs of one component
+/// type, without padding (every bit pattern valid).
 pub trait VertexData: Copy + Send + Sync {
-    /// Floats per vertex.
-    const FLOATS: i32;
+    /// Components per vertex.
+    const COMPONENTS: i32;
+    /// The components' GL type.
+    const GL_TYPE: u32 = gl::FLOAT;
+    /// Bytes per component.
+    const COMPONENT_BYTES: usize = 4;
+    /// Whether integer components reach the shader as 0..=1 (normalised).
+    const NORMALIZED: bool = false;
 }
 
 impl VertexData for glam::Vec3 {
-    const FLOATS: i32 = 3;
+    const COMPONENTS: i32 = 3;
 }
 
-impl VertexData for three_d::Vec4 {
-    const FLOATS: i32 = 4;
+impl VertexData for LinearColour {
+    const COMPONENTS: i32 = 4;
+    const GL_TYPE: u32 = gl::UNSIGNED_SHORT;
+    const COMPONENT_BYTES: usize = 2;
+    const NORMALIZED: bool = true;
 }
 
 impl VertexData for three_d::Vec2 {
-    const FLOATS: i32 = 2;
+    const COMPONENTS: i32 = 2;
 }
 
 fn bytes_of<T: VertexData>(data: &[T]) -> &[u8] {
-    debug_assert_eq!(std::mem::size_of::<T>(), 4 * T::FLOATS as usize);
-    // SAFETY: `VertexData` types are plain f32 structs without padding (checked above in debug
-    // builds), so their bytes are initialised; the lifetime is carried over.
+    debug_assert_eq!(std::mem::size_of::<T>(), T::COMPONENT_BYTES * T::COMPONENTS as usize);
+    // SAFETY: `VertexData` types are plain structs of one component type without padding
+    // (checked above in debug builds), so their bytes are initialised; the lifetime is carried
+    // over.
     unsafe { std::slice::from_raw_parts(data.as_ptr().cast::<u8>(), std::mem::size_of_val(data)) }
 }
 
@@ -75,7 +87,10 @@ struct Attribute {
     buffer: gl::Buffer,
     /// The attribute's name in three-d's mesh shader.
     name: &'static str,
-    floats: i32,
+    /// Components per vertex, their GL type and whether they are normalised.
+    components: i32,
+    gl_type: u32,
+    normalized: bool,
 }
 
 /// A triangle mesh with positions, normals and vertex colours (and texture coordinates when
@@ -105,8 +120,8 @@ pub struct MeshData<'a> {
     pub positions: &'a [glam::Vec3],
     /// Vertex normals, one per position.
     pub normals: &'a [glam::Vec3],
-    /// The colour of every vertex at first (linear RGBA).
-    pub colour: three_d::Vec4,
+    /// The colour of every vertex at first.
+    pub colour: LinearColour,
     /// Texture coordinates as glTF stores them (v down), one per position, if any.
     pub uvs: Option<&'a [[f32; 2]]>,
     /// Triangles (vertex indices).
@@ -140,18 +155,32 @@ impl StreamedMesh {
         // SAFETY: plain GL calls on the current context; every object is created here, bound only
         // for the calls that fill it and unbound after.
         unsafe {
-            let attribute = |name: &'static str, floats: i32, bytes: &[u8], usage: u32| -> Option<Attribute> {
-                let buffer = context.create_buffer().ok()?;
-                context.bind_buffer(gl::ARRAY_BUFFER, Some(buffer));
-                context.buffer_data_u8_slice(gl::ARRAY_BUFFER, bytes, usage);
-                context.bind_buffer(gl::ARRAY_BUFFER, None);
-                Some(Attribute { buffer, name, floats })
-            };
-            let positions = attribute("position", 3, bytes_of(data.positions), gl::DYNAMIC_DRAW)?;
-            let normals = attribute("normal", 3, bytes_of(data.normals), gl::DYNAMIC_DRAW)?;
-            let colours = attribute("color", 4, bytes_of(&colours), gl::DYNAMIC_DRAW)?;
+            fn attribute<T: VertexData>(
+                context: &Context,
+                name: &'static str,
+                data: &[T],
+                usage: u32,
+            ) -> Option<Attribute> {
+                // SAFETY: as above.
+                unsafe {
+                    let buffer = context.create_buffer().ok()?;
+                    context.bind_buffer(gl::ARRAY_BUFFER, Some(buffer));
+                    context.buffer_data_u8_slice(gl::ARRAY_BUFFER, bytes_of(data), usage);
+                    context.bind_buffer(gl::ARRAY_BUFFER, None);
+                    Some(Attribute {
+                        buffer,
+                        name,
+                        components: T::COMPONENTS,
+                        gl_type: T::GL_TYPE,
+                        normalized: T::NORMALIZED,
+                    })
+                }
+            }
+            let positions = attribute(context, "position", data.positions, gl::DYNAMIC_DRAW)?;
+            let normals = attribute(context, "normal", data.normals, gl::DYNAMIC_DRAW)?;
+            let colours = attribute(context, "color", &colours, gl::DYNAMIC_DRAW)?;
             let uvs = match &uvs {
-                Some(uvs) => Some(attribute("uv_coordinates", 2, bytes_of(uvs), gl::STATIC_DRAW)?),
+                Some(uvs) => Some(attribute(context, "uv_coordinates", uvs, gl::STATIC_DRAW)?),
                 None => None,
             };
             let vao = context.create_vertex_array().ok()?;
@@ -197,8 +226,8 @@ impl StreamedMesh {
         self.write(&self.normals, first, data, method)
     }
 
-    /// Writes linear RGBA vertex colours from vertex `first` on; returns the bytes sent.
-    pub fn write_colours(&self, first: usize, data: &[three_d::Vec4], method: UploadMethod) -> u64 {
+    /// Writes vertex colours from vertex `first` on; returns the bytes sent.
+    pub fn write_colours(&self, first: usize, data: &[LinearColour], method: UploadMethod) -> u64 {
         self.write(&self.colours, first, data, method)
     }
 
@@ -301,7 +330,7 @@ impl Geometry for StreamedMesh {
                     let (Some(a), Some(loc)) = (a, loc) else { continue };
                     gl.bind_buffer(gl::ARRAY_BUFFER, Some(a.buffer));
                     gl.enable_vertex_attrib_array(loc);
-                    gl.vertex_attrib_pointer_f32(loc, a.floats, gl::FLOAT, false, 0, 0);
+                    gl.vertex_attrib_pointer_f32(loc, a.components, a.gl_type, a.normalized, 0, 0);
                     gl.vertex_attrib_divisor(loc, 0);
                 }
                 gl.bind_buffer(gl::ARRAY_BUFFER, None);
