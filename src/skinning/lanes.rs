@@ -14,8 +14,8 @@ use std::arch::x86_64::{
     __m128, __m256, __m256d, _mm256_add_ps, _mm256_and_ps, _mm256_castps256_ps128, _mm256_cmp_ps, _mm256_cvtpd_ps,
     _mm256_cvtps_pd, _mm256_extractf128_ps, _mm256_fmadd_ps, _mm256_fmsub_ps, _mm256_loadu2_m128, _mm256_loadu_ps,
     _mm256_movemask_ps, _mm256_mul_ps, _mm256_rcp_ps, _mm256_rsqrt_ps, _mm256_set1_ps, _mm256_set_m128, _mm256_set_ps,
-    _mm256_setzero_ps, _mm256_shuffle_ps, _mm256_storeu2_m128, _mm256_sub_ps, _mm256_unpackhi_ps, _mm256_unpacklo_ps,
-    _mm_loadu_ps, _CMP_GT_OQ, _CMP_LT_OQ,
+    _mm256_setzero_ps, _mm256_shuffle_ps, _mm256_sqrt_ps, _mm256_storeu2_m128, _mm256_storeu_ps, _mm256_sub_ps,
+    _mm256_unpackhi_ps, _mm256_unpacklo_ps, _mm_loadu_ps, _CMP_GT_OQ, _CMP_LT_OQ,
 };
 
 use glam::{Mat3, Vec3, Vec3A, Vec4};
@@ -79,6 +79,18 @@ impl F8 {
         let r = y.mul(F8::splat(1.5).sub(F8::splat(0.5).mul(self).mul(y).mul(y)));
         let positive = unsafe { _mm256_cmp_ps::<_CMP_GT_OQ>(self.0, _mm256_setzero_ps()) };
         Self(unsafe { _mm256_and_ps(r.0, positive) })
+    }
+    /// The square root of each lane (IEEE, as `f32::sqrt`).
+    #[inline(always)]
+    pub(crate) fn sqrt(self) -> Self {
+        Self(unsafe { _mm256_sqrt_ps(self.0) })
+    }
+    /// The eight lanes in order.
+    #[inline(always)]
+    pub(crate) fn to_array(self) -> [f32; 8] {
+        let mut out = [0f32; 8];
+        unsafe { _mm256_storeu_ps(out.as_mut_ptr(), self.0) };
+        out
     }
     /// Bit `l` set where lane `l` of `self` is below (`LT`) or above (`GT`) zero and `self²`
     /// exceeds `margin` (false for NaN lanes).
