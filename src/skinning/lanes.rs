@@ -5,8 +5,8 @@
 //! done once for eight vertices instead of once per vertex.
 //!
 //! Everything here is only reached from AVX2+FMA functions that run only on CPUs that have both
-//! (checked at run time): the per-vertex pass's variant, and the pick's side pass
-//! (`paint::pick`).
+//! (checked at run time): the per-vertex pass's variant, the pick's side pass (`paint::pick`)
+//! and the difference overlay's distances (`render::overlays`).
 
 #![cfg(target_arch = "x86_64")]
 
