@@ -224,7 +224,7 @@ impl Planes {
     fn sides(&self, points: &[Vec3], out: &mut [u8]) {
         let mut done = 0;
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        if crate::skinning::lanes::available() {
             // SAFETY: the CPU has AVX2 and FMA.
             done = unsafe { self.sides_avx2(points, out) };
         }

@@ -295,7 +295,7 @@ fn distances_in_place(p: &[Vec3], q: &[Vec3], slots: &mut [[u8; 4]]) -> f32 {
     let mut done = 0;
     let mut max = 0f32;
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+    if crate::skinning::lanes::available() {
         // SAFETY: the CPU has AVX2 and FMA.
         (done, max) = unsafe { distances_in_place_avx2(p, q, slots) };
     }

@@ -20,6 +20,12 @@ use std::arch::x86_64::{
 
 use glam::{Mat3, Vec3, Vec3A, Vec4};
 
+/// Whether this CPU has what everything here is compiled for (AVX2 and FMA): the callers'
+/// run-time check before their AVX2 variants.
+pub(crate) fn available() -> bool {
+    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+}
+
 /// Vertices per lane group (`vertex_pass` groups vertices by the same count).
 const LANES: usize = 8;
 

@@ -224,10 +224,7 @@ fn stream_best<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(
     windows: Windows<'_>,
 ) -> usize {
     #[cfg(target_arch = "x86_64")]
-    if WIDE_SIMD.load(Ordering::Relaxed)
-        && std::arch::is_x86_feature_detected!("avx2")
-        && std::arch::is_x86_feature_detected!("fma")
-    {
+    if WIDE_SIMD.load(Ordering::Relaxed) && super::lanes::available() {
         // SAFETY: the CPU has the features the function is compiled for.
         return unsafe { stream_avx2::<K, F, NORMALS>(kernel, pos, nrm, rest, rest_n, w, s, windows) };
     }
