@@ -374,13 +374,9 @@ mod tests {
     fn skipping_triangles_by_side_changes_no_pick() {
         let n = 300u32;
         let offset = Vec3::new(1000.0, -500.0, 250.0);
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut rand = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 40) as f32 / (1u64 << 24) as f32
-        };
+        // 0..1 (shifting the generator's -0.5..0.5 back is exact).
+        let mut centred = uniform(0x2545_f491_4f6c_dd1d);
+        let mut rand = move || centred() + 0.5;
         // Vertices in a shuffled order, as the joint-set order leaves them.
         let mut order: Vec<u32> = (0..n * n).collect();
         for i in (1..order.len()).rev() {
