@@ -150,7 +150,7 @@ impl Selection {
     /// Selected weld groups (counted once each, by representative).
     #[must_use]
     pub fn selected_groups(&self, adj: &Adjacency) -> Vec<u32> {
-        (0..self.len() as u32).filter(|&g| adj.rep(g) == g && self.selected[g as usize]).collect()
+        self.selected_summary(adj, usize::MAX).1
     }
 
     /// Number of hidden surface vertices.
