@@ -208,9 +208,9 @@ fn mirrors_searched(surface: &ModelSurface, axis: usize, unmatched: &[u32], fine
         fine.insert(p, i as u32);
     }
     let axis = axis.min(2);
-    // Every vertex on its own, over rayon's threads (each with its own nearest list); the order of
-    // `unmatched` is kept.
-    let found: Vec<Option<ClosestMirror>> = unmatched
+    // Every vertex on its own, over rayon's threads (each with its own nearest list); `collect`
+    // keeps the order of `unmatched`.
+    unmatched
         .par_iter()
         .with_min_len(PER_TASK)
         .map_init(Nearest::default, |near, &v| {
@@ -256,8 +256,8 @@ fn mirrors_searched(surface: &ModelSurface, axis: usize, unmatched: &[u32], fine
             }
             best.map(|b| b.1)
         })
-        .collect();
-    found.into_iter().flatten().collect()
+        .flatten()
+        .collect()
 }
 
 /// Unmatched vertices per rayon task (a few milliseconds of searching at 1M vertices).
