@@ -22,27 +22,30 @@ pub struct BenchArgs {
     /// The model (.gltf or .glb); or use --synthetic.
     #[arg(required_unless_present = "synthetic", conflicts_with = "synthetic")]
     pub model: Option<PathBuf>,
-    /// Bench a deterministic synthetic rig with this many vertices instead of a model.
-    #[arg(long, value_name = "N")]
+    /// Bench a deterministic synthetic rig with this many vertices instead of a model (1 to
+    /// 5000000).
+    #[arg(long, value_name = "N", value_parser = super::whole(1, super::MAX_VERTICES))]
     pub synthetic: Option<usize>,
-    /// Joints of the synthetic rig.
-    #[arg(long, default_value_t = 64, value_name = "J")]
+    /// Joints of the synthetic rig (1 to 65535).
+    #[arg(long, default_value_t = 64, value_name = "J", value_parser = super::whole(1, 65_535))]
     pub joints: usize,
-    /// Give the synthetic rig at least this many distinct joint sets (painted-like weights).
-    #[arg(long, value_name = "S", requires = "synthetic")]
+    /// Give the synthetic rig at least this many distinct joint sets (painted-like weights; 1 to
+    /// 5000000).
+    #[arg(long, value_name = "S", requires = "synthetic", value_parser = super::whole(1, super::MAX_VERTICES))]
     pub sets: Option<usize>,
     /// Influences per vertex of the synthetic rig (1 to 16).
-    #[arg(long, default_value_t = 4, value_name = "K")]
+    #[arg(long, default_value_t = 4, value_name = "K", value_parser = super::whole(1, 16))]
     pub influences: usize,
     /// Methods to time, comma-separated (interleaved frame by frame).
     #[arg(long, value_delimiter = ',', default_value = "lbs,dqs,sbs")]
     pub method: Vec<SkinningMethod>,
-    /// Timed frames per method (after two warm-up frames).
-    #[arg(long, default_value_t = 50, value_name = "F")]
+    /// Timed frames per method (after two warm-up frames; 1 to 100000).
+    #[arg(long, default_value_t = 50, value_name = "F", value_parser = super::whole(1, 100_000))]
     pub frames: usize,
     /// Worker threads (default: one per core); several, comma-separated (1,2,4,8,16), time the
-    /// same frames on one pool per count, interleaved frame by frame, and print the speed-ups.
-    #[arg(long, value_name = "T", value_delimiter = ',')]
+    /// same frames on one pool per count, interleaved frame by frame, and print the speed-ups
+    /// (each 1 to 256).
+    #[arg(long, value_name = "T", value_delimiter = ',', value_parser = super::whole(1, 256))]
     pub threads: Vec<usize>,
     /// Run the SSE2 variant of the per-vertex pass even where the CPU has AVX2 and FMA.
     #[arg(long)]
@@ -52,8 +55,8 @@ pub struct BenchArgs {
     #[arg(long)]
     pub bandwidth: bool,
     /// Densify the model in memory first (as `skinlab densify`) to at least this many skinned
-    /// vertices.
-    #[arg(long, value_name = "N", conflicts_with = "synthetic")]
+    /// vertices (1 to 5000000).
+    #[arg(long, value_name = "N", conflicts_with = "synthetic", value_parser = super::whole(1, super::MAX_VERTICES))]
     pub densify: Option<usize>,
     /// Time automatic weights (bone heat, every joint of every skin) instead of deformation
     /// frames; `--frames` is the number of timed binds.
@@ -61,8 +64,8 @@ pub struct BenchArgs {
     pub bind: bool,
     /// Move only this many joints per frame (spread evenly over the first skin's joints; the
     /// others hold their first pose), as the editor's usual frame does: the preparation then
-    /// recomputes only the joints that moved and the sets that contain them.
-    #[arg(long, value_name = "N")]
+    /// recomputes only the joints that moved and the sets that contain them (1 to 65535).
+    #[arg(long, value_name = "N", value_parser = super::whole(1, 65_535))]
     pub moving: Option<usize>,
     /// Prepare every pose from scratch (no parts or set tables kept across poses), to measure
     /// what keeping them saves.
@@ -242,8 +245,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     }
     let (model, title) = match (&args.model, args.synthetic) {
         (_, Some(n)) => {
-            let rig =
-                SyntheticRig { vertices: n, joints: args.joints.max(1), influences: args.influences.clamp(1, 16) };
+            let rig = SyntheticRig { vertices: n, joints: args.joints, influences: args.influences };
             let mut model = rig.build()?;
             let mut title =
                 format!("synthetic rig: {n} vertices, {} joints, {} influences", rig.joints, rig.influences);

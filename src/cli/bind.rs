@@ -45,14 +45,8 @@ pub fn run(args: &BindArgs) -> Result<(), CliError> {
         return Err(format!("--limit {}: must be 1 to 16", args.limit).into());
     }
     let container = Container::for_path(&args.out, false).map_err(|e| format!("{}: {e}", args.out.display()))?;
-    let (mut model, source) = io::load_document(&args.model)?;
-    if !args.force && source.is_source_file(&args.out) {
-        return Err(format!(
-            "{}: is the model's source file; refusing to overwrite it (use --force)",
-            args.out.display()
-        )
-        .into());
-    }
+    let (mut model, source) =
+        super::load_document_checked(io::OutputPlan::new().write("--out", &args.out), &args.model, args.force)?;
     let file = args.model.display().to_string();
     if model.skins.is_empty() {
         return Err(format!("{file}: has no skin to bind").into());

@@ -15,8 +15,9 @@ use crate::model::densify;
 pub struct DensifyArgs {
     /// The model (.gltf or .glb).
     pub model: PathBuf,
-    /// The fewest skinned vertices the result must have (over every skinned mesh node).
-    #[arg(long, value_name = "N")]
+    /// The fewest skinned vertices the result must have (over every skinned mesh node; 1 to
+    /// 5000000, which keeps the peak memory under about 2 GB).
+    #[arg(long, value_name = "N", value_parser = super::whole(1, super::MAX_VERTICES))]
     pub vertices: usize,
     /// The file to write: .glb, or .gltf (buffer embedded as a data URI unless --external-buffer).
     #[arg(long, value_name = "OUT.glb|OUT.gltf")]
@@ -33,10 +34,8 @@ pub struct DensifyArgs {
 pub fn run(args: &DensifyArgs) -> Result<(), CliError> {
     let container =
         Container::for_path(&args.out, args.external_buffer).map_err(|e| format!("{}: {e}", args.out.display()))?;
-    if args.vertices == 0 {
-        return Err("--vertices 0: need at least one vertex".into());
-    }
-    let (model, source) = io::load_document(&args.model)?;
+    let (model, source) =
+        super::load_document_checked(crate::io::OutputPlan::new().write("--out", &args.out), &args.model, args.force)?;
     let before = model.skinned_vertex_count();
     let triangles = |m: &crate::model::Model| -> usize {
         m.instances.iter().flat_map(|i| &m.meshes[i.mesh].primitives).map(|p| p.triangles.len()).sum()

@@ -2,12 +2,12 @@
 //! into its meshes) as `.glb` or `.gltf`, carrying everything else in the source over unchanged;
 //! optionally also saves the pose file and the `deform` OBJ of the same pose.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 
 use super::{CliError, PoseArgs};
-use crate::io::{self, atomic_write, obj, Bake, Container, ExportOptions, WeightsFormat};
+use crate::io::{self, obj, Bake, Container, ExportOptions, OutputPlan, StagedSet, WeightsFormat};
 use crate::paint::{weld, ModelSurface};
 use crate::rig::pose_file;
 use crate::skinning::{Deformer, SkinningMethod};
@@ -63,16 +63,18 @@ pub struct ExportArgs {
 pub fn run(args: &ExportArgs) -> Result<(), CliError> {
     let container =
         Container::for_path(&args.out, args.external_buffer).map_err(|e| format!("{}: {e}", args.out.display()))?;
-    let (mut model, source) = io::load_document(&args.model)?;
-    for extra in [&args.save_pose, &args.obj].into_iter().flatten() {
-        if !args.force && source.is_source_file(extra) {
-            return Err(format!(
-                "{}: is the model's source file; refusing to overwrite it (use --force)",
-                extra.display()
-            )
-            .into());
+    let mut plan = OutputPlan::new();
+    plan.write("--out", &args.out);
+    for (flag, path) in [("--save-pose", &args.save_pose), ("--obj", &args.obj)] {
+        if let Some(path) = path {
+            plan.write(flag, path);
         }
     }
+    if let Some(path) = &args.weights {
+        plan.read("the weights file", path);
+    }
+    args.pose.record_input(&mut plan);
+    let (mut model, source) = super::load_document_checked(&mut plan, &args.model, args.force)?;
     let mut summary = Vec::new();
     let surface = ModelSurface::new(&model);
     if let Some(path) = &args.weights {
@@ -93,16 +95,18 @@ pub fn run(args: &ExportArgs) -> Result<(), CliError> {
         let _ = writeln!(std::io::stderr(), "warning: {}: {warning}", args.model.display());
     }
     let pose = args.pose.resolve(&model)?;
+    // The companions are staged first and replace their old files only once the model is written.
+    let mut companions = StagedSet::new();
     if let Some(path) = &args.save_pose {
         let text = pose_file::pose_to_json(&pose, &model.nodes);
-        write_text(path, text.as_bytes())?;
+        companions.stage(path, |w| w.write_all(text.as_bytes()))?;
     }
     if let Some(path) = &args.obj {
         let mut deformer = Deformer::new();
         let mut out = Vec::new();
         deformer.deform_all(&model, &pose, args.method, &mut out);
-        atomic_write(path, |w| obj::write_obj(w, &model, &out))
-            .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+        obj::check_finite(&model, &out).map_err(|e| format!("{}: {e}", args.model.display()))?;
+        companions.stage(path, |w| obj::write_obj(w, &model, &out))?;
     }
     let options = ExportOptions {
         container,
@@ -113,6 +117,7 @@ pub fn run(args: &ExportArgs) -> Result<(), CliError> {
         keep_weights: args.keep_weights,
     };
     let report = io::export_model(&model, &source, &options, &args.out)?;
+    companions.commit()?;
     if report.rewritten_primitives > 0 {
         summary.push(format!("new weights in {} primitives", report.rewritten_primitives));
     }
@@ -145,8 +150,4 @@ pub fn run(args: &ExportArgs) -> Result<(), CliError> {
         crate::outln!("{}", summary.join("; "));
     }
     Ok(())
-}
-
-fn write_text(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    atomic_write(path, |w| w.write_all(bytes)).map_err(|e| format!("{}: cannot write: {e}", path.display()).into())
 }

@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::io::OutputPlan;
 use crate::model::Model;
 use crate::rig::{pose_file, sample, Pose};
 
@@ -132,6 +133,13 @@ impl PoseArgs {
 }
 
 impl PoseArgs {
+    /// Records the pose file, if any, among the files a command reads.
+    pub fn record_input(&self, plan: &mut OutputPlan) {
+        if let Some(path) = &self.pose {
+            plan.read("the pose file", path);
+        }
+    }
+
     /// Resolves the pose against `model`, loaded from `model_path`: an `--animation` error names
     /// that file (a pose-file error names the pose file).
     pub fn resolve_for_file(&self, model: &Model, model_path: &Path) -> Result<Pose, CliError> {
@@ -142,11 +150,34 @@ impl PoseArgs {
     }
 }
 
-/// An error message as exactly one line: control characters (a newline in a node or clip name
-/// from the file, say) are escaped.
+/// The longest run of characters without a space that a message shows whole (a name, a path).
+const LONGEST_WORD: usize = 160;
+/// The longest message shown whole.
+const LONGEST_LINE: usize = 2000;
+
+/// An error message as exactly one line of readable length: control characters (a newline in a
+/// node or clip name from the file, say) are escaped, a word (a name, a number) longer than
+/// [`LONGEST_WORD`] characters keeps its start and end around a count of what was cut, and a
+/// line still longer than [`LONGEST_LINE`] likewise.
 #[must_use]
 pub fn one_line(message: &str) -> String {
-    message.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+    let escaped: String =
+        message.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect();
+    let words: Vec<String> = escaped.split(' ').map(|w| shorten(w, LONGEST_WORD)).collect();
+    shorten(&words.join(" "), LONGEST_LINE)
+}
+
+/// `text` if it has at most `most` characters, else its first and last characters around
+/// "…(N characters)…".
+fn shorten(text: &str, most: usize) -> String {
+    let count = text.chars().count();
+    if count <= most {
+        return text.to_owned();
+    }
+    let (head, tail) = (most * 2 / 3, most / 6);
+    let start: String = text.chars().take(head).collect();
+    let end: String = text.chars().skip(count - tail).collect();
+    format!("{start}…({} characters)…{end}", count - head - tail)
 }
 
 /// A command-line usage error (unknown option, bad value, missing argument) as one line, for the
@@ -166,6 +197,17 @@ pub fn usage_error_line(e: &clap::Error) -> String {
     }
     format!("{} (see --help)", parts.join(" "))
 }
+
+/// A clap parser for a whole number from `lo` to `hi`, both included: anything else is one error
+/// line naming the range (exit status 2), before any work.
+#[must_use]
+pub fn whole(lo: u64, hi: u64) -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::new().range(lo..=hi)
+}
+
+/// The most vertices a densified or synthetic model may have: at about 350 bytes a vertex at the
+/// peak, 5 million stay under 2 GB of memory.
+pub const MAX_VERTICES: u64 = 5_000_000;
 
 /// Writes `text` to standard output and flushes it; a failed write (a closed pipe, a full disk)
 /// is an error line like any other instead of a panic.
@@ -188,6 +230,42 @@ macro_rules! outln {
 /// Loads a model (the error names the file).
 pub fn load(path: &Path) -> Result<Model, CliError> {
     Ok(crate::io::load_model(path)?)
+}
+
+/// Loads `model` for a command whose other inputs and outputs are in `plan`: the plan is checked
+/// before loading (no output a special file, the model or another input, nor twice the same) and
+/// again once the model's external buffers and images are known. `force` allows writing over the
+/// model's own files.
+pub fn load_checked<T>(
+    plan: &mut OutputPlan,
+    model: &Path,
+    force: bool,
+    load: impl FnOnce(&Path) -> Result<(T, Vec<PathBuf>), CliError>,
+) -> Result<T, CliError> {
+    plan.read_model("the model", &[model.to_path_buf()]);
+    plan.check(force)?;
+    let (loaded, files) = load(model)?;
+    plan.read_model("the model", &files);
+    plan.check(force)?;
+    Ok(loaded)
+}
+
+/// [`load_checked`] for a model alone (no source document).
+pub fn load_model_checked(plan: &mut OutputPlan, model: &Path) -> Result<Model, CliError> {
+    load_checked(plan, model, false, |path| Ok(crate::io::load_model_with_files(path)?))
+}
+
+/// [`load_checked`] for a model with its source document (commands that export it).
+pub fn load_document_checked(
+    plan: &mut OutputPlan,
+    model: &Path,
+    force: bool,
+) -> Result<(Model, crate::io::SourceDocument), CliError> {
+    load_checked(plan, model, force, |path| {
+        let (model, source) = crate::io::load_document(path)?;
+        let files = source.files().to_vec();
+        Ok(((model, source), files))
+    })
 }
 
 /// Runs a parsed command line.

@@ -56,7 +56,7 @@ pub struct OpenArgs {
     /// time of each frame stage (FK and preparation, deformation per panel, colours, upload,
     /// draw calls, UI) and the time to the first frame, and quit. With --rig and --select, the
     /// frames drag the selected joint's bind position instead (a skeleton edit every frame).
-    #[arg(long, value_name = "N", conflicts_with = "screenshot_after_frames")]
+    #[arg(long, value_name = "N", conflicts_with = "screenshot_after_frames", value_parser = super::whole(1, 100_000))]
     pub bench_frames: Option<usize>,
     /// How a new pose's vertex data reaches the GPU: written into the mapped buffers by every
     /// thread (mapped), or copied by the driver in calls of at most 1 MB (sub-data; the choice

@@ -9,7 +9,7 @@ use clap::Args;
 use glam::DVec3;
 
 use super::{CliError, PoseArgs};
-use crate::io::atomic_write;
+use crate::io::{atomic_write, OutputPlan};
 use crate::rig::ik::{self, IkGoal, IkSolver};
 use crate::rig::pose_file;
 
@@ -26,8 +26,8 @@ pub struct PoseCmdArgs {
     /// at it); by default each chain keeps the plane it bends in now.
     #[arg(long, value_name = "X,Y,Z", allow_hyphen_values = true)]
     pub pole: Option<String>,
-    /// Bones in each chain (2: the analytic two-bone solver; more: FABRIK).
-    #[arg(long, value_name = "N", default_value_t = 2)]
+    /// Bones in each chain (2: the analytic two-bone solver; more: FABRIK; 1 to 1000).
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = super::whole(1, 1000))]
     pub chain: usize,
     /// Use FABRIK even for two-bone chains.
     #[arg(long)]
@@ -56,10 +56,10 @@ fn point(what: &str, token: &str) -> Result<DVec3, String> {
 
 /// Runs `skinlab pose`.
 pub fn run(args: &PoseCmdArgs) -> Result<(), CliError> {
-    if args.out.exists() && std::fs::canonicalize(&args.out).ok() == std::fs::canonicalize(&args.model).ok() {
-        return Err(format!("{}: is the model; refusing to overwrite it with a pose file", args.out.display()).into());
-    }
-    let model = super::load(&args.model)?;
+    let mut plan = OutputPlan::new();
+    args.start.record_input(&mut plan);
+    plan.write("--out", &args.out);
+    let model = super::load_model_checked(&mut plan, &args.model)?;
     let tree = &model.nodes;
     let mut pose = args.start.resolve_for_file(&model, &args.model)?;
     let pole = args.pole.as_deref().map(|p| point("--pole", p)).transpose()?;

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{load, CliError, PoseArgs};
-use crate::io::atomic_write;
+use super::{load_model_checked, CliError, PoseArgs};
+use crate::io::{atomic_write, OutputPlan};
 use crate::render::{render_picture, CameraPreset, Headless, PictureRequest, ViewOptions};
 use crate::skinning::SkinningMethod;
 
@@ -45,12 +45,21 @@ pub struct RenderArgs {
     pub no_grid: bool,
 }
 
-/// Parses `WIDTHxHEIGHT` (each 1..=8192).
+/// The most pixels a picture may have (4096x4096, or 8192x2048): at about 64 bytes a pixel at the
+/// peak (colour and depth targets, the read-back, the PNG), the memory stays under about 1.1 GB.
+pub const MAX_PIXELS: u64 = 1 << 24;
+
+/// Parses `WIDTHxHEIGHT`: each side 1..=8192, at most [`MAX_PIXELS`] in all.
 pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
-    let bad = || format!("size {s:?} must be WIDTHxHEIGHT with each side from 1 to 8192, e.g. 1600x900");
+    let bad = || {
+        format!(
+            "size {s:?} must be WIDTHxHEIGHT with each side from 1 to 8192 and at most {MAX_PIXELS} pixels \
+             (4096x4096), e.g. 1600x900"
+        )
+    };
     let (w, h) = s.split_once(['x', 'X']).ok_or_else(bad)?;
     let (w, h): (u32, u32) = (w.trim().parse().map_err(|_| bad())?, h.trim().parse().map_err(|_| bad())?);
-    if !(1..=8192).contains(&w) || !(1..=8192).contains(&h) {
+    if !(1..=8192).contains(&w) || !(1..=8192).contains(&h) || u64::from(w) * u64::from(h) > MAX_PIXELS {
         return Err(bad());
     }
     Ok((w, h))
@@ -58,10 +67,20 @@ pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
 
 /// Runs `skinlab render`.
 pub fn run(args: &RenderArgs) -> Result<(), CliError> {
-    let model = load(&args.model)?;
+    let mut plan = OutputPlan::new();
+    args.pose.record_input(&mut plan);
+    plan.write("--out", &args.out);
+    let model = load_model_checked(&mut plan, &args.model)?;
     let pose = args.pose.resolve(&model)?;
     if args.diff && args.method.len() < 2 {
         return Err("--diff needs two methods, e.g. --method lbs,sbs".into());
+    }
+    // Every panel's deformation must be finite: a picture of NaN vertices is no answer.
+    let mut deformer = crate::skinning::Deformer::new();
+    let mut deformed = Vec::new();
+    for &method in &args.method {
+        deformer.deform_all(&model, &pose, method, &mut deformed);
+        crate::io::obj::check_finite(&model, &deformed).map_err(|e| format!("{}: {e}", args.model.display()))?;
     }
     let gl = Headless::new()?;
     let req = PictureRequest {

@@ -86,7 +86,8 @@ pub fn apply_edit(model: &mut Model, edit: &str) -> Result<String, String> {
 /// Runs `skinlab rig`.
 pub fn run(args: &RigArgs) -> Result<(), CliError> {
     let container = Container::for_path(&args.out, false).map_err(|e| format!("{}: {e}", args.out.display()))?;
-    let (mut model, source) = io::load_document(&args.model)?;
+    let (mut model, source) =
+        super::load_document_checked(crate::io::OutputPlan::new().write("--out", &args.out), &args.model, args.force)?;
     let mut done = Vec::new();
     for edit in &args.edits {
         let label = apply_edit(&mut model, edit).map_err(|e| super::one_line(&format!("--edit {edit:?}: {e}")))?;
@@ -95,9 +96,9 @@ pub fn run(args: &RigArgs) -> Result<(), CliError> {
     let options = ExportOptions { container, overwrite_source: args.force, ..ExportOptions::default() };
     let report = io::export_model(&model, &source, &options, &args.out)?;
     for (path, bytes) in &report.files {
-        println!("wrote {} ({bytes} bytes)", path.display());
+        crate::outln!("wrote {} ({bytes} bytes)", path.display());
     }
     let joints: usize = model.skins.iter().map(|s| s.joints.len()).sum();
-    println!("{} edits ({}); {} skins, {joints} joints", done.len(), done.join(", "), model.skins.len());
+    crate::outln!("{} edits ({}); {} skins, {joints} joints", done.len(), done.join(", "), model.skins.len());
     Ok(())
 }

@@ -44,7 +44,8 @@ pub fn run(args: &RomArgs) -> Result<(), CliError> {
     if !(args.seconds_per_motion.is_finite() && (0.01..=3600.0).contains(&args.seconds_per_motion)) {
         return Err(format!("--seconds-per-motion {}: must be 0.01 to 3600", args.seconds_per_motion).into());
     }
-    let (mut model, source) = io::load_document(&args.model)?;
+    let (mut model, source) =
+        super::load_document_checked(crate::io::OutputPlan::new().write("--out", &args.out), &args.model, args.force)?;
     let joints = super::sweep::joints(&model, &args.joints, &args.model)?;
     let request =
         RomRequest { joints, max_angle_rad: args.max_angle.to_radians(), seconds_per_motion: args.seconds_per_motion };

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::{load, CliError};
+use super::CliError;
 use crate::analysis::sweep::{self, plot, Motion, SweepRequest};
-use crate::io::atomic_write;
+use crate::io::{OutputPlan, StagedSet};
 use crate::model::{Clip, Model};
 use crate::skinning::SkinningMethod;
 
@@ -118,7 +118,12 @@ fn check_options(args: &SweepArgs) -> Result<(), CliError> {
 /// Runs `skinlab sweep`.
 pub fn run(args: &SweepArgs) -> Result<(), CliError> {
     check_options(args)?;
-    let model = load(&args.model)?;
+    let mut plan = OutputPlan::new();
+    plan.write("--out", &args.out);
+    if let Some(path) = &args.plot {
+        plan.write("--plot", path);
+    }
+    let model = super::load_model_checked(&mut plan, &args.model)?;
     let joints = joints(&model, &args.joints, &args.model)?;
     if args.plot.is_some() && joints.len() * args.motion.len() > plot::MAX_ROWS {
         return Err(format!(
@@ -155,18 +160,20 @@ pub fn run(args: &SweepArgs) -> Result<(), CliError> {
         )
         .into());
     }
-    let written = if extension(&args.out) == "csv" {
-        atomic_write(&args.out, |w| sweep::write_csv(w, &report))
+    // Both files are staged before either replaces an old one.
+    let mut staged = StagedSet::new();
+    if extension(&args.out) == "csv" {
+        staged.stage(&args.out, |w| sweep::write_csv(w, &report))?;
     } else {
-        atomic_write(&args.out, |w| {
+        staged.stage(&args.out, |w| {
             serde_json::to_writer_pretty(&mut *w, &report).map_err(std::io::Error::other)?;
             writeln!(w)
-        })
-    };
-    written.map_err(|e| format!("{}: cannot write: {e}", args.out.display()))?;
+        })?;
+    }
     if let Some(path) = &args.plot {
         let bytes = plot::png(&report).map_err(|e| format!("{}: cannot encode the plot: {e}", path.display()))?;
-        atomic_write(path, |w| w.write_all(&bytes)).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+        staged.stage(path, |w| w.write_all(&bytes))?;
     }
+    staged.commit()?;
     super::print_out(&report.summary())
 }

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{load, CliError};
+use super::CliError;
+use crate::io::OutputPlan;
 use crate::paint::transfer::{apply_transfer, plan_transfer, TransferOptions};
 use crate::paint::{ModelSurface, StrokeRecord, WeightRules};
 
@@ -50,8 +51,15 @@ pub fn run(args: &TransferArgs) -> Result<(), CliError> {
     if !(1..=crate::model::influences::MAX_SLOTS).contains(&args.limit) {
         return Err(bad(&format!("--limit must be between 1 and {}", crate::model::influences::MAX_SLOTS)));
     }
-    let source = load(&args.source)?;
-    let original = load(&args.target)?;
+    let mut plan = OutputPlan::new();
+    plan.write("--out", &args.out);
+    plan.read_model("the source model", std::slice::from_ref(&args.source));
+    plan.read_model("the target model", std::slice::from_ref(&args.target));
+    plan.check(false)?;
+    let (source, source_files) = crate::io::load_model_with_files(&args.source)?;
+    let (original, target_files) = crate::io::load_model_with_files(&args.target)?;
+    plan.read_model("the source model", &source_files).read_model("the target model", &target_files);
+    plan.check(false)?;
     let mut target = original.clone();
     for (flag, skin, model, path) in [
         ("--source-skin", args.source_skin, &source, &args.source),

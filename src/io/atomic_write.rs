@@ -31,9 +31,19 @@ pub struct StagedFile {
 impl StagedFile {
     /// Writes `target`'s new content through `fill` into a fresh temporary beside it and flushes
     /// it to disk; `target` itself is untouched until [`StagedFile::commit`]. Stale temporaries
-    /// of `target` from killed runs are removed first.
+    /// of `target` from killed runs are removed first. An existing target must be a regular file
+    /// (a rename would replace a device or a FIFO by a regular file), and the new file keeps its
+    /// permissions.
     pub fn write(target: &Path, fill: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<Self> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
+        let old = match fs::metadata(target) {
+            Ok(meta) if !meta.is_file() => {
+                let kind = super::input_file::kind_of(&meta);
+                return Err(io::Error::other(format!("is {kind}, not a regular file: cannot write over it")));
+            }
+            Ok(meta) => Some(meta.permissions()),
+            Err(_) => None,
+        };
         let (dir, name) = dir_and_name(target);
         remove_stale_temporaries(&dir, &name);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
@@ -41,6 +51,9 @@ impl StagedFile {
         let file = fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         // From here on, dropping `staged` removes the temporary.
         let staged = Self { tmp, target: target.to_path_buf(), committed: false };
+        if let Some(permissions) = old {
+            file.set_permissions(permissions)?;
+        }
         let mut w = BufWriter::new(file);
         fill(&mut w)?;
         let file = w.into_inner().map_err(io::IntoInnerError::into_error)?;
@@ -177,5 +190,21 @@ mod tests {
         assert!(!dead.exists(), "a killed run's temporary is removed");
         assert!(live.exists(), "a live run's temporary is kept");
         assert!(other.exists(), "another target's temporary is kept");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_replaced_file_keeps_its_mode_and_special_files_are_refused() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("private.json");
+        fs::write(&target, "old").unwrap();
+        fs::set_permissions(&target, fs::Permissions::from_mode(0o600)).unwrap();
+        atomic_write(&target, |w| w.write_all(b"new")).unwrap();
+        assert_eq!(fs::metadata(&target).unwrap().permissions().mode() & 0o777, 0o600);
+        let err = atomic_write(Path::new("/dev/null"), |w| w.write_all(b"x")).unwrap_err();
+        assert!(err.to_string().contains("a device"), "{err}");
+        let err = atomic_write(dir.path(), |w| w.write_all(b"x")).unwrap_err();
+        assert!(err.to_string().contains("a directory"), "{err}");
     }
 }

@@ -101,11 +101,10 @@ fn channel_from_json(v: &Value, tree: &NodeTree) -> Result<Channel, String> {
     if times.windows(2).any(|w| w[1] <= w[0]) {
         return Err("\"times\" must increase strictly".into());
     }
-    let per_key = path.width() * if interpolation == Interpolation::CubicSpline { 3 } else { 1 };
-    if values.len() != times.len() * per_key {
-        return Err(format!("{} values for {} keys, expected {per_key} per key", values.len(), times.len()));
-    }
-    Ok(Channel { node, path, interpolation, times, values })
+    // The same checks as a glTF file's channels: sampling relies on them.
+    let channel = Channel { node, path, interpolation, times, values };
+    channel.check()?;
+    Ok(channel)
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ mod checks;
 mod influences;
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use glam::{DMat4, DQuat, DVec3, Vec3};
@@ -69,6 +69,18 @@ pub fn load_model(path: &Path) -> Result<Model, LoadError> {
     }
     let bytes = read_file(path)?;
     load_model_from_bytes(&bytes, path)
+}
+
+/// Loads a model (as [`load_model`]) and lists the files it was read from: the model file, then
+/// the external buffers and images it names, so that a command can refuse to write over them.
+pub fn load_model_with_files(path: &Path) -> Result<(Model, Vec<PathBuf>), LoadError> {
+    if super::obj_import::is_obj(path) {
+        return Ok((super::obj_import::load_obj(path)?, vec![path.to_path_buf()]));
+    }
+    let bytes = read_file(path)?;
+    let (model, _, json) =
+        import(&bytes, path, &mut LoadTimes::default()).map_err(|problem| LoadError::new(path, problem))?;
+    Ok((model, super::source_document::referenced_files(path, &json)))
 }
 
 /// Loads a model together with its source document (the glTF JSON and every loaded buffer), which
@@ -408,12 +420,6 @@ fn import_clip(anim: &gltf::Animation<'_>, buffers: &Buffers<'_>) -> Result<Clip
         };
         let times =
             read_expect(&format!("{what} input"), buffers, &sampler.input(), &[Dimensions::Scalar], &[DataType::F32])?;
-        if times.is_empty() {
-            return Err(format!("{what}: sampler has no keys"));
-        }
-        if times.iter().any(|t| !t.is_finite()) || times.windows(2).any(|w| w[1] < w[0]) {
-            return Err(format!("{what}: key times are not finite and increasing"));
-        }
         let dims = if path == ChannelPath::Rotation { Dimensions::Vec4 } else { Dimensions::Vec3 };
         let values = read_expect(
             &format!("{what} output"),
@@ -422,27 +428,9 @@ fn import_clip(anim: &gltf::Animation<'_>, buffers: &Buffers<'_>) -> Result<Clip
             &[dims],
             &[DataType::F32, DataType::I8, DataType::U8, DataType::I16, DataType::U16],
         )?;
-        let per_key = if interpolation == Interpolation::CubicSpline { 3 } else { 1 };
-        if values.len() != times.len() * per_key * path.width() {
-            return Err(format!(
-                "{what}: {} output values for {} keys (expected {})",
-                values.len() / path.width(),
-                times.len(),
-                times.len() * per_key
-            ));
-        }
-        if values.iter().any(|v| !v.is_finite()) {
-            return Err(format!("{what}: output holds a non-finite number"));
-        }
-        if path == ChannelPath::Rotation {
-            // Key values only: cubic-spline tangents may well be zero.
-            let stride = 4 * per_key;
-            let offset = if per_key == 3 { 4 } else { 0 };
-            if let Some(k) = (0..times.len()).find(|k| values[k * stride + offset..][..4].iter().all(|&c| c == 0.0)) {
-                return Err(format!("{what}: key {k} is a zero quaternion"));
-            }
-        }
-        channels.push(Channel { node: channel.target().node().index(), path, interpolation, times, values });
+        let channel = Channel { node: channel.target().node().index(), path, interpolation, times, values };
+        channel.check().map_err(|e| format!("{what}: {e}"))?;
+        channels.push(channel);
     }
     Ok(Clip { name: anim.name().map(str::to_owned), channels })
 }

@@ -43,8 +43,16 @@ fn check_kind(meta: &std::fs::Metadata) -> Result<(), String> {
     if meta.is_file() {
         return Ok(());
     }
-    let kind = if meta.is_dir() { "a directory" } else { special_kind(&meta.file_type()) };
-    Err(format!("is not a regular file ({kind})"))
+    Err(format!("is not a regular file ({})", kind_of(meta)))
+}
+
+/// What a file that is not a regular file is, for messages: "a directory", "a FIFO", "a device"...
+pub(crate) fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+    if meta.is_dir() {
+        "a directory"
+    } else {
+        special_kind(&meta.file_type())
+    }
 }
 
 #[cfg(unix)]

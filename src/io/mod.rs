@@ -14,6 +14,7 @@ pub mod input_file;
 pub mod materials;
 pub mod obj;
 pub mod obj_import;
+pub mod output_plan;
 pub mod pose_library;
 pub mod recovery;
 pub mod source_document;
@@ -25,9 +26,11 @@ pub use atomic_write::atomic_write;
 pub use error::LoadError;
 pub use gltf_export::{export_model, Bake, Container, ExportError, ExportOptions, ExportReport, WeightsFormat};
 pub use gltf_import::{
-    load_document, load_document_from_bytes, load_document_timed, load_model, load_model_from_bytes, LoadTimes,
+    load_document, load_document_from_bytes, load_document_timed, load_model, load_model_from_bytes,
+    load_model_with_files, LoadTimes,
 };
 pub use input_file::read_input;
+pub use output_plan::{OutputPlan, StagedSet};
 pub use source_document::SourceDocument;
 pub use user_dirs::UserDirs;
 pub use weights_file::{apply_weights_file, write_weights_file, WeightsFileError};

@@ -23,6 +23,26 @@ pub fn format_number(v: f32) -> String {
     }
 }
 
+/// Refuses a deformation with a position or normal that is not finite (a pose or node transform
+/// that overflows 32-bit floats): no writer writes NaN or infinity. The error names the first
+/// such vertex by node, primitive and the file's vertex index.
+pub fn check_finite(model: &Model, deformed: &[Vec<DeformedPrimitive>]) -> Result<(), String> {
+    for (inst, prims) in model.instances.iter().zip(deformed) {
+        for (p, (prim, out)) in model.meshes[inst.mesh].primitives.iter().zip(prims).enumerate() {
+            let bad = out.positions.iter().chain(&out.normals).position(|v| !v.is_finite());
+            if let Some(i) = bad {
+                let vertex = prim.order.file_index(i % out.positions.len().max(1));
+                return Err(format!(
+                    "node {} primitive {p}: vertex {vertex} is not finite in this pose (an overflowing rotation, \
+                     scale or translation in the pose or the model?); nothing was written",
+                    model.nodes.key(inst.node)
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Writes every deformed primitive (`deformed[instance][primitive]`) as the contract's OBJ.
 pub fn write_obj(w: &mut dyn Write, model: &Model, deformed: &[Vec<DeformedPrimitive>]) -> io::Result<()> {
     let mut base = 1usize;

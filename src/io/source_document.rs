@@ -21,19 +21,15 @@ pub struct SourceDocument {
 impl SourceDocument {
     /// Wraps a parsed document; `original` is the model exactly as imported from it.
     pub(crate) fn new(path: &Path, json: Value, buffers: Vec<Vec<u8>>, original: Model) -> Self {
-        let dir = path.parent().unwrap_or(Path::new("."));
-        let mut files = vec![path.to_path_buf()];
-        for kind in ["buffers", "images"] {
-            for item in json.get(kind).and_then(Value::as_array).into_iter().flatten() {
-                if let Some(uri) = item.get("uri").and_then(Value::as_str) {
-                    if !uri.starts_with("data:") {
-                        files.push(dir.join(percent_decode(uri)));
-                    }
-                }
-            }
-        }
-        let files = files.iter().map(|f| f.canonicalize().unwrap_or_else(|_| f.clone())).collect();
+        let files =
+            referenced_files(path, &json).iter().map(|f| f.canonicalize().unwrap_or_else(|_| f.clone())).collect();
         Self { path: path.to_path_buf(), json, buffers, original, files }
+    }
+
+    /// The source file and the external files it uses (buffers, images), the source first.
+    #[must_use]
+    pub fn files(&self) -> &[PathBuf] {
+        &self.files
     }
 
     /// The file the document was read from.
@@ -56,6 +52,23 @@ impl SourceDocument {
         };
         self.files.contains(&canonical)
     }
+}
+
+/// The glTF file at `path` and the external files its `json` names (buffers and images that are
+/// not data URIs), resolved beside it; the file itself first.
+pub(crate) fn referenced_files(path: &Path, json: &Value) -> Vec<PathBuf> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut files = vec![path.to_path_buf()];
+    for kind in ["buffers", "images"] {
+        for item in json.get(kind).and_then(Value::as_array).into_iter().flatten() {
+            if let Some(uri) = item.get("uri").and_then(Value::as_str) {
+                if !uri.starts_with("data:") {
+                    files.push(dir.join(percent_decode(uri)));
+                }
+            }
+        }
+    }
+    files
 }
 
 /// Decodes `%XX` escapes of a relative URI.

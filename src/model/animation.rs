@@ -49,6 +49,42 @@ pub struct Channel {
     pub values: Vec<f64>,
 }
 
+impl Channel {
+    /// Checks what sampling relies on: at least one key, finite non-decreasing times, one value of
+    /// `path.width()` numbers per key (three for cubic splines: in-tangent, value, out-tangent),
+    /// finite values, no zero quaternion as a rotation key. The error is one line.
+    pub fn check(&self) -> Result<(), String> {
+        let (times, values) = (&self.times, &self.values);
+        if times.is_empty() {
+            return Err("sampler has no keys".into());
+        }
+        if times.iter().any(|t| !t.is_finite()) || times.windows(2).any(|w| w[1] < w[0]) {
+            return Err("key times are not finite and increasing".into());
+        }
+        let w = self.path.width();
+        let per_key = if self.interpolation == Interpolation::CubicSpline { 3 } else { 1 };
+        if values.len() != times.len() * per_key * w {
+            return Err(format!(
+                "{} output values for {} keys (expected {})",
+                values.len() / w,
+                times.len(),
+                times.len() * per_key
+            ));
+        }
+        if values.iter().any(|v| !v.is_finite()) {
+            return Err("output holds a non-finite number".into());
+        }
+        if self.path == ChannelPath::Rotation {
+            // Key values only: cubic-spline tangents may well be zero.
+            let (stride, offset) = (4 * per_key, if per_key == 3 { 4 } else { 0 });
+            if let Some(k) = (0..times.len()).find(|k| values[k * stride + offset..][..4].iter().all(|&c| c == 0.0)) {
+                return Err(format!("key {k} is a zero quaternion"));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// A named animation.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Clip {
