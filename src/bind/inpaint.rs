@@ -106,9 +106,10 @@ pub fn inpaint(
         }
     }
     triplets.extend(diag.iter().enumerate().map(|(k, &d)| Triplet::new(k as u32, k as u32, d)));
-    let matrix =
-        SparseColMat::<u32, f64>::try_new_from_triplets(m, m, &triplets).map_err(|e| SolveError(format!("{e:?}")))?;
-    let llt = matrix.as_ref().sp_cholesky(Side::Lower).map_err(|e| SolveError(format!("{e:?}")))?;
+    let matrix = SparseColMat::<u32, f64>::try_new_from_triplets(m, m, &triplets)
+        .map_err(|e| SolveError::Factorisation(format!("{e:?}")))?;
+    super::solve::check_fill(&matrix)?;
+    let llt = matrix.as_ref().sp_cholesky(Side::Lower).map_err(|e| SolveError::Factorisation(format!("{e:?}")))?;
     llt.solve_in_place(rhs.as_mut());
     for (c, col) in columns.iter_mut().enumerate() {
         col.resize(n, 0.0);

@@ -1,8 +1,8 @@
 //! Wavefront OBJ import into an unskinned [`Model`] that the editor can rig: `v` (extra colour
 //! values ignored), `vn`, `vt` (checked, then dropped: the model keeps no texture coordinates,
 //! which also welds UV seams for binding), `f` with `v`, `v/vt`, `v//vn`, `v/vt/vn` corners and
-//! negative (relative) indices, polygons triangulated by ear clipping in their own plane (a fan
-//! when that fails). `o` starts a new mesh (one node each, identity transform), `g` a new
+//! negative (relative) indices, polygons triangulated by earcut in their own plane (a fan when
+//! that fails). `o` starts a new mesh (one node each, identity transform), `g` a new
 //! primitive in it. Corners with the same position and normal share one vertex. Other statements
 //! (`s`, `usemtl`, `mtllib`, `l`, `p`, ...) are ignored.
 //!
@@ -131,6 +131,14 @@ pub fn parse_obj(bytes: &[u8], name: Option<&str>) -> Result<Model, String> {
                     }
                     let mut parts = t.split('/');
                     let v = resolve(parts.next().unwrap_or(""), positions.len(), line, "vertex")?;
+                    if v >= positions.len() {
+                        // OBJ references only what came before: no forward references.
+                        return Err(format!(
+                            "line {line}: vertex {} does not exist ({} so far)",
+                            v + 1,
+                            positions.len()
+                        ));
+                    }
                     if let Some(vt) = parts.next().filter(|s| !s.is_empty()) {
                         let vt = resolve(vt, texcoords, line, "texture coordinate")?;
                         if vt >= texcoords {
@@ -141,7 +149,17 @@ pub fn parse_obj(bytes: &[u8], name: Option<&str>) -> Result<Model, String> {
                         }
                     }
                     let vn = match parts.next().filter(|s| !s.is_empty()) {
-                        Some(vn) => Some(resolve(vn, normals.len(), line, "normal")?),
+                        Some(vn) => {
+                            let vn = resolve(vn, normals.len(), line, "normal")?;
+                            if vn >= normals.len() {
+                                return Err(format!(
+                                    "line {line}: normal {} does not exist ({} so far)",
+                                    vn + 1,
+                                    normals.len()
+                                ));
+                            }
+                            Some(vn)
+                        }
                         None => None,
                     };
                     if parts.next().is_some() {
@@ -171,6 +189,9 @@ pub fn parse_obj(bytes: &[u8], name: Option<&str>) -> Result<Model, String> {
             }
             _ => {}
         }
+    }
+    if !pending.is_empty() {
+        return Err("the file ends inside a statement continued by a trailing backslash".into());
     }
     build_model(objects, &positions, &normals)
 }
@@ -249,8 +270,10 @@ fn build_primitive(group: &Group, positions: &[Vec3], normals: &[Vec3]) -> Resul
     })
 }
 
-/// Triangles (corner indices) covering a simple polygon: ear clipping in the plane of its Newell
-/// normal, keeping the corners' winding; a fan when the polygon is degenerate or self-crossing.
+/// Triangles (corner indices) covering a polygon: earcut (z-order hashed ear clipping, about
+/// O(n log n) on real faces and at worst quadratic, with [`MAX_FACE_CORNERS`] bounding a face) in
+/// the plane of its Newell normal, keeping the corners' winding; a fan when the polygon is
+/// degenerate or earcut covers it with fewer triangles than a simple polygon has.
 #[must_use]
 pub fn triangulate(polygon: &[Vec3]) -> Vec<[usize; 3]> {
     let n = polygon.len();
@@ -269,32 +292,29 @@ pub fn triangulate(polygon: &[Vec3]) -> Vec<[usize; 3]> {
     let normal = normal.normalize();
     let u = normal.any_orthonormal_vector();
     let v = normal.cross(u);
-    let pts: Vec<(f32, f32)> = polygon.iter().map(|p| (p.dot(u), p.dot(v))).collect();
-    let cross = |a: usize, b: usize, c: usize| {
-        let (ax, ay) = pts[a];
-        let (bx, by) = pts[b];
-        let (cx, cy) = pts[c];
-        (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
-    };
-    let mut left: Vec<usize> = (0..n).collect();
-    let mut out = Vec::with_capacity(n - 2);
-    while left.len() > 3 {
-        let m = left.len();
-        let ear = (0..m).find(|&i| {
-            let (a, b, c) = (left[(i + m - 1) % m], left[i], left[(i + 1) % m]);
-            if cross(a, b, c) <= 0.0 {
-                return false;
-            }
-            left.iter().all(|&p| {
-                p == a || p == b || p == c || !(cross(a, b, p) >= 0.0 && cross(b, c, p) >= 0.0 && cross(c, a, p) >= 0.0)
-            })
-        });
-        let Some(i) = ear else { return fan() };
-        out.push([left[(i + m - 1) % m], left[i], left[(i + 1) % m]]);
-        left.remove(i);
+    // In (u, v) the polygon winds counter-clockwise (v = normal × u).
+    let pts: Vec<[f64; 2]> = polygon.iter().map(|p| [f64::from(p.dot(u)), f64::from(p.dot(v))]).collect();
+    let mut indices: Vec<u32> = Vec::with_capacity(3 * (n - 2));
+    earcut::Earcut::new().earcut(pts.iter().copied(), &[], &mut indices);
+    if indices.len() != 3 * (n - 2) {
+        return fan();
     }
-    out.push([left[0], left[1], left[2]]);
-    out
+    let cross = |t: &[u32]| {
+        let [a, b, c] = [t[0], t[1], t[2]].map(|i| pts[i as usize]);
+        (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+    };
+    let flip = indices.chunks_exact(3).map(cross).sum::<f64>() < 0.0;
+    indices
+        .chunks_exact(3)
+        .map(|t| {
+            let [a, b, c] = [t[0], t[1], t[2]].map(|i| i as usize);
+            if flip {
+                [a, c, b]
+            } else {
+                [a, b, c]
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -343,6 +363,9 @@ mod tests {
             (b"v 0 0 0\nf 1/1 1 1\n", "texture coordinate 1 does not exist"),
             (b"v 1 2 3\n", "no faces"),
             (b"\xff\xfe\x00garbage", "no faces"),
+            (b"f 1 2 3\nv 0 0 0\nv 1 0 0\nv 0 1 0\n", "line 1: vertex 1 does not exist (0 so far)"),
+            (b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1//1 2//1 3//1\nvn 0 0 1\n", "line 4: normal 1 does not exist"),
+            (b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3 \\", "ends inside a statement"),
         ] {
             let err = parse_obj(text, None).unwrap_err();
             assert!(err.contains(expect), "{err:?} should contain {expect:?}");

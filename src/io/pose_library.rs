@@ -33,6 +33,41 @@ pub const VERSION: u64 = 1;
 pub const THUMBNAIL_PX: u32 = 96;
 /// The largest library file read (thumbnails are a few KiB each).
 pub const MAX_FILE_BYTES: u64 = 256 << 20;
+/// The largest thumbnail side decoded, in pixels (skinlab writes [`THUMBNAIL_PX`]): larger ones
+/// are shown as broken, never decoded (a 20000×1 picture exceeds a GPU's texture size, three
+/// 16000² ones take gigabytes).
+pub const MAX_THUMBNAIL_SIDE: u32 = 1024;
+
+/// A decoded thumbnail: RGBA8 pixels, row by row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThumbnailPixels {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// `width * height` RGBA8 pixels.
+    pub rgba: Vec<u8>,
+}
+
+/// Decodes a thumbnail PNG, refusing a side above [`MAX_THUMBNAIL_SIDE`] from its header before
+/// any pixel is decoded; the error is one line ("20000×1 pixels, more than ...", a broken PNG).
+pub fn decode_thumbnail(png: &[u8]) -> Result<ThumbnailPixels, String> {
+    let reader = || image::ImageReader::with_format(std::io::Cursor::new(png), image::ImageFormat::Png);
+    let (width, height) = reader().into_dimensions().map_err(|e| format!("broken PNG: {e}"))?;
+    if width > MAX_THUMBNAIL_SIDE || height > MAX_THUMBNAIL_SIDE {
+        return Err(format!(
+            "{width}×{height} pixels, more than the {MAX_THUMBNAIL_SIDE}×{MAX_THUMBNAIL_SIDE} a thumbnail may have"
+        ));
+    }
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(MAX_THUMBNAIL_SIDE);
+    limits.max_image_height = Some(MAX_THUMBNAIL_SIDE);
+    limits.max_alloc = Some(64 << 20);
+    let mut reader = reader();
+    reader.limits(limits);
+    let image = reader.decode().map_err(|e| format!("broken PNG: {e}"))?.to_rgba8();
+    Ok(ThumbnailPixels { width: image.width(), height: image.height(), rgba: image.into_raw() })
+}
 
 /// One named pose.
 #[derive(Clone, Debug, PartialEq)]
@@ -159,5 +194,25 @@ impl PoseLibrary {
         let text = self.to_json(tree);
         atomic_write(path, |w| w.write_all(text.as_bytes()))
             .map_err(|e| format!("{}: cannot write: {e}", path.display()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn oversized_and_broken_thumbnails_are_refused_before_decoding() {
+        let png = |w: u32, h: u32| crate::thumbnail::encode_png(&vec![0u8; (w * h * 4) as usize], w, h).unwrap();
+        let ok = decode_thumbnail(&png(THUMBNAIL_PX, THUMBNAIL_PX)).unwrap();
+        assert_eq!(
+            (ok.width, ok.height, ok.rgba.len()),
+            (THUMBNAIL_PX, THUMBNAIL_PX, (THUMBNAIL_PX * THUMBNAIL_PX * 4) as usize)
+        );
+        let err = decode_thumbnail(&png(20_000, 1)).unwrap_err();
+        assert!(err.contains("20000×1 pixels"), "{err}");
+        let mut broken = png(8, 8);
+        broken.truncate(broken.len() / 2);
+        assert!(decode_thumbnail(&broken).unwrap_err().contains("broken PNG"));
     }
 }

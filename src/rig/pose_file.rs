@@ -60,11 +60,13 @@ fn parse_joint(entry: &Value) -> Result<JointOverride, String> {
         match field.as_str() {
             "rotation" => {
                 let [x, y, z, w] = numbers::<4>(field, value)?;
-                let q = DQuat::from_xyzw(x, y, z, w);
-                if q.length_squared() == 0.0 {
+                // Scaled by its largest component first, so that a huge or tiny finite
+                // quaternion normalises to its rotation instead of overflowing or underflowing.
+                let largest = [x, y, z, w].iter().fold(0.0f64, |m, v| m.max(v.abs()));
+                if largest == 0.0 {
                     return Err("\"rotation\" is a zero quaternion".into());
                 }
-                out.rotation = Some(q.normalize());
+                out.rotation = Some((DQuat::from_xyzw(x, y, z, w) / largest).normalize());
             }
             "translation" => out.translation = Some(DVec3::from_array(numbers::<3>(field, value)?)),
             "scale" => out.scale = Some(DVec3::from_array(numbers::<3>(field, value)?)),

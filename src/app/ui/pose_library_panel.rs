@@ -10,6 +10,7 @@ use eframe::egui;
 
 use crate::app::command::Command;
 use crate::app::state::{EditorState, PoseLibraryCommand};
+use crate::io::pose_library::decode_thumbnail;
 
 /// Thumbnail size on screen (points).
 const CELL: f32 = 96.0;
@@ -60,10 +61,34 @@ pub fn pose_library_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
         for (i, p) in s.poses.library.poses.iter().enumerate() {
             ui.vertical(|ui| {
                 ui.set_width(CELL);
-                if let Some(tex) = thumbnail(ui.ctx(), &p.thumbnail_png) {
-                    let r = ui.add(egui::Image::new((tex.id(), egui::vec2(CELL, CELL))).sense(egui::Sense::click()));
-                    if r.on_hover_text(format!("{}: click to apply", p.name)).clicked() {
-                        cmds.push(lib(PoseLibraryCommand::Apply { index: i, flipped: false }));
+                match thumbnail(ui.ctx(), &p.thumbnail_png) {
+                    Ok(tex) => {
+                        let r =
+                            ui.add(egui::Image::new((tex.id(), egui::vec2(CELL, CELL))).sense(egui::Sense::click()));
+                        if r.on_hover_text(format!("{}: click to apply", p.name)).clicked() {
+                            cmds.push(lib(PoseLibraryCommand::Apply { index: i, flipped: false }));
+                        }
+                    }
+                    Err(problem) => {
+                        // A broken picture is shown as broken; the pose itself still applies.
+                        let (rect, r) = ui.allocate_exact_size(egui::vec2(CELL, CELL), egui::Sense::click());
+                        let visuals = ui.visuals();
+                        ui.painter().rect_stroke(
+                            rect,
+                            2.0,
+                            visuals.widgets.noninteractive.bg_stroke,
+                            egui::StrokeKind::Inside,
+                        );
+                        ui.painter().text(
+                            rect.center(),
+                            egui::Align2::CENTER_CENTER,
+                            "broken thumbnail",
+                            egui::FontId::proportional(11.0),
+                            visuals.error_fg_color,
+                        );
+                        if r.on_hover_text(format!("{}: {problem}; click to apply", p.name)).clicked() {
+                            cmds.push(lib(PoseLibraryCommand::Apply { index: i, flipped: false }));
+                        }
                     }
                 }
                 match &mut s.poses.renaming {
@@ -105,20 +130,23 @@ pub fn pose_library_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
     cmds
 }
 
-/// The texture of a PNG thumbnail, decoded once and kept in egui's memory by content.
-fn thumbnail(ctx: &egui::Context, png: &[u8]) -> Option<egui::TextureHandle> {
-    type Cache = HashMap<u64, egui::TextureHandle>;
+/// The texture of a PNG thumbnail, decoded once (through `io::pose_library::decode_thumbnail`'s
+/// size caps) and kept in egui's memory by content; a broken or oversized picture is kept as its
+/// problem, so it is not decoded again every frame.
+fn thumbnail(ctx: &egui::Context, png: &[u8]) -> Result<egui::TextureHandle, String> {
+    type Cache = HashMap<u64, Result<egui::TextureHandle, String>>;
     let mut h = std::collections::hash_map::DefaultHasher::new();
     png.hash(&mut h);
     let key = h.finish();
     let id = egui::Id::unique("pose_library_thumbnails");
     if let Some(t) = ctx.data(|d| d.get_temp::<Cache>(id).and_then(|c| c.get(&key).cloned())) {
-        return Some(t);
+        return t;
     }
-    let img = image::load_from_memory_with_format(png, image::ImageFormat::Png).ok()?.to_rgba8();
-    let size = [img.width() as usize, img.height() as usize];
-    let colour = egui::ColorImage::from_rgba_unmultiplied(size, img.as_raw());
-    let tex = ctx.load_texture(format!("pose_thumbnail_{key}"), colour, egui::TextureOptions::LINEAR);
+    let tex = decode_thumbnail(png).map(|img| {
+        let size = [img.width as usize, img.height as usize];
+        let colour = egui::ColorImage::from_rgba_unmultiplied(size, &img.rgba);
+        ctx.load_texture(format!("pose_thumbnail_{key}"), colour, egui::TextureOptions::LINEAR)
+    });
     ctx.data_mut(|d| d.get_temp_mut_or_default::<Cache>(id).insert(key, tex.clone()));
-    Some(tex)
+    tex
 }

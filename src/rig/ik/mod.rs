@@ -93,6 +93,12 @@ pub enum IkError {
     /// The end joint itself is pinned.
     #[error("joint {0:?} is pinned; unpin it to move it")]
     EndPinned(String),
+    /// The starting pose, or the solution, places the chain where 64-bit floats overflow (a
+    /// transform of 1e300 above it, say); the pose is left as it was.
+    #[error(
+        "the pose puts the chain ending at {0:?} out of numeric range (an overflowing rotation, scale or translation?)"
+    )]
+    OutOfRange(String),
 }
 
 /// The chain ending at `end` with `bones` bones: `bones + 1` nodes, root first.
@@ -150,6 +156,11 @@ pub fn solve(tree: &NodeTree, pose: &mut Pose, goal: &IkGoal, pinned: &[usize]) 
     let target = to_frame.transform_point3(goal.target);
     let pole_dir = goal.pole.map_or_else(|| bend_direction(&start), |p| to_frame.transform_point3(p) - start[0]);
     let fallback_bend = to_frame.transform_vector3(globals[chain[chain.len() / 2]].z_axis.truncate());
+    let out_of_range = || IkError::OutOfRange(tree.key(goal.end));
+    if !(chain_length.is_finite() && target.is_finite() && pole_dir.is_finite() && fallback_bend.is_finite()) {
+        return Err(out_of_range());
+    }
+    let before = pose.clone();
     let mut points = start;
     for _ in 0..MAX_PASSES {
         let wanted = solve_points(&points, target, goal.solver, pole_dir, fallback_bend, chain_length);
@@ -162,7 +173,14 @@ pub fn solve(tree: &NodeTree, pose: &mut Pose, goal: &IkGoal, pinned: &[usize]) 
         }
     }
     let distance = origin(&globals[goal.end]).distance(goal.target);
-    let world_length = chain.windows(2).map(|w| origin(&globals[w[1]]).distance(origin(&globals[w[0]]))).sum();
+    let world_length: f64 = chain.windows(2).map(|w| origin(&globals[w[1]]).distance(origin(&globals[w[0]]))).sum();
+    let solved = chain.iter().all(|n| {
+        pose.overrides.get(n).is_none_or(|o| o.rotation.is_none_or(|r| r.is_finite() && r.length_squared() > 0.5))
+    });
+    if !(solved && distance.is_finite() && world_length.is_finite()) {
+        *pose = before;
+        return Err(out_of_range());
+    }
     Ok(IkOutcome { chain, distance, chain_length: world_length })
 }
 

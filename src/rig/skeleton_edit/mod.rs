@@ -70,6 +70,13 @@ pub enum SkeletonEditError {
     /// A position or transform is not finite.
     #[error("the position of {0} is not finite")]
     NotFinite(String),
+    /// The edit would give a node or a joint's bind matrix numbers that 32-bit floats (glTF's)
+    /// cannot hold.
+    #[error("the edit would give {0} a transform beyond 32-bit floats (about ±3.4e38), which glTF cannot store")]
+    OutOfRange(String),
+    /// A name of the form `#N`, which joint arguments read as node N.
+    #[error("the name {0:?} reads as a node number (#N names node N): choose another")]
+    NumberName(String),
     /// Deleting a joint whose weights have no parent joint to go to.
     #[error("cannot delete {0}: vertices are weighted to it and it has no parent joint to take the weights")]
     NoParentForWeights(String),
@@ -265,7 +272,7 @@ fn record_edit(
     let clips_before = model.clips.clone();
     let mut log = EditLog { weights: StrokeRecord::new(label), ..EditLog::default() };
     let n_before = model.nodes.len();
-    if let Err(e) = edit(model, &mut log) {
+    if let Err(e) = edit(model, &mut log).and_then(|()| check_storable(model)) {
         before.restore(model);
         model.clips = clips_before;
         log.weights.undo(model);
@@ -283,6 +290,32 @@ fn record_edit(
     }
     let node_map = log.node_map.unwrap_or_else(|| (0..n_before).map(Some).collect());
     Ok(SkeletonRecord { label: label.to_owned(), before, after, weights: log.weights, node_map, created: log.created })
+}
+
+/// Refuses a model whose node transforms or inverse bind matrices have a number that is not
+/// finite in 32-bit floats (a position of 1e39, or a product that overflows): the file could not
+/// store it.
+fn check_storable(model: &Model) -> Result<(), SkeletonEditError> {
+    let storable = |values: &[f64]| values.iter().all(|&v| (v as f32).is_finite());
+    for (i, node) in model.nodes.nodes.iter().enumerate() {
+        let ok = match &node.rest {
+            NodeTransform::Matrix(m) => storable(&m.to_cols_array()),
+            NodeTransform::Trs(t) => {
+                storable(&t.translation.to_array()) && storable(&t.rotation.to_array()) && storable(&t.scale.to_array())
+            }
+        } && node.bone_tail.is_none_or(|tail| storable(&tail.to_array()));
+        if !ok {
+            return Err(SkeletonEditError::OutOfRange(describe(&model.nodes, i)));
+        }
+    }
+    for skin in &model.skins {
+        for (&joint, ibm) in skin.joints.iter().zip(&skin.joint_from_bind) {
+            if !storable(&ibm.to_cols_array()) {
+                return Err(SkeletonEditError::OutOfRange(format!("{}'s bind matrix", describe(&model.nodes, joint))));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Every node's rest global (`model_from_node` with no pose).
@@ -398,6 +431,9 @@ fn check_name(tree: &NodeTree, name: &str, except: Option<usize>) -> Result<(), 
     }
     if name.chars().any(char::is_control) {
         return Err(SkeletonEditError::BadName(name.to_owned()));
+    }
+    if name.strip_prefix('#').is_some_and(|n| n.parse::<usize>().is_ok()) {
+        return Err(SkeletonEditError::NumberName(name.to_owned()));
     }
     match tree.nodes.iter().position(|n| n.name.as_deref() == Some(name)) {
         Some(other) if Some(other) != except => Err(SkeletonEditError::NameTaken { name: name.to_owned(), other }),
