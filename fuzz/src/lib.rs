@@ -11,6 +11,8 @@ use std::sync::OnceLock;
 use glam::{DQuat, DVec3};
 use skinlab::io::clips_json::{clips_from_json, clips_to_json};
 use skinlab::io::gltf_export::export_bytes;
+use skinlab::io::obj::check_finite;
+use skinlab::io::pose_library::{decode_thumbnail, PoseLibrary, MAX_THUMBNAIL_SIDE};
 use skinlab::io::recovery::{RecoveryFile, CLIPS, POSE, WEIGHTS};
 use skinlab::io::{load_document_from_bytes, load_model_from_bytes, Bake, Container, ExportOptions, SourceDocument};
 use skinlab::io::{weights_file, WeightsFormat};
@@ -21,6 +23,7 @@ use skinlab::paint::{
     apply_dab, gradient_fill, tools, BlendMode, BrushSettings, Dab, DabTarget, Falloff, Gradient, ModelTopology,
     SelectOp, Selection, StrokeRecord, SurfacePoint, WeightRules,
 };
+use skinlab::rig::ik::{self, IkGoal, IkSolver};
 use skinlab::rig::{pose_file, sample, Pose};
 use skinlab::skinning::{Deformer, SkinningMethod};
 
@@ -38,6 +41,8 @@ pub fn warm_up() {
     pose(b"{}");
     weights(b"{}");
     recovery(b"{}");
+    obj(b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+    pose_library(b"{}");
     for k in 0..3u8 {
         paint(&[k, 0, 0, 0, 0, 0, 0, 0, 0, 5, 3, 6, 7, 0, 0]);
     }
@@ -74,8 +79,11 @@ pub fn gltf(data: &[u8]) {
     }
 }
 
-/// Pose-file text against the demo arm: parse, deform with every method, bake-export with every
-/// method (each export must load back).
+/// Pose-file text against the demo arm: parse, deform with every method (a deformation that is not
+/// finite must be reported by the writers' check, never written), bake-export with every method
+/// (each export must load back), and inverse kinematics from the pose with the two-bone solver and
+/// FABRIK: a solve either fails with its error and leaves the pose as it was, or leaves finite
+/// unit rotations.
 pub fn pose(data: &[u8]) {
     let (model, source) = demo();
     let text = String::from_utf8_lossy(data);
@@ -86,10 +94,78 @@ pub fn pose(data: &[u8]) {
     let mut out = Vec::new();
     for method in SkinningMethod::ALL {
         deformer.deform_all(model, &pose, method, &mut out);
+        let finite = out.iter().flatten().all(|p| p.positions.iter().chain(&p.normals).all(|v| v.is_finite()));
+        assert_eq!(check_finite(model, &out).is_ok(), finite, "the writers' finite check disagrees");
         let options = ExportOptions { bake: Some(Bake { pose: pose.clone(), method }), ..ExportOptions::default() };
         export_must_reload(model, source, &options);
     }
     let _ = pose_file::pose_to_json(&pose, &model.nodes);
+    let end = model.nodes.len() - 1;
+    for (chain, solver) in [(2, IkSolver::Auto), (end.max(1), IkSolver::Fabrik)] {
+        let mut solved = pose.clone();
+        let goal = IkGoal { end, target: DVec3::new(0.5, 1.0, 0.5), chain, pole: None, solver };
+        match ik::solve(&model.nodes, &mut solved, &goal, &[]) {
+            Ok(_) => {
+                let unit =
+                    solved.overrides.values().filter_map(|o| o.rotation).all(|r| r.is_finite() && r.is_normalized());
+                assert!(unit, "inverse kinematics left a rotation that is not a finite unit quaternion");
+            }
+            Err(_) => assert!(solved == pose, "a failed solve changed the pose"),
+        }
+    }
+}
+
+/// OBJ text, read as `skinlab` reads a file (from disk, so the size cap and checks run): every
+/// triangle names vertices that exist, and the model exports to a glTF that loads back.
+pub fn obj(data: &[u8]) {
+    let path = std::env::temp_dir().join(format!("skinlab-fuzz-{}.obj", std::process::id()));
+    if std::fs::write(&path, data).is_err() {
+        return;
+    }
+    let loaded = skinlab::io::load_document(&path);
+    let _ = std::fs::remove_file(&path);
+    let Ok((model, source)) = loaded else {
+        return;
+    };
+    for prim in model.meshes.iter().flat_map(|m| &m.primitives) {
+        let n = prim.positions.len();
+        assert!(prim.triangles.iter().flatten().all(|&i| (i as usize) < n), "a triangle names a missing vertex");
+    }
+    export_must_reload(&model, &source, &ExportOptions::default());
+}
+
+/// Pose-library text against the demo arm: parse; each thumbnail decodes within the size caps or
+/// is refused with an error; each pose deforms; the library writes back to text that parses to
+/// the same library.
+pub fn pose_library(data: &[u8]) {
+    let (model, _) = demo();
+    let text = String::from_utf8_lossy(data);
+    let Ok(library) = PoseLibrary::parse(&text, &model.nodes) else {
+        return;
+    };
+    let mut deformer = Deformer::new();
+    let mut out = Vec::new();
+    for entry in &library.poses {
+        if let Ok(picture) = decode_thumbnail(&entry.thumbnail_png) {
+            assert!(picture.width <= MAX_THUMBNAIL_SIDE && picture.height <= MAX_THUMBNAIL_SIDE);
+            assert_eq!(picture.rgba.len(), 4 * picture.width as usize * picture.height as usize);
+        }
+        deformer.deform_all(model, &entry.pose, SkinningMethod::Sbs, &mut out);
+    }
+    let written = library.to_json(&model.nodes);
+    match PoseLibrary::parse(&written, &model.nodes) {
+        Ok(again) => {
+            // Names, thumbnails and posed joints survive (rotations are normalised again on reading).
+            let shape = |l: &PoseLibrary| -> Vec<(String, Vec<u8>, Vec<usize>)> {
+                l.poses
+                    .iter()
+                    .map(|p| (p.name.clone(), p.thumbnail_png.clone(), p.pose.overrides.keys().copied().collect()))
+                    .collect()
+            };
+            assert!(shape(&again) == shape(&library), "skinlab's own pose library reads back different");
+        }
+        Err(e) => panic!("skinlab's own pose library does not parse: {e}"),
+    }
 }
 
 /// Weights-file text against the demo arm: apply (an error must leave the model unchanged), check
