@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the demo model and every picture in screenshots/ (README). Needs Mesa's EGL for
+# Regenerates the demo model and every picture in screenshots/ (README.md and docs/). Needs Mesa's EGL for
 # `skinlab render` and xvfb-run for the editor window (bash scripts/setup.sh installs both).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -2,7 +2,8 @@
 //! across the elbow and along the whole forearm, so that bending the elbow shows LBS's volume loss
 //! and twisting the wrist shows its candy-wrapper collapse. Generated here as glTF JSON plus one
 //! binary buffer and written as GLB (`skinlab demo --out assets/demo_arm.glb`); the editor builds
-//! the same bytes in memory, so the committed asset and the built-in model are always identical.
+//! the same bytes in memory, so the committed asset and the built-in model are always identical
+//! (a test checks the asset against this output).
 //!
 //! Geometry (model units, Y up, arm along +X): the shoulder at the origin, the elbow at x = 1, the
 //! wrist at x = 2, a flattened hand to x = 2.45. The cross-section is an ellipse (0.2 × 0.14) so

@@ -2,6 +2,8 @@
 //! tube surface of `N` vertices around its bones, and `K` influences per vertex drawn from each
 //! bone's neighbourhood in the skeleton, so that (as in real rigs) vertices share few joint sets.
 //! [`animate`] poses it with a small, time-dependent rotation of every joint.
+//! [`diversify_sets`] moves groups of vertices to new joint sets, for painted-like rigs with
+//! thousands of them (`skinlab bench --sets`).
 
 use std::f64::consts::TAU;
 

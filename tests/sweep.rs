@@ -186,7 +186,7 @@ fn the_weight_motion_shows_sbs_jumping_and_sbs_c_continuous() {
         assert!((c.weight_steps[0].weight - 0.1).abs() < 1e-12 && (last(0).weight - 1e-6).abs() < 1e-15);
         println!("{}: jump {:?}", c.method, c.weight_steps.iter().map(|w| w.jump).collect::<Vec<_>>());
     }
-    // SBS: the centre of a set of three or more joints jumps (the "up to 2e-3 of the diagonal").
+    // SBS: the centre of a set of three or more joints jumps (up to 2e-3 of the diagonal on a real model, docs/sbs-c.md).
     assert!(last(1).jump > 1e-3, "SBS jumps: {:?}", last(1));
     // LBS and SBS-C: the jump goes to zero with the weight.
     assert!(last(0).jump < 1e-5 && last(2).jump < 1e-5, "LBS {:?}, SBS-C {:?}", last(0), last(2));

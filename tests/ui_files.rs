@@ -1,4 +1,4 @@
-//! A first session's rough edges without a display (egui_kittest): where no desktop file dialog
+//! A newcomer's first use of the editor, without a display (egui_kittest): where no desktop file dialog
 //! answers, File ▸ Open, Save pose and Export go through the in-window browser (with the
 //! overwrite question); save dialogs start in the model's folder with its name; editor keys work
 //! after clicking a menu or a panel but not while typing; a damaged recovery file is reported

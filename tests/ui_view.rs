@@ -1,4 +1,4 @@
-//! The rough edges of a first session, through egui_kittest (no display): the status line's
+//! What a newcomer meets first in the editor, through egui_kittest (no display): the status line's
 //! joint-set counts follow painting and undo, "unsaved weight edits" counts strokes, Ctrl+wheel
 //! steps the brush radius by exactly ×1.1 per notch and the field shows it rounded, the
 //! dominant-joint legend lists every joint and scrolls, the joint tree folds, searches and scrolls

@@ -2,6 +2,65 @@
 //! outliner, an inspector, a timeline and a status line. [`SkinlabApp`] owns the
 //! [`state::EditorState`] and turns input into [`command::Command`]s; the viewport draws the
 //! state's CPU deformation through `crate::render`.
+//!
+//! In detail: `SkinlabApp` (eframe), `EditorState` + `Command` (the only place state changes;
+//! `state/paint_ops.rs`: strokes, tools, locks, save, export; `state/rig_ops.rs` (Rig mode: skeleton
+//! edits through `rig::skeleton_edit`, joint placement, the bind job); `state/recovery_ops.rs`: unsaved
+//! work as a recovery file, restoring one; `state/undo_ops.rs`: Undo and Redo (the model made unique
+//! only for a step that changes it; the status line names the step); `state/edit_counts.rs`: the status
+//! line's joint sets in use and unsaved strokes; `state/key_ops.rs`: keys on the timeline's clip
+//! through `rig::keys`, each a `ModelEdit` of the clips; `state/pose_tools.rs`: Copy Pose, Paste, Paste
+//! Flipped; `state/ik_ops.rs` + `ik_input.rs`: IK drags through `rig::ik` (solved from the drag's start
+//! pose every frame, one undo step, Cancel restores), pins, chain length, the pole handle;
+//! `state/pose_library_ops.rs` + `ui/pose_library_panel.rs`: the pose library), `History` (one undo
+//! history of pose snapshots, paint records, skeleton edits as their skeleton-sized
+//! `rig::skeleton_edit::SkeletonRecord` (a joint drag's moves chained into one with
+//! `SkeletonRecord::then`) and `model::ModelEdit` steps (binds; key edits as `ModelEdit::since`, no
+//! vertex data), with a revision; skeleton edits and key edits change the model in place, so its vertex
+//! data is never copied unless the brush caches' build still shares it), `bind_job.rs` (automatic
+//! weights on a thread, progress through an atomic), `translate_gizmo.rs` + `rig_input.rs` (Rig mode's
+//! gizmo and viewport input), `select_input.rs` (Paint mode's box/lasso/gradient drags and selection
+//! keys), `state/weight_tools_ops.rs` (`WeightToolCommand`: selection, restrict, gradient, table,
+//! transfer; the selection lives in `EditorState::weight_tools`), `ui/weight_tools_panel.rs`, viewport
+//! paint callback (`viewport/paint_input.rs`: Paint mode's strokes, sampling, camera, wheel and hover),
+//! `gizmo.rs` (rotation gizmo: Local/World rings and the twist ring, laid out and hit on the CPU) +
+//! `gizmo_drag.rs` (pointer → angle: swept about the centre, tangential for edge-on rings; Shift fine,
+//! Ctrl snap; the read-out), `ui/rotation_fields.rs` (Euler in a chosen order and Twist/Bend fields,
+//! relative to rest, keeping typed values while the rotation is theirs), `paint_overlay.rs` (brush
+//! circle, read-out, legends), panels (`ui/`: outliner, inspector, paint panel, rig panel, timeline,
+//! status bar), `file_menu.rs` (File menu, Open Recent via `recent.rs`), `dialogs.rs` (`FileRequest` →
+//! native dialog or `Answer::Unavailable`, the start-up choice), `file_browser.rs` (the in-window
+//! browser), `recovery.rs` (autosave clock, restore offer; the file is made and written on a thread of
+//! its own from `EditorState::recovery_snapshot`, which shares the model and source document by `Arc`,
+//! and a clean quit waits for it; while the skeleton differs from the file the whole edited model is
+//! exported beside it first, `io::recovery::companion`, and restored from there), `view_keys.rs` (axis
+//! views, the numeric keypad), `shortcuts.rs` (every editor key, whatever widget has focus),
+//! `state/modes.rs` (`Mode`, `WeightDisplay`, `PaintSettings`), `frame_times.rs` (per-stage frame
+//! times, medians, the View ▸ Frame times overlay), `frame_bench.rs` (`open --bench-frames`: a changing
+//! pose, or with `--rig --select` a joint drag), `state/refresh.rs` (the per-frame deformation, timed
+//! per stage; the paint colours computed in full only when what they depend on changed: `model_rev`,
+//! `EditorState::model_edits` (every in-place model edit but a dab's, through `refresh::edit_model`),
+//! the joint shown, the mode, the surface, so a new pose sends no colours), `state/panels.rs` (the
+//! shown methods, the viewport's aspect, framing), `screenshot.rs` (`open --screenshot`: save the
+//! window after N frames, then close), `panic_guard.rs` (the window loop run so that a panic on its
+//! thread, such as winit's X11 start-up without the X keyboard data, becomes one error line and status
+//! 2), `state/picking.rs` (every pick of the editor, through each panel's pick boxes, fitted lazily per
+//! deformation and refitted after a dab), `topology_job.rs` + `state/topology_ops.rs` (brush caches of
+//! models ≥ 100k vertices built on a thread, their parallel parts on a rayon pool of its own with one
+//! thread fewer than the cores, so that frames never queue behind them; commands that paint or edit
+//! weights wait for them, skeleton edits, keys and the undo of either do not; skeleton edits keep the
+//! caches' welded surface and vertex mirrors and take the new joints, `paint::ModelTopology::rejoint`),
+//! `EditorState::geometry_rev` (bumped only when a new model is loaded: what the GPU meshes, rest
+//! shading normals, brush caches and the recent-file list key on; `model_rev` changes with every edit);
+//! `analysis/` (the analysis views' state: `joint_sets.rs` the set table of the shown pose, recomputed
+//! only when the deformation revision changes, its sort, the chosen set, vertex colours by set;
+//! `overlay.rs` centres, member lines and the hover read-out over the viewport; `sweep.rs` the sweep
+//! panel's choices (its own steps or a driving clip), its background thread and the scrub that poses
+//! the joint, or the model at a clip key, without an undo entry), `ui/joint_sets_panel.rs` (the
+//! sortable set table, `ScrollArea::show_rows`), `ui/sweep_panel.rs` + `ui/sweep_plot.rs` (the sweep
+//! window and its egui-painter curves).
+//!
+//! Invariants: the only egui/eframe/rfd user.
 
 pub mod analysis;
 pub mod bind_job;

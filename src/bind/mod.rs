@@ -8,6 +8,16 @@
 //! with one sparse Cholesky factorisation (`solve.rs`), then apply the weight rules per vertex
 //! (`rules.rs`). Nothing is written to the model until [`BindResult::apply`], which returns the
 //! previous influences for undo.
+//!
+//! In detail: automatic weights by bone heat: `surface.rs` (weld every primitive of the skin into one
+//! surface), `segments.rs` (joint segments), `heat.rs` (cotangent stiffness, nearest-visible-bone heat,
+//! connected parts), `bvh.rs` (ray-cast visibility), `solve.rs` (one faer sparse Cholesky, every
+//! joint), `inpaint.rs` (harmonic fill of unknown values over a triangle surface: weight transfer's
+//! inpainting), `rules.rs` (clamp, drop, limit, normalise, locks, Assign Automatic merge); `bind_skin`
+//! → `BindResult::apply` (returns the previous influences for undo).
+//!
+//! Invariants: GUI-free, the only `faer` user; writes nothing until `apply`; every vertex ends with ≥ 1
+//! finite, normalised influence.
 
 pub mod bvh;
 mod heat;

@@ -2,7 +2,7 @@
 //! rayon pool per count, every frame deformed on each pool in turn (and by each method), so that
 //! the speed-ups come from the same minutes of the machine rather than from separate processes
 //! (on a shared machine, one thread's time varied by half between two processes run a minute
-//! apart: BENCHMARKS.md, "Issue 11 on a GPU"). Each turn is entered from the calling thread and
+//! apart: BENCHMARKS.md, "Thread scaling"). Each turn is entered from the calling thread and
 //! finds its pool's workers asleep, as the editor's frames do (it deforms from its own thread,
 //! the pool idle in between); a lone `--threads T` run keeps them spinning between back-to-back
 //! frames, so on small frames it shows more of a speed-up than the editor gets.

@@ -1,5 +1,15 @@
 //! The `skinlab` command line: one file per subcommand over the GUI-free core. Every failure is
 //! returned as one error whose `Display` is a single line; `main` prints it and exits with 2.
+//!
+//! In detail: one file per subcommand (clap); `bench.rs` with `bench_load.rs`, `bench_bind.rs`,
+//! `bench_lanes.rs` and `bench_threads.rs` (`--threads 1,2,4,8,16`: one pool per count, every frame on
+//! each pool in turn, the speed-ups and any count slower than a smaller one); `densify.rs` writes a
+//! densified model through `io::gltf_export::export_densified` (`gltf_export/densify.rs`: every
+//! attribute and morph target of a refined primitive re-written, normalised integers re-quantised,
+//! TANGENT renormalised).
+//!
+//! Invariants: errors print one line, exit status 2; output goes through `cli::print_out` / `outln!` (a
+//! failed write to stdout is an error, never a panic).
 
 pub mod bench;
 mod bench_bind;

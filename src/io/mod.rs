@@ -1,5 +1,12 @@
 //! Files in and out: glTF import and export, OBJ import, the weights file, the contract's OBJ
 //! output, atomic writes, and the load error. The only module that uses the `gltf` crate.
+//!
+//! In detail: glTF import (`gltf_import.rs`: nodes, skins, geometry, influences, clips;
+//! `gltf_import/checks.rs`: the GLB container and raw-JSON checks before parsing;
+//! `gltf_import/buffers.rs`: BIN chunk, data URIs, external files; own bounds-checked accessor reader
+//! with an allocation budget: `accessor.rs`, decoding straight into the wanted type (`read_as::<f32.
+//!
+//! Invariants: u32.
 
 pub mod accessor;
 pub mod atomic_write;

@@ -1,5 +1,12 @@
 //! Dense f64 linear algebra through nalgebra: polar decomposition of joint matrices and the
 //! least-squares centre of rotation of the SBS paper (section 4). The only module that uses nalgebra.
+//!
+//! In detail: polar decomposition (SVD, and `polar_newton.rs`: Newton–Schulz / scaled Newton for the
+//! per-frame joint parts), least-squares centre (`centre_sums.rs`: normal equations from per-joint
+//! sums, n²I − SᵀS, where well conditioned; else Givens QR + 3x3 SVD, the truncated pseudo-inverse),
+//! `triangle.rs` (closest point of a triangle: BVH, transfer, mirror).
+//!
+//! Invariants: the only `nalgebra` user.
 
 mod centre_sums;
 mod polar_newton;

@@ -1,6 +1,22 @@
 //! The imported model, independent of any file format: the node tree, meshes, skins with their
 //! joint-set tables, per-vertex influences and animation clips. The editor, the deformation core
 //! and the exporter all work on these types; nothing here knows about glTF or the GUI.
+//!
+//! In detail: `Model`: node tree (`skeleton.rs`), meshes (`mesh.rs`, with `vertex_normals`:
+//! area-weighted normals of a triangle mesh, the one sum the renderer, the brush and the shading
+//! normals use), skins, `influences.rs` (compact weights and packed set words), `joint_set_table.rs`
+//! (`JointSetTable`: the skin's distinct joint sets, interned; re-exported by `influences`),
+//! `slot_influences.rs` (a file's flat JOINTS_n/WEIGHTS_n slots → the weight rules in parallel →
+//! interned layout, bit-identical to the per-vertex path, no per-vertex allocation), `vertex_order.rs`
+//! (`VertexOrder`: skinned vertices in joint-set order from import, the file's order kept for every
+//! boundary), `lane_order.rs` (per 2048-vertex window, the vertices grouped by packed set word for the
+//! eight-lane path; cached in `Influences`, rebuilt per window after a change), `densify.rs`
+//! (production-density copies: midpoint edge splits, longest edges first in the last round, weights
+//! averaged and held to the skin's influence limit; originals keep index and data; edges keyed by their
+//! ends' file indices, so the result does not depend on the model's vertex order), animation clips.
+//!
+//! Invariants: format-free; weights finite, ≥ 0, sum to 1; slot *m* of a vertex is member *m* of its
+//! set; tables only grow (undo stays bit-exact).
 
 pub mod animation;
 pub mod densify;

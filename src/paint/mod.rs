@@ -16,6 +16,34 @@
 //!    interned, undo recorded);
 //! 4. `Deformer::prepare_new_sets` and `Deformer::deform_vertices` for the touched vertices
 //!    (a full prepare when the layout changed). [`reskin_after_dab`] does step 4.
+//!
+//! In detail: picking (`pick.rs`: every triangle, on large meshes after one pass noting each vertex's
+//! side of two planes through the ray (eight vertices at a time through `skinning::lanes` where the CPU
+//! has AVX2, the same bits as one by one), so that triangles clearly on one side are skipped;
+//! `pick_boxes.rs`: boxes around runs of 64 triangles and groups of 64 runs, fitted to a deformation
+//! and refitted at a dab's vertices, the same hit at 1M vertices in 0.02–0.07 ms instead of 4–15, and
+//! every crossing for `volume_pick.rs`'s joint placement), brush (falloff, radius units), blend modes,
+//! weight rules (locks, limit, clean), mirror (joint names, vertex map), `model_surface.rs` (every
+//! skinned primitive as one surface: one vertex and joint numbering, welded adjacency across primitives
+//! and seams), `weld.rs` (writing a weld group through a `GroupWriter` that keeps its buffers across a
+//! dab's groups, finding and welding groups that disagree), `mirror_match.rs` (joints by mirrored bind
+//! position, closest-point vertex mirrors: the triangles around the eight vertices nearest each mirror
+//! image, searched ring by ring on a fine grid first, stopping once the eighth nearest lies within the
+//! rings seen, and on the coarse one where the fine cannot be sure; both keep only points nearer than
+//! the eighth so far), `mirror_weights.rs` (the Mirror Weights operator), adjacency and surface
+//! distance (`surface.rs`: Dijkstra bounded by the radius, generation-stamped scratch so a dab touches
+//! only what it reaches, each group's neighbour list prefetched when the walk first reaches it),
+//! picking, footprint, dabs, tools, stroke undo records (`stroke.rs`: each vertex's first and last
+//! state, their significant weights in one pool), weight display; `selection.rs` (the vertex selection
+//! mask: box/lasso by projected deformed positions, grow/shrink, hide/reveal; `editable_mask` goes into
+//! `WeightRules::mask`, which every writer checks; a stamp new on every edit, which keeps the panel's
+//! counts (`EditorState::selection_summary`) from being recounted every frame), `gradient.rs` (gradient
+//! fill by surface distance), `weight_table.rs` (the table of the selected vertices and its ops;
+//! `set_joint_held`), `transfer.rs` (weight transfer: joints by name/position, closest point through
+//! `bind::TriangleBvh`, inpainting through `bind::inpaint`).
+//!
+//! Invariants: GUI-free; every dab leaves valid `Influences`; every copy in a weld group holds the same
+//! weights bit for bit after any dab or tool; nothing outside `WeightRules::mask` is written.
 
 pub mod adjacency;
 pub mod blend;

@@ -1,7 +1,7 @@
 //! A triangle mesh whose vertex buffers skinlab owns, drawn through three-d's programs and
 //! materials: three-d 0.19 keeps its buffers' GL names private, so a deformation could only reach
 //! them through `glBufferSubData`, which NVIDIA's driver runs at 3–5 GB/s on one thread (a 1M
-//! split view's 48 MB took 10–16 ms a frame; BENCHMARKS.md, "Issue 11 on a GPU"). Here a buffer
+//! split view's 48 MB took 10–16 ms a frame; BENCHMARKS.md, "The editor on a GPU"). Here a buffer
 //! refilled whole (a new pose) is written into the mapped buffer instead, by the deformation's
 //! rayon threads in parallel: `glMapBufferRange` with the whole buffer invalidated, so the driver
 //! hands out fresh storage and never waits for the GPU's last draw from the old one. Parts of a
@@ -39,8 +39,8 @@ pub const MAPPED_FROM_BYTES: usize = 64 << 10;
 
 /// The most bytes one `glBufferSubData` call sends. For a 1M-vertex split view's 48 MB a frame,
 /// NVIDIA's driver (H200, 580.159) took 12.6-15.9 ms in one call per buffer and 10.1-13.2 ms in
-/// 1 MB calls, in the same runs; llvmpipe takes the same either way (BENCHMARKS.md, "Issue 11 on
-/// a GPU").
+/// 1 MB calls, in the same runs; llvmpipe takes the same either way (BENCHMARKS.md, "The editor
+/// on a GPU").
 pub const SUB_DATA_CHUNK_BYTES: usize = 1 << 20;
 
 /// Bytes each rayon task copies into a mapped buffer.

@@ -4,6 +4,21 @@
 //! kinematics (`ik/`), keyframes on clips (`keys.rs`), poses pasted across the symmetry plane
 //! (`mirror_pose.rs`), a joint's bone axis (`bone_axis.rs`), twist and bend about it
 //! (`twist_bend.rs`) and turns about model-space or joint axes (`axis_rotation.rs`).
+//!
+//! In detail: `Pose` (per-node TRS overrides), `fk.rs`, `sample.rs` (glTF interpolation),
+//! `pose_file.rs` (the contract's JSON), `bone.rs` (Blender's tail/roll convention), `ik/` (inverse
+//! kinematics: `two_bone.rs` analytic with a pole, `fabrik.rs` for N bones, `mod.rs` chains, pins and
+//! the conversion of solved positions to local rotations), `keys.rs` (keys of a pose on a `model::Clip`
+//! at a time: set, move, delete; f32-exact so exports play back bit for bit), `mirror_pose.rs` (Paste
+//! Flipped: each joint's model-space rotation from rest reflected across the symmetry plane onto its
+//! partner), `bone_axis.rs` (a joint's bone axis in its rotation frame: tail, first child joint, a
+//! leaf's parent, +Y), `twist_bend.rs` (swing–twist: Twist / Bend A / Bend B relative to rest, exact
+//! round trip), `axis_rotation.rs` (turning a joint about a model-space or joint axis as a new local
+//! rotation), `skeleton_edit/` (add, delete, move, reparent, rename, symmetrize, orient joints; create
+//! a skin; each returns a `SkeletonRecord` for undo).
+//!
+//! Invariants: FK in f64; every skeleton edit keeps each joint's rest offset `C = global·IBM`, so the
+//! mesh never moves in the rest pose.
 
 pub mod axis_rotation;
 pub mod bone;

@@ -6,6 +6,31 @@
 //! member tables and the SBS centre of rotation (solved once per set per pose). The per-vertex pass
 //! ([`lbs`], [`dqs`], [`sbs`]) then streams each primitive's weights and packed set ids into
 //! caller-owned [`DeformedPrimitive`] buffers, split over rayon's threads.
+//!
+//! In detail: `frame.rs` (+`frame/new_sets.rs`; `frame/joint_parts.rs`: per-joint parts, only for
+//! joints some set reads and only what the method needs; skins with the same joints and IBMs share
+//! them; kept across poses for joints whose node and inverse bind matrix kept every bit; DQS and SBS
+//! split a joint through its inverse bind matrix's split where its node is a scaled rotation;
+//! `frame/set_tables.rs`: the sets of each joint (an index kept per table), one pass over the sets
+//! whose joints changed, flags and tables (only what the method's pass reads of each set: LBS's columns
+//! for DQS and SBS only where they deform by them, scales or stretch matrices as the set's stretch is
+//! uniform or not) then SBS centres, split over rayon's threads by measured work), `lbs.rs`, `dqs.rs`,
+//! `sbs.rs`, `sbs_c.rs` (continuous SBS, `docs/sbs-c.md`: per-vertex centre from per-set pair tables),
+//! `vertex_pass.rs` (streaming driver: windows, mixed groups, threads), `arith.rs` (the kernels'
+//! arithmetic, written once for SSE2 and AVX2+FMA: plain or fused multiply-adds, weighted table sums
+//! rounded alike on every path, sqrt-free rotations, refined reciprocal square roots), `lanes.rs`
+//! (eight vertices in the lanes of AVX2 registers: shared-set tables broadcast, per-lane blends
+//! transposed in, packed positions and normals loaded and stored; also the pick's side pass),
+//! `stretch.rs` (DQS/SBS's stretch step per vertex, rounded as `lanes::stretch`), `shading.rs`
+//! (`ShadingNormals`: for the editor, the rest normals of skinned primitives that carry none, which
+//! `Deformer::set_shading_normals` deforms with the positions so such primitives are shaded from the
+//! skinning pass, not from normals recomputed on each panel's deformed triangles every frame),
+//! `deformer.rs` (+`deformer/partial.rs`: re-skin chosen vertices; `deformer/work.rs`: each method's
+//! measured cost per vertex decides one thread or all, and the least task size; every primitive of
+//! every instance is parallel work).
+//!
+//! Invariants: results equal `shared/spec/deformation.md`, and do not depend on what was kept from the
+//! last pose nor on the threads (`tests/prepare.rs`, `tests/pass_threads.rs`).
 
 mod arith;
 pub mod deformer;
