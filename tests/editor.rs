@@ -108,3 +108,35 @@ fn missing_keyboard_data_stops_the_editor_with_one_error_line_not_a_panic() {
     assert!(ours[0].contains("no X keyboard data (xkb)") && ours[0].contains("xkb-data"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn a_pose_library_with_oversized_thumbnails_opens_and_shows_them_broken() {
+    use skinlab::io::pose_library::{library_path, LibraryPose, PoseLibrary};
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("arm.glb");
+    std::fs::write(&model, skinlab::demo::demo_glb()).unwrap();
+    let arm = skinlab::io::load_model(&model).unwrap();
+    // A 20000×1 thumbnail (wider than any GPU texture) and a truncated one beside a good one.
+    let png = |w: u32, h: u32| skinlab::thumbnail::encode_png(&vec![200u8; (w * h * 4) as usize], w, h).unwrap();
+    let mut truncated = png(96, 96);
+    truncated.truncate(60);
+    let mut pose = skinlab::rig::Pose::rest();
+    pose.set_rotation(2, glam::DQuat::from_rotation_z(0.8));
+    let entry = |name: &str, thumbnail_png: Vec<u8>| LibraryPose { name: name.into(), pose: pose.clone(), thumbnail_png };
+    let library = PoseLibrary {
+        poses: vec![entry("Wide", png(20_000, 1)), entry("Cut", truncated), entry("Good", png(96, 96))],
+    };
+    library.write(&library_path(&model), &arm.nodes).unwrap();
+    let shot = dir.path().join("library.png");
+    let o = skinlab_under_xvfb(&[
+        "open",
+        model.to_str().unwrap(),
+        "--screenshot-after-frames",
+        "4",
+        shot.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "status {:?}: {err}", o.status);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(shot.exists());
+}

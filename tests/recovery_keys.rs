@@ -120,6 +120,25 @@ fn unchanged_clips_write_no_section_and_a_bad_section_is_refused() {
 }
 
 #[test]
+fn a_recovered_clip_with_a_channel_without_keys_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = arm_in(dir.path());
+    s.apply(Command::SetRotation { node: 2, rotation: DQuat::from_rotation_z(0.3), gesture: None });
+    let mut file = s.recovery_file(999_999_993);
+    // Choosing such a clip sampled an empty key list (a panic), and the crashed editor saved the
+    // same clip again at every start.
+    file.sections.insert(
+        CLIPS.into(),
+        serde_json::json!([{"name": "empty", "channels": [{"node": "elbow",
+        "path": "rotation", "interpolation": "LINEAR", "times": [], "values": []}]}]),
+    );
+    let mut fresh = arm_in(dir.path());
+    let e = fresh.restore(&file).unwrap_err();
+    assert!(e.contains("recovered clips") && e.contains("no keys"), "{e}");
+    assert!(fresh.model.clips.iter().all(|c| c.name.as_deref() != Some("empty")), "the clip is not taken");
+}
+
+#[test]
 fn autosave_writes_on_its_own_thread_and_a_clean_quit_waits_for_it() {
     // 103,200 vertices without a file: every vertex's weights go into the recovery file, a write
     // of a few hundred milliseconds.
