@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds the harnesses, writes the seed corpus, and fuzzes one harness on one core:
-#   bash fuzz/run.sh HARNESS [SECONDS]     (HARNESS: gltf, pose, weights, paint or recovery; default 1200 s)
+#   bash fuzz/run.sh HARNESS [SECONDS]     (HARNESS: gltf, pose, weights, paint, recovery, obj or pose_library; default 1200 s)
 # Findings land in fuzz/out/HARNESS/default/{crashes,hangs}; the figures in fuzzer_stats.
 set -euo pipefail
 cd "$(dirname "$0")"
-harness=${1:?usage: run.sh gltf|pose|weights|paint|recovery [SECONDS]}
+harness=${1:?usage: run.sh gltf|pose|weights|paint|recovery|obj|pose_library [SECONDS]}
 seconds=${2:-1200}
 cargo afl build --release
 [ -d corpus ] || ./target/release/seeds corpus ../../shared/models

@@ -122,10 +122,10 @@ fn a_pose_library_with_oversized_thumbnails_opens_and_shows_them_broken() {
     truncated.truncate(60);
     let mut pose = skinlab::rig::Pose::rest();
     pose.set_rotation(2, glam::DQuat::from_rotation_z(0.8));
-    let entry = |name: &str, thumbnail_png: Vec<u8>| LibraryPose { name: name.into(), pose: pose.clone(), thumbnail_png };
-    let library = PoseLibrary {
-        poses: vec![entry("Wide", png(20_000, 1)), entry("Cut", truncated), entry("Good", png(96, 96))],
-    };
+    let entry =
+        |name: &str, thumbnail_png: Vec<u8>| LibraryPose { name: name.into(), pose: pose.clone(), thumbnail_png };
+    let library =
+        PoseLibrary { poses: vec![entry("Wide", png(20_000, 1)), entry("Cut", truncated), entry("Good", png(96, 96))] };
     library.write(&library_path(&model), &arm.nodes).unwrap();
     let shot = dir.path().join("library.png");
     let o = skinlab_under_xvfb(&[

@@ -49,6 +49,16 @@ fn paint_regressions() {
 }
 
 #[test]
+fn obj_regressions() {
+    assert!(replay("obj", harness::obj) >= 3);
+}
+
+#[test]
+fn pose_library_regressions() {
+    assert!(replay("pose_library", harness::pose_library) >= 1);
+}
+
+#[test]
 fn the_warm_up_inputs_pass_every_harness() {
     harness::warm_up();
 }

@@ -1,4 +1,4 @@
-//! Writes the seed corpus: `seeds OUT_DIR [MODELS_DIR]` fills OUT_DIR/{gltf,pose,weights,paint}
+//! Writes the seed corpus: `seeds OUT_DIR [MODELS_DIR]` fills OUT_DIR/{gltf,pose,weights,paint,recovery,obj,pose_library}
 //! with the built-in demo arm, the small shared models (≤ 64 KiB, read from MODELS_DIR, by default
 //! ../shared/models; never committed), a pose file and a weights file of the demo arm, and paint
 //! byte streams. Nothing here is fuzzed; see fuzz/README.md.
@@ -75,5 +75,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         sections,
     };
     fs::write(dir("recovery")?.join("demo.json"), file.to_json())?;
+    // OBJ: a quad, a concave polygon with normals and texture coordinates in two objects.
+    let odir = dir("obj")?;
+    fs::write(odir.join("quad.obj"), "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n")?;
+    fs::write(
+        odir.join("objects.obj"),
+        "o a\nv 0 0 0\nv 2 0 0\nv 2 1 0\nv 1 1 0\nv 1 2 0\nv 0 2 0\nvn 0 0 1\nvt 0 0\n\
+         f 1/1/1 2/1/1 3/1/1 4/1/1 5/1/1 6/1/1\ng g2\no b\nf -3 -2 -1\n",
+    )?;
+    // A pose library of the demo arm: one pose with a small thumbnail.
+    let thumbnail_png = skinlab::thumbnail::encode_png(&[200u8; 4 * 4 * 4], 4, 4)?;
+    let library = skinlab::io::pose_library::PoseLibrary {
+        poses: vec![skinlab::io::pose_library::LibraryPose { name: "Bent".into(), pose: pose.clone(), thumbnail_png }],
+    };
+    fs::write(dir("pose_library")?.join("demo.json"), library.to_json(&model.nodes))?;
     Ok(())
 }
