@@ -31,7 +31,7 @@ pub enum SolveError {
     #[error(
         "the heat system of {vertices} vertices would need {values} factor values (about {} MB), more than the \
          {} MB allowed: the mesh's connectivity is tangled (random or non-manifold triangles?)",
-        values * 12 >> 20, MAX_FACTOR_VALUES * 12 >> 20
+        (values * 12) >> 20, (MAX_FACTOR_VALUES * 12) >> 20
     )]
     TooLarge {
         /// Vertices of the system.
