@@ -86,12 +86,14 @@ impl F8 {
         let positive = unsafe { _mm256_cmp_ps::<_CMP_GT_OQ>(self.0, _mm256_setzero_ps()) };
         Self(unsafe { _mm256_and_ps(r.0, positive) })
     }
-    /// The square root of each lane (IEEE, as `f32::sqrt`).
+    /// The square root of each lane (IEEE, as `f32::sqrt`; the difference overlay's distances).
+    #[cfg(feature = "gui")]
     #[inline(always)]
     pub(crate) fn sqrt(self) -> Self {
         Self(unsafe { _mm256_sqrt_ps(self.0) })
     }
-    /// The eight lanes in order.
+    /// The eight lanes in order (the difference overlay's distances).
+    #[cfg(feature = "gui")]
     #[inline(always)]
     pub(crate) fn to_array(self) -> [f32; 8] {
         let mut out = [0f32; 8];
