@@ -134,3 +134,43 @@ fn a_killed_session_restores_its_strokes_and_a_clean_quit_leaves_no_recovery_fil
     assert!(err.contains("restored unsaved work on arm.glb: 2 strokes"), "{err}");
     assert!(recovery_files(home.path()).is_empty(), "left behind: {:?}", recovery_files(home.path()));
 }
+
+#[test]
+fn a_recovery_file_whose_clip_has_a_channel_without_keys_is_refused_at_start() {
+    use skinlab::io::recovery::{session_file, CLIPS};
+    let home = tempfile::tempdir().unwrap();
+    let model = home.path().join("arm.glb");
+    std::fs::write(&model, skinlab::demo::demo_glb()).unwrap();
+    // What a crashed session (a pid that no longer runs) left: a clip whose channel has no keys,
+    // which sampling indexed out of bounds as soon as the clip was chosen.
+    let dir = home.path().join("data/skinlab/recovery");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut sections = std::collections::BTreeMap::new();
+    sections.insert(
+        CLIPS.to_owned(),
+        serde_json::json!([{"name": "empty", "channels": [{"node": "elbow", "path": "rotation",
+            "interpolation": "LINEAR", "times": [], "values": []}]}]),
+    );
+    let file = RecoveryFile {
+        model: Some(model.clone()),
+        model_name: "arm.glb".into(),
+        saved_unix_secs: skinlab::io::recovery::now_unix_secs(),
+        pid: 4_194_321,
+        strokes: 0,
+        sections,
+    };
+    std::fs::write(session_file(&dir, 4_194_321), file.to_json()).unwrap();
+    let x = Xvfb::start();
+    let shot = home.path().join("refused.png");
+    let o = skinlab(
+        &x,
+        home.path(),
+        &["open", "--recover", "--animation", "empty", "--screenshot-after-frames", "5", shot.to_str().unwrap()],
+    )
+    .output()
+    .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(err.contains("no keys"), "the refusal is not reported: {err}");
+}
