@@ -57,6 +57,9 @@ pub struct ExportArgs {
     /// Also write the contract's OBJ of the pose (as `skinlab deform` does).
     #[arg(long, value_name = "OUT.obj")]
     pub obj: Option<PathBuf>,
+    /// Helper joints fitted so that LBS players show another method.
+    #[command(flatten)]
+    pub emulation: super::export_emulate::EmulateArgs,
 }
 
 /// Runs `skinlab export`.
@@ -92,6 +95,9 @@ pub fn run(args: &ExportArgs) -> Result<(), CliError> {
         // A warning that cannot be shown does not stop the export.
         let _ = writeln!(std::io::stderr(), "warning: {}: {warning}", args.model.display());
     }
+    let plain = args.emulation.emulate.is_some().then(|| model.clone());
+    let emulated =
+        super::export_emulate::prepare(&args.emulation, &mut model, &args.model, args.bake, args.force, &source)?;
     let pose = args.pose.resolve(&model)?;
     if let Some(path) = &args.save_pose {
         let text = pose_file::pose_to_json(&pose, &model.nodes);
@@ -107,12 +113,25 @@ pub fn run(args: &ExportArgs) -> Result<(), CliError> {
     let options = ExportOptions {
         container,
         weights_format: args.weights_format,
-        max_influences: usize::from(args.max_influences),
+        max_influences: emulated.as_ref().map_or(usize::from(args.max_influences), |e| {
+            e.emulation.influence_limit.max(usize::from(args.max_influences))
+        }),
         bake: args.bake.then_some(Bake { pose, method: args.method }),
         overwrite_source: args.force,
         keep_weights: args.keep_weights,
     };
     let report = io::export_model(&model, &source, &options, &args.out)?;
+    if let (Some(done), Some(plain)) = (&emulated, &plain) {
+        let plain_bytes = super::export_emulate::plain_bytes(plain, &source, &options, &args.out)?;
+        summary.push(super::export_emulate::finish(
+            done,
+            &args.emulation,
+            &args.model,
+            &args.out,
+            &report,
+            plain_bytes,
+        )?);
+    }
     if report.rewritten_primitives > 0 {
         summary.push(format!("new weights in {} primitives", report.rewritten_primitives));
     }
