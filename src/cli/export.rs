@@ -120,17 +120,24 @@ pub fn run(args: &ExportArgs) -> Result<(), CliError> {
         overwrite_source: args.force,
         keep_weights: args.keep_weights,
     };
-    let report = io::export_model(&model, &source, &options, &args.out)?;
+    let morphs = emulated.as_ref().and_then(|e| e.morphs.as_ref());
+    let report = io::gltf_export::export_model_with_key_morphs(&model, &source, &options, morphs, &args.out)?;
     if let (Some(done), Some(plain)) = (&emulated, &plain) {
         let plain_bytes = super::export_emulate::plain_bytes(plain, &source, &options, &args.out)?;
-        summary.push(super::export_emulate::finish(
+        let helpers_bytes = match morphs {
+            Some(_) => super::export_emulate::plain_bytes(&model, &source, &options, &args.out)?,
+            None => report.files.iter().map(|f| f.1).sum(),
+        };
+        let line = super::export_emulate::finish(
             done,
             &args.emulation,
             &args.model,
             &args.out,
             &report,
             plain_bytes,
-        )?);
+            helpers_bytes,
+        )?;
+        summary.push(line);
     }
     if report.rewritten_primitives > 0 {
         summary.push(format!("new weights in {} primitives", report.rewritten_primitives));

@@ -12,6 +12,7 @@ use serde_json::json;
 
 use super::CliError;
 use crate::emulate::{emulate, EmulateRequest, Emulation};
+use crate::io::gltf_export::KeyMorphs;
 use crate::io::{atomic_write, ExportOptions, ExportReport, SourceDocument};
 use crate::model::Model;
 use crate::skinning::SkinningMethod;
@@ -29,6 +30,10 @@ pub struct EmulateArgs {
     /// clip when the model has none).
     #[arg(long, value_delimiter = ',', value_name = "NAME,...", requires = "emulate")]
     pub clips: Vec<String>,
+    /// Also add one morph target per exported key holding what the helpers leave, with a weight
+    /// animation 1 at its key and 0 at its neighbours: exact at every key, heavier.
+    #[arg(long, requires = "emulate")]
+    pub exact: bool,
     /// Write a JSON report of the fit (per clip: the runtime's distance to the target with and
     /// without helpers; helpers and bytes added; seconds).
     #[arg(long, value_name = "R.json", requires = "emulate")]
@@ -43,6 +48,8 @@ pub struct Emulated {
     pub method: SkinningMethod,
     /// When the command started.
     pub started: Instant,
+    /// The per-key morph targets (`--exact`).
+    pub morphs: Option<KeyMorphs>,
 }
 
 /// Checks the options and fits the helpers into `model` (which then carries them); `None`
@@ -102,18 +109,22 @@ pub fn prepare(
     };
     let emulation = emulate(model, &request, &mut progress).map_err(|e| format!("{}: {e}", model_path.display()))?;
     *model = emulation.model.clone();
-    Ok(Some(Emulated { emulation, method, started }))
+    let morphs = args.exact.then(|| {
+        progress("computing the per-key morph targets (--exact)");
+        crate::emulate::exact::key_morphs(&emulation, method)
+    });
+    Ok(Some(Emulated { emulation, method, started, morphs }))
 }
 
-/// Bytes the plain export of `plain` would have: the emulated export's size minus this is what
-/// the helpers add.
+/// Bytes the export of `model` without morph targets would have: the emulated export's size
+/// minus this is what the helpers (for the source model) or the per-key targets add.
 pub fn plain_bytes(
-    plain: &Model,
+    model: &Model,
     source: &SourceDocument,
     options: &ExportOptions,
     out: &Path,
 ) -> Result<usize, CliError> {
-    let (files, _) = crate::io::gltf_export::export_bytes(plain, source, options, out)
+    let (files, _) = crate::io::gltf_export::export_bytes(model, source, options, out)
         .map_err(|e| format!("{}: {e}", out.display()))?;
     Ok(files.main.len() + files.bin.map_or(0, |b| b.1.len()))
 }
@@ -126,10 +137,13 @@ pub fn finish(
     out: &Path,
     export: &ExportReport,
     plain_bytes: usize,
+    helpers_bytes: usize,
 ) -> Result<String, CliError> {
     let e = &done.emulation;
     let written: usize = export.files.iter().map(|f| f.1).sum();
     let bytes_added = written as i64 - plain_bytes as i64;
+    let exact =
+        done.morphs.as_ref().map(|m| json!({"targets": m.count, "bytes_added": written as i64 - helpers_bytes as i64}));
     let secs = done.started.elapsed().as_secs_f64();
     let names: Vec<String> = e.helper_nodes.iter().map(|&n| e.model.nodes.key(n)).collect();
     let (mut plain_sq, mut emu_sq, mut n) = (0.0, 0.0, 0.0);
@@ -173,6 +187,7 @@ pub fn finish(
             "influence_limit": e.influence_limit,
             "range_of_motion_clip": e.rom_clip,
             "bytes_added": bytes_added,
+            "exact": exact,
             "seconds": secs,
             "fit_seconds": e.fit_secs,
             "fit_rms_per_iteration": e.fit_rms,

@@ -10,11 +10,13 @@
 //! - `fit`: the alternation of the two.
 //! - `apply`: the helpers, weights and keys written into a copy of the model.
 //! - `measure`: the runtime's distance to the target, with and without helpers.
+//! - `exact`: per-key morph targets holding what the helpers leave (`--exact`).
 //!
 //! Deterministic: the same model and request give the same helpers, weights and keys whatever
 //! the number of threads.
 
 pub mod apply;
+pub mod exact;
 pub mod fit;
 pub mod measure;
 pub mod rigid;
@@ -89,6 +91,10 @@ pub struct ClipReport {
 pub struct Emulation {
     /// The model with helpers, weights and keys (and the range-of-motion clip, if one was made).
     pub model: Model,
+    /// The model that was fitted: the input, with the range-of-motion clip if one was made.
+    pub source: Model,
+    /// The fitted clips with their sample times (the helpers' keys).
+    pub fitted: Vec<(usize, Vec<f64>)>,
     /// Helper joint nodes added.
     pub helper_nodes: Vec<usize>,
     /// Per fitted clip, the distances.
@@ -241,6 +247,8 @@ pub fn emulate(
         .collect();
     Ok(Emulation {
         model: applied.model,
+        fitted: clips.iter().copied().zip(times).collect(),
+        source,
         helper_nodes: applied.helper_nodes,
         clips: reports,
         rom_clip: rom_name,
