@@ -46,7 +46,7 @@ pub const DEFAULT_HELPERS: usize = 3;
 pub const ITERATIONS: usize = 6;
 /// Most samples the alternation fits (spread evenly over every fitted clip's samples); the
 /// helpers' transforms at the other samples are fitted afterwards with the final weights.
-pub const MAX_FIT_SAMPLES: usize = 120;
+pub const MAX_FIT_SAMPLES: usize = 240;
 /// Sweeps of the transform fit at each exported sample after the alternation.
 pub const FINAL_SWEEPS: usize = 3;
 
