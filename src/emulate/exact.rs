@@ -8,10 +8,9 @@
 use glam::{DMat3, Vec3};
 use rayon::prelude::*;
 
-use super::subject::{clip_pose, Subject};
+use super::subject::{clip_pose, evaluate, Subject};
 use super::Emulation;
 use crate::io::gltf_export::{KeyMorphClip, KeyMorphs, MeshKeyMorphs};
-use crate::rig::fk;
 use crate::skinning::{Deformer, SkinningMethod};
 
 /// The per-key targets of `emulation` for `method` (every fitted clip, every sample).
@@ -25,23 +24,13 @@ pub fn key_morphs(emulation: &Emulation, method: SkinningMethod) -> KeyMorphs {
     let deltas: Vec<Vec<Vec3>> = at
         .par_iter()
         .map_init(
-            || (Deformer::new(), Vec::new(), Vec::new()),
-            |(d, out, globals), &(c, t)| {
-                d.deform_all(source, &clip_pose(source, c, t), method, out);
+            || (Deformer::new(), Deformer::new(), Vec::new()),
+            |(d_source, d_emulated, out), &(c, t)| {
+                d_source.deform_all(source, &clip_pose(source, c, t), method, out);
                 let target = subject.gather(out);
+                // What the runtime plays: LBS of the emulated model, and its joint matrices.
                 let pose = clip_pose(emulated, c, t);
-                d.deform_all(emulated, &pose, SkinningMethod::Lbs, out);
-                let runtime = subject.gather(out);
-                fk::model_from_node(&emulated.nodes, &pose, globals);
-                let joints: Vec<Vec<glam::DMat4>> = emulated
-                    .skins
-                    .iter()
-                    .map(|s| {
-                        let mut m = Vec::new();
-                        fk::model_from_bind(s, globals, &mut m);
-                        m
-                    })
-                    .collect();
+                let runtime = evaluate(emulated, &subject, &pose, SkinningMethod::Lbs, d_emulated, out);
                 subject
                     .refs
                     .iter()
@@ -54,11 +43,11 @@ pub fn key_morphs(emulation: &Emulation, method: SkinningMethod) -> KeyMorphs {
                         };
                         let mut a = DMat3::ZERO;
                         for (j, w) in inf.vertex(r.vertex, &skin.sets) {
-                            if let Some(m) = joints[inst.skin].get(usize::from(j)) {
+                            if let Some(m) = runtime.joints[inst.skin].get(usize::from(j)) {
                                 a += DMat3::from_mat4(*m) * f64::from(w);
                             }
                         }
-                        let residual = (target[i] - runtime[i]).as_dvec3();
+                        let residual = (target[i] - runtime.targets[i]).as_dvec3();
                         let det = a.determinant();
                         let scale = a.x_axis.length() * a.y_axis.length() * a.z_axis.length();
                         if det.abs() > 1e-9 * scale && det.is_finite() {

@@ -46,13 +46,12 @@ fn similarity(m: &DMat4) -> bool {
 /// The squared LBS error of every vertex summed over `frames`.
 #[must_use]
 pub fn lbs_errors(subject: &Subject, frames: &[Evaluated]) -> Vec<f64> {
-    let blend: Vec<Vec<(u16, f64)>> = subject.pairs.clone();
     (0..subject.len())
         .map(|i| {
             frames
                 .iter()
                 .map(|f| {
-                    let p = blend_position(&f.joints[subject.skin[i]], &blend[i], subject.rest[i]);
+                    let p = blend_position(&f.joints[subject.skin[i]], &subject.pairs[i], subject.rest[i]);
                     p.distance_squared(f.targets[i].as_dvec3())
                 })
                 .sum()
