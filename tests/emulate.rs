@@ -10,6 +10,8 @@
 
 #[path = "common/cli_run.rs"]
 mod cli_run;
+#[path = "common/gltf_edit.rs"]
+mod gltf_edit;
 #[path = "common/js_check.rs"]
 mod js_check;
 
@@ -247,6 +249,31 @@ fn exact_lands_on_the_target_at_the_keys_in_three_js() {
         let worst = three.iter().zip(&target).map(|(a, b)| a.distance(*b)).fold(0.0, f32::max);
         assert!(worst <= 1e-5 * diagonal, "{clip} at {time}: {worst} of {diagonal}");
     }
+}
+
+#[test]
+fn a_source_with_eight_influences_keeps_joints_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = gltf_edit::GltfDoc::simple_skin_six_influences().write(&dir.path().join("six.gltf"));
+    let out = dir.path().join("six.glb");
+    let report = dir.path().join("six.json");
+    run_ok(&[
+        "export",
+        source.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--emulate",
+        "dqs",
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    let r: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(r["influence_limit"], 8);
+    assert_eq!(js_check::error_codes(&js_check::validate(std::slice::from_ref(&out))[&out]), Vec::<String>::new());
+    let model = load_model(&out).unwrap();
+    let inf = model.meshes[0].primitives[0].influences.as_ref().unwrap();
+    let most = (0..inf.len()).map(|v| inf.count(v, &model.skins[0].sets)).max().unwrap();
+    assert!(most > 4 && most <= 8, "{most} influences");
 }
 
 /// A glTF with one triangle and no skin, embedded.
