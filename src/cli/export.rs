@@ -57,6 +57,9 @@ pub struct ExportArgs {
     /// Also write the contract's OBJ of the pose (as `skinlab deform` does).
     #[arg(long, value_name = "OUT.obj")]
     pub obj: Option<PathBuf>,
+    /// Helper joints fitted so that LBS players show another method.
+    #[command(flatten)]
+    pub emulation: super::export_emulate::EmulateArgs,
 }
 
 /// Runs `skinlab export`.
@@ -69,6 +72,9 @@ pub fn run(args: &ExportArgs) -> Result<(), CliError> {
         if let Some(path) = path {
             plan.write(flag, path);
         }
+    }
+    if let Some(path) = &args.emulation.report {
+        plan.write("--report", path);
     }
     if let Some(path) = &args.weights {
         plan.read("the weights file", path);
@@ -94,6 +100,9 @@ pub fn run(args: &ExportArgs) -> Result<(), CliError> {
         // A warning that cannot be shown does not stop the export.
         let _ = writeln!(std::io::stderr(), "warning: {}: {warning}", args.model.display());
     }
+    let plain = args.emulation.emulate.is_some().then(|| model.clone());
+    let emulated =
+        super::export_emulate::prepare(&args.emulation, &mut model, &args.model, args.bake, args.force, &source)?;
     let pose = args.pose.resolve(&model)?;
     // The companions are staged first and replace their old files only once the model is written.
     let mut companions = StagedSet::new();
@@ -111,12 +120,33 @@ pub fn run(args: &ExportArgs) -> Result<(), CliError> {
     let options = ExportOptions {
         container,
         weights_format: args.weights_format,
-        max_influences: usize::from(args.max_influences),
+        max_influences: emulated.as_ref().map_or(usize::from(args.max_influences), |e| {
+            e.emulation.influence_limit.max(usize::from(args.max_influences))
+        }),
         bake: args.bake.then_some(Bake { pose, method: args.method }),
         overwrite_source: args.force,
         keep_weights: args.keep_weights,
     };
-    let report = io::export_model(&model, &source, &options, &args.out)?;
+    let morphs = emulated.as_ref().and_then(|e| e.morphs.as_ref());
+    let report = io::gltf_export::export_model_with_key_morphs(&model, &source, &options, morphs, &args.out)?;
+    if let (Some(done), Some(plain)) = (&emulated, &plain) {
+        let plain_bytes = super::export_emulate::plain_bytes(plain, &source, &options, &args.out)?;
+        let helpers_bytes = match morphs {
+            Some(_) => super::export_emulate::plain_bytes(&model, &source, &options, &args.out)?,
+            None => report.files.iter().map(|f| f.1).sum(),
+        };
+        let line = super::export_emulate::finish(
+            done,
+            &args.emulation,
+            &args.model,
+            &args.out,
+            &report,
+            plain_bytes,
+            helpers_bytes,
+            &mut companions,
+        )?;
+        summary.push(line);
+    }
     companions.commit()?;
     if report.rewritten_primitives > 0 {
         summary.push(format!("new weights in {} primitives", report.rewritten_primitives));

@@ -21,6 +21,7 @@ pub mod deform;
 pub mod demo;
 pub mod densify;
 pub mod export;
+pub mod export_emulate;
 pub mod info;
 mod info_sets;
 #[cfg(feature = "gui")]

@@ -36,6 +36,7 @@ mod bake;
 mod densify;
 mod files;
 mod json_refs;
+mod key_morphs;
 mod repack;
 mod skeleton;
 mod weights;
@@ -43,6 +44,7 @@ mod weights;
 pub use densify::{densified_bytes, export_densified};
 use files::{buffer_path, uri_encode, write_pair};
 use json_refs::{array_len, index, push, referenced};
+pub use key_morphs::{KeyMorphClip, KeyMorphs, MeshKeyMorphs};
 pub use weights::{float_weights, quantized_weights};
 
 const ARRAY_BUFFER: u64 = 34962;
@@ -254,7 +256,19 @@ pub fn export_model(
     options: &ExportOptions,
     out: &Path,
 ) -> Result<ExportReport, ExportError> {
-    let (files, report) = export_bytes(model, source, options, out).map_err(|p| ExportError::new(out, p))?;
+    export_model_with_key_morphs(model, source, options, None, out)
+}
+
+/// [`export_model`] that also adds per-key morph targets ([`KeyMorphs`]).
+pub fn export_model_with_key_morphs(
+    model: &Model,
+    source: &SourceDocument,
+    options: &ExportOptions,
+    morphs: Option<&KeyMorphs>,
+    out: &Path,
+) -> Result<ExportReport, ExportError> {
+    let (files, report) =
+        export_bytes_with_key_morphs(model, source, options, morphs, out).map_err(|p| ExportError::new(out, p))?;
     write_export(files, report, source, options, out)
 }
 
@@ -291,6 +305,17 @@ pub fn export_bytes(
     options: &ExportOptions,
     out: &Path,
 ) -> Result<(ExportedFiles, ExportReport), String> {
+    export_bytes_with_key_morphs(model, source, options, None, out)
+}
+
+/// [`export_bytes`] that also adds per-key morph targets ([`KeyMorphs`]).
+pub fn export_bytes_with_key_morphs(
+    model: &Model,
+    source: &SourceDocument,
+    options: &ExportOptions,
+    morphs: Option<&KeyMorphs>,
+    out: &Path,
+) -> Result<(ExportedFiles, ExportReport), String> {
     // An edited or new skeleton: compare weights with the source's as if it had this skeleton.
     let rebased = skeleton::original_with_skeleton(model, &source.original);
     let original = rebased.as_ref().unwrap_or(&source.original);
@@ -304,6 +329,9 @@ pub fn export_bytes(
         None => ex.write_weights(model)?,
     }
     ex.write_animations(model, rebased.is_some())?;
+    if let Some(morphs) = morphs {
+        ex.write_key_morphs(model, morphs)?;
+    }
     ex.embed_external_images(out)?;
     ex.collect_garbage();
     let bin = ex.repack()?;

@@ -10,10 +10,12 @@
 
 mod centre_sums;
 mod polar_newton;
+mod procrustes;
 pub mod triangle;
 
 pub use centre_sums::{CentreSums, NORMAL_EQUATIONS_MIN_SINGULAR};
 pub use polar_newton::polar_newton;
+pub use procrustes::procrustes_rotation;
 
 use glam::{DMat3, DVec3};
 use nalgebra::Matrix3;

@@ -142,7 +142,7 @@ impl Exporter<'_> {
     }
 
     /// Adds a buffer view (no target: animation data is not vertex data) and an accessor over it.
-    fn add_animation_accessor(&mut self, data: Vec<u8>, accessor: Value) -> usize {
+    pub(super) fn add_animation_accessor(&mut self, data: Vec<u8>, accessor: Value) -> usize {
         let view = push(&mut self.json, "bufferViews", json!({"buffer": 0, "byteLength": data.len()}));
         self.new_views.insert(view, data);
         let mut accessor = accessor;
