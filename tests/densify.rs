@@ -314,7 +314,7 @@ fn the_cli_writes_a_dense_file_and_bad_options_are_one_line() {
     let s = src.to_str().unwrap();
     let o = out.to_str().unwrap();
     let bad: [(&[&str], &[&str]); 6] = [
-        (&["densify", s, "--vertices", "0", "--out", o], &["--vertices 0"]),
+        (&["densify", s, "--vertices", "0", "--out", o], &["--vertices", "0 is not in 1..=5000000"]),
         (&["densify", s, "--vertices", "many", "--out", o], &["many"]),
         (&["densify", s, "--vertices", "60000000", "--out", o], &["60000000", "at most"]),
         (&["densify", s, "--vertices", "100", "--out", "x.obj"], &[".glb or .gltf"]),
