@@ -88,7 +88,7 @@ fn bench_times_several_thread_counts_in_one_interleaved_run() {
     }
     assert!(text.contains("slower with more threads (by over 5 %): "), "{text}");
     let bad: [(&[&str], &str); 2] = [
-        (&["bench", "--synthetic", "300", "--threads", "1,0"], "--threads 0"),
+        (&["bench", "--synthetic", "300", "--threads", "1,0"], "'0' for '--threads"),
         (&["bench", "--synthetic", "300", "--threads", "1,2", "--bandwidth"], "several counts"),
     ];
     for (args, needle) in bad {

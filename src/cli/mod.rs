@@ -216,9 +216,8 @@ pub fn whole(lo: u64, hi: u64) -> clap::builder::RangedU64ValueParser<usize> {
     clap::builder::RangedU64ValueParser::new().range(lo..=hi)
 }
 
-/// The most vertices a densified or synthetic model may have: at about 350 bytes a vertex at the
-/// peak, 5 million stay under 2 GB of memory.
-pub const MAX_VERTICES: u64 = 5_000_000;
+/// The most vertices a densified or synthetic model may have (`model::densify::MAX_VERTICES`).
+pub const MAX_VERTICES: u64 = crate::model::densify::MAX_VERTICES as u64;
 
 /// Writes `text` to standard output and flushes it; a failed write (a closed pipe, a full disk)
 /// is an error line like any other instead of a panic.

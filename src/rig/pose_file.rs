@@ -66,7 +66,11 @@ fn parse_joint(entry: &Value) -> Result<JointOverride, String> {
                 if largest == 0.0 {
                     return Err("\"rotation\" is a zero quaternion".into());
                 }
-                out.rotation = Some((DQuat::from_xyzw(x, y, z, w) / largest).normalize());
+                let q = DQuat::from_xyzw(x, y, z, w);
+                // The plain normalisation where the squared length neither overflows nor
+                // underflows, so that a file's unit quaternion reads back bit for bit.
+                out.rotation =
+                    Some(if q.length_squared().is_normal() { q.normalize() } else { (q / largest).normalize() });
             }
             "translation" => out.translation = Some(DVec3::from_array(numbers::<3>(field, value)?)),
             "scale" => out.scale = Some(DVec3::from_array(numbers::<3>(field, value)?)),
