@@ -327,6 +327,6 @@ fn the_cli_writes_a_dense_file_and_bad_options_are_one_line() {
     // Refuses to overwrite its source.
     cli_run::assert_one_error_line(
         &cli_run::skinlab(["densify", s, "--vertices", "500", "--out", s]),
-        &["source file"],
+        &["names the model", "refusing to overwrite it"],
     );
 }
