@@ -10,6 +10,7 @@ pub mod bind;
 pub mod canvas;
 pub mod cli;
 pub mod demo;
+pub mod error_line;
 pub mod io;
 pub mod json_header;
 pub mod maths;

@@ -9,7 +9,7 @@ use glam::Vec3;
 use skinlab::app::command::Command;
 use skinlab::app::state::{EditorState, Mode};
 use skinlab::app::viewport::Viewport;
-use skinlab::paint::TouchedPrimitive;
+use skinlab::model::TouchedPrimitive;
 use skinlab::render::gpu_changes::{coalesce, Changed, MERGE_GAP};
 use skinlab::render::streamed_mesh::UploadMethod;
 use skinlab::render::{Headless, OrbitCamera, Scene, ViewOptions};

@@ -20,7 +20,7 @@ use glam::{DQuat, DVec3, Vec2};
 use skinlab::app::command::Command;
 use skinlab::app::gizmo::{nearest_on_ring, Gizmo, Handle, JointFrame, Orientation};
 use skinlab::app::state::EditorState;
-use skinlab::app::ui::rotation_fields::EulerOrder;
+use skinlab::app::state::EulerOrder;
 use skinlab::app::SkinlabApp;
 use ui_harness::{harness, harness_with, press, Scripted};
 

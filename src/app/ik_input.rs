@@ -1,5 +1,5 @@
 //! Pose mode's IK input and overlay (IK on): dragging a joint moves it on the plane through it
-//! facing the camera and the chain above it follows (`state::IkCommand::Drag`, solved every
+//! facing the camera and the chain above it follows (`command::IkCommand::Drag`, solved every
 //! frame); dragging the pole handle of a two-bone chain turns its bend plane; Esc or a right
 //! click during a drag puts the pose back as it was. Pinned joints are drawn as orange squares,
 //! the pole handle as a diamond joined to the middle joint.
@@ -8,8 +8,9 @@ use eframe::egui;
 use glam::{Vec2, Vec3};
 
 use super::command::Command;
+use super::command::IkCommand;
 use super::rig_input::PanelPointer;
-use super::state::{EditorState, IkCommand};
+use super::state::EditorState;
 use crate::render::OrbitCamera;
 
 /// How close (pixels) the pointer must be to a joint or the pole handle to grab it.
@@ -125,7 +126,7 @@ impl IkInput {
         let (grip, end, start) = if let Some((end, handle)) = pole.filter(|&(_, h)| near(h)) {
             (Grip::Pole, end, handle)
         } else {
-            let Some(node) = super::viewport::pick_joint(s, local, p.size) else { return false };
+            let Some(node) = s.pick_joint(local, p.size) else { return false };
             let Some(at) = s.node_position(node) else { return false };
             if s.selected != Some(node) {
                 s.apply(Command::Select(Some(node)));

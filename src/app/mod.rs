@@ -496,7 +496,7 @@ pub fn initial_state(opts: &EditorOptions) -> Result<EditorState, String> {
         s.apply(Command::SetTime(opts.time_secs));
     }
     if let Some(path) = &opts.pose {
-        s.pose = crate::rig::pose_file::read_pose_file(path, &s.model.nodes).map_err(|e| e.to_string())?;
+        s.pose = crate::io::pose_file::read_pose_file(path, &s.model.nodes).map_err(|e| e.to_string())?;
         s.apply(Command::SetMethod(s.method));
     }
     if let Some(name) = &opts.select {
@@ -540,7 +540,7 @@ pub fn run(opts: EditorOptions) -> Result<Option<String>, String> {
         Ok(s) => (s, None),
         Err(e) if opts.bench_frames.is_some() => return Err(e),
         Err(e) => {
-            eprintln!("error: {}", crate::cli::one_line(&e));
+            eprintln!("error: {}", crate::error_line::one_line(&e));
             let demo = EditorOptions { screenshot: None, ..EditorOptions::default() };
             (initial_state(&demo)?, Some(format!("{e} (showing the demo arm instead)")))
         }

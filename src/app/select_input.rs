@@ -8,7 +8,8 @@ use eframe::egui;
 use glam::Vec2;
 
 use super::command::Command;
-use super::state::{EditorState, PaintTool, WeightToolCommand};
+use super::command::{PaintTool, WeightToolCommand};
+use super::state::EditorState;
 use crate::paint::{Ray, SelectOp};
 
 /// A drag in progress (panel-local pixels).

@@ -16,18 +16,20 @@ mod pose_tools;
 mod recovery_ops;
 mod refresh;
 mod rig_ops;
+mod rotation_fields;
 mod topology_ops;
 mod undo_ops;
 mod weight_tools_ops;
 
-pub use weight_tools_ops::{PaintTool, SelectionSummary, TransferSource, WeightToolCommand, WeightToolsState};
+pub use weight_tools_ops::{SelectionSummary, WeightToolsState};
 
-pub use ik_ops::{IkCommand, IkState, MAX_CHAIN};
+pub use ik_ops::IkState;
 pub use modes::{Mode, PaintSettings, WeightDisplay};
 pub use paint_ops::HoverInfo;
-pub use pose_library_ops::{PoseLibraryCommand, PoseLibraryState};
+pub use pose_library_ops::PoseLibraryState;
 pub use recovery_ops::RecoverySnapshot;
 pub use rig_ops::RigState;
+pub use rotation_fields::{EulerOrder, RotationFields};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -37,14 +39,16 @@ use glam::{DQuat, Vec3};
 use super::command::{skeleton_edit, Command};
 use super::frame_times::{FrameTimes, Stage};
 use super::history::History;
+use crate::io::pose_file;
 use crate::io::SourceDocument;
 use crate::model::Model;
-use crate::paint::{EditedVertices, ModelTopology, StrokeRecord, SurfaceScratch, Touch};
+use crate::model::StrokeRecord;
+use crate::paint::{EditedVertices, ModelTopology, SurfaceScratch, Touch};
 use crate::render::gpu_changes::GpuChanges;
 use crate::render::overlays::SkeletonLayout;
 use crate::render::scene::deformed_bounds;
 use crate::render::{OrbitCamera, ViewOptions};
-use crate::rig::{pose_file, sample, Pose};
+use crate::rig::{sample, Pose};
 use crate::skinning::{DeformedPrimitive, Deformer, SkinningMethod};
 
 /// A message shown in the window.
@@ -122,7 +126,7 @@ pub struct EditorState {
     /// The rotation gizmo's settings (Local / World rings).
     pub gizmo: super::gizmo::GizmoSettings,
     /// The rotation fields' Euler order and the values typed into them.
-    pub rotation_fields: super::ui::rotation_fields::RotationFields,
+    pub rotation_fields: RotationFields,
     /// Viewport drawing options.
     pub view: ViewOptions,
     /// The shared camera.
@@ -234,7 +238,7 @@ impl EditorState {
             ik: IkState::default(),
             poses: PoseLibraryState::default(),
             gizmo: super::gizmo::GizmoSettings::default(),
-            rotation_fields: super::ui::rotation_fields::RotationFields::default(),
+            rotation_fields: RotationFields::default(),
             view: ViewOptions::default(),
             camera: OrbitCamera::default(),
             clip: None,

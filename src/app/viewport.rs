@@ -387,7 +387,7 @@ impl Viewport {
         if response.clicked() {
             if let Some(p) = pointer {
                 let picked =
-                    pick_joint(s, local(p), Vec2::new(response.rect.width() / if s.split { 2.0 } else { 1.0 }, height));
+                    s.pick_joint(local(p), Vec2::new(response.rect.width() / if s.split { 2.0 } else { 1.0 }, height));
                 s.apply(Command::Select(picked));
             }
         }
@@ -415,21 +415,6 @@ pub fn wheel_notches(events: &[egui::Event]) -> i32 {
     } else {
         sign(points)
     }
-}
-
-/// The joint whose projected position is nearest to `p` (within 14 px), on the CPU.
-#[must_use]
-pub fn pick_joint(s: &EditorState, p: Vec2, size: Vec2) -> Option<usize> {
-    s.skeleton
-        .joints
-        .iter()
-        .filter_map(|&(n, _)| {
-            let q = s.camera.project(s.node_position(n)?, size)?;
-            let d = q.distance(p);
-            (d < 14.0).then_some((d, n))
-        })
-        .min_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, n)| n)
 }
 
 fn draw_panel(g: &GpuShared, info: &egui::PaintCallbackInfo, camera: &OrbitCamera, panel: usize, view: &ViewOptions) {

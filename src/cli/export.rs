@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::{CliError, PoseArgs};
+use crate::io::pose_file;
 use crate::io::{self, atomic_write, obj, Bake, Container, ExportOptions, WeightsFormat};
 use crate::paint::{weld, ModelSurface};
-use crate::rig::pose_file;
 use crate::skinning::{Deformer, SkinningMethod};
 
 /// Arguments of `skinlab export`.

@@ -5,6 +5,7 @@ pub mod bench;
 mod bench_bind;
 mod bench_lanes;
 mod bench_load;
+pub mod bench_motion;
 mod bench_threads;
 pub mod bind;
 pub mod deform;
@@ -28,8 +29,9 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::io::pose_file;
 use crate::model::Model;
-use crate::rig::{pose_file, sample, Pose};
+use crate::rig::{sample, Pose};
 
 /// A failed command: one line for stderr.
 pub type CliError = Box<dyn std::error::Error + Send + Sync>;
@@ -140,13 +142,6 @@ impl PoseArgs {
             other => other,
         }
     }
-}
-
-/// An error message as exactly one line: control characters (a newline in a node or clip name
-/// from the file, say) are escaped.
-#[must_use]
-pub fn one_line(message: &str) -> String {
-    message.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
 }
 
 /// A command-line usage error (unknown option, bad value, missing argument) as one line, for the

@@ -10,8 +10,8 @@ use glam::DVec3;
 
 use super::{CliError, PoseArgs};
 use crate::io::atomic_write;
+use crate::io::pose_file;
 use crate::rig::ik::{self, IkGoal, IkSolver};
-use crate::rig::pose_file;
 
 /// Arguments of `skinlab pose`.
 #[derive(Debug, Args)]

@@ -7,8 +7,9 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::{load, CliError};
+use crate::model::StrokeRecord;
 use crate::paint::transfer::{apply_transfer, plan_transfer, TransferOptions};
-use crate::paint::{ModelSurface, StrokeRecord, WeightRules};
+use crate::paint::{ModelSurface, WeightRules};
 
 /// Arguments of `skinlab weights transfer`.
 #[derive(Debug, Args)]

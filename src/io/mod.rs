@@ -14,6 +14,7 @@ pub mod input_file;
 pub mod materials;
 pub mod obj;
 pub mod obj_import;
+pub mod pose_file;
 pub mod pose_library;
 pub mod recovery;
 pub mod source_document;

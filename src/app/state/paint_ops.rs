@@ -10,9 +10,10 @@ use super::{EditorState, Mode, PendingOverwrite, Stage, WeightDisplay};
 use crate::app::command::{Command, ExportChoice, WeightTool};
 use crate::io::{Bake, Container, ExportOptions};
 use crate::model::Model;
+use crate::model::{StrokeRecord, TouchedPrimitive};
 use crate::paint::{
     apply_surface_dab, brush, display, footprint, reskin_after_dab, tools, weld, Dab, DabTarget, FootprintOptions, Hit,
-    Ray, StrokeRecord, TouchedPrimitive, View, WeightRules,
+    Ray, View, WeightRules,
 };
 use crate::render::gpu_changes::Changed;
 

@@ -10,40 +10,9 @@ use std::path::PathBuf;
 
 use super::pose_tools::mirror_partners;
 use super::EditorState;
+use crate::app::command::PoseLibraryCommand;
 use crate::io::pose_library::{held_pose, library_path, LibraryPose, PoseLibrary, THUMBNAIL_PX};
 use crate::rig::mirror_pose::paste_mirrored;
-
-/// A pose-library operation.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PoseLibraryCommand {
-    /// Add the current pose under `name` (replacing a pose of that name): the selected joint and
-    /// those below it (`selected_only`), or every joint.
-    Add {
-        /// The new pose's name.
-        name: String,
-        /// Only the selected limb (the whole pose when nothing is selected).
-        selected_only: bool,
-    },
-    /// Apply pose `index` (one undo step); `flipped` applies it across the symmetry plane.
-    Apply {
-        /// The pose's position in the library.
-        index: usize,
-        /// Onto the mirror partners, reflected.
-        flipped: bool,
-    },
-    /// Rename pose `index`.
-    Rename {
-        /// The pose's position in the library.
-        index: usize,
-        /// Its new name.
-        name: String,
-    },
-    /// Delete pose `index`.
-    Delete(usize),
-    /// Start an empty library in place of a file that could not be read (it is overwritten by
-    /// the next change).
-    ReplaceBroken,
-}
 
 /// The library of the model shown, where it is kept and what went wrong reading it.
 #[derive(Clone, Debug, Default)]

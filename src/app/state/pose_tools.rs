@@ -8,8 +8,8 @@ use glam::{DMat4, DVec3};
 
 use super::EditorState;
 use crate::model::Model;
-use crate::paint::mirror::mirror_name;
 use crate::rig::mirror_pose::{partners_by_position, paste_mirrored, plane_normal};
+use crate::rig::symmetry::mirror_name;
 use crate::rig::{fk, keys, Pose};
 
 /// A copied pose and the joints it covers.

@@ -8,11 +8,11 @@ use std::sync::Arc;
 
 use super::EditorState;
 use crate::io::clips_json::{clips_from_json, clips_to_json};
+use crate::io::pose_file;
 use crate::io::recovery::{self, RecoveryFile};
 use crate::io::weights_file::{apply_weights, ordered_influences, weights_to_json};
 use crate::model::ModelEdit;
-use crate::paint::StrokeRecord;
-use crate::rig::pose_file;
+use crate::model::StrokeRecord;
 
 /// The label of the undo step a restore records.
 pub const RESTORE_STEP: &str = "Restore unsaved work";

@@ -5,7 +5,8 @@
 use eframe::egui;
 
 use crate::app::command::Command;
-use crate::app::state::{EditorState, IkCommand, MAX_CHAIN};
+use crate::app::command::{IkCommand, MAX_CHAIN};
+use crate::app::state::EditorState;
 
 /// Draws the IK section and returns the commands it issued.
 pub fn ik_panel_ui(ui: &mut egui::Ui, s: &EditorState) -> Vec<Command> {

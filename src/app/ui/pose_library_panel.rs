@@ -9,7 +9,8 @@ use std::hash::{Hash, Hasher};
 use eframe::egui;
 
 use crate::app::command::Command;
-use crate::app::state::{EditorState, PoseLibraryCommand};
+use crate::app::command::PoseLibraryCommand;
+use crate::app::state::EditorState;
 
 /// Thumbnail size on screen (points).
 const CELL: f32 = 96.0;

@@ -6,9 +6,10 @@
 use eframe::egui;
 
 use crate::app::command::Command;
+use crate::app::command::{PaintTool, TransferSource, WeightToolCommand};
 use crate::app::dialogs::FileRequest;
 use crate::app::file_menu::Files;
-use crate::app::state::{EditorState, PaintTool, TransferSource, WeightToolCommand};
+use crate::app::state::EditorState;
 use crate::paint::{weight_table, TableOp};
 
 /// Rows the table shows at most (the operations still apply to the whole selection).

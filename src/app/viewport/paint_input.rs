@@ -51,7 +51,7 @@ impl Viewport {
             self.hover = None;
             return;
         }
-        let brush = s.weight_tools.tool == crate::app::state::PaintTool::Brush;
+        let brush = s.weight_tools.tool == crate::app::command::PaintTool::Brush;
         if pressed && response.hovered() && brush {
             if let Some(p) = pointer {
                 if ctrl {
