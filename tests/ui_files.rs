@@ -166,14 +166,14 @@ fn editor_keys_work_after_clicking_a_menu_and_a_panel_but_not_while_typing() {
     h.run();
     h.key_press(egui::Key::Num3);
     h.run();
-    assert_eq!(h.state().state.method, SkinningMethod::Sbs);
+    assert_eq!(h.state().state.view.method, SkinningMethod::Sbs);
     h.key_press(egui::Key::Num1);
     h.run();
-    assert_eq!(h.state().state.method, SkinningMethod::Lbs);
-    let distance = h.state().state.camera.distance;
+    assert_eq!(h.state().state.view.method, SkinningMethod::Lbs);
+    let distance = h.state().state.view.camera.distance;
     h.key_press(egui::Key::F);
     h.run();
-    assert!(h.state().state.camera.distance < distance * 0.9, "F framed the elbow");
+    assert!(h.state().state.view.camera.distance < distance * 0.9, "F framed the elbow");
     h.key_press(egui::Key::Tab);
     h.run();
     assert_eq!(h.state().state.mode, Mode::Rig, "second Tab");
@@ -191,13 +191,13 @@ fn editor_keys_work_after_clicking_a_menu_and_a_panel_but_not_while_typing() {
     h.run();
     h.key_press(egui::Key::Tab);
     h.run();
-    assert_eq!(h.state().state.method, SkinningMethod::Lbs, "3 typed into a field switched the method");
+    assert_eq!(h.state().state.view.method, SkinningMethod::Lbs, "3 typed into a field switched the method");
     assert_eq!(h.state().state.mode, Mode::Pose, "Tab in a text field switched the mode");
     h.key_press(egui::Key::Escape);
     h.run();
     h.key_press(egui::Key::Num2);
     h.run();
-    assert_eq!(h.state().state.method, SkinningMethod::Dqs, "keys after Escape left the field");
+    assert_eq!(h.state().state.view.method, SkinningMethod::Dqs, "keys after Escape left the field");
 }
 
 #[test]

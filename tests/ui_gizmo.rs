@@ -45,7 +45,7 @@ fn gizmo(h: &Harness<'_, SkinlabApp>) -> (Gizmo, egui::Pos2) {
     let frame = JointFrame::of(&s.model, &s.pose, &s.model_from_node, s.selected.unwrap()).unwrap();
     let axes = frame.ring_axes(s.gizmo.orientation).map(|a| a.as_vec3());
     let size = Vec2::new(rect.width(), rect.height());
-    (Gizmo::new(&s.camera, frame.position.as_vec3(), axes, s.gizmo.orientation, size).unwrap(), rect.min)
+    (Gizmo::new(&s.view.camera, frame.position.as_vec3(), axes, s.gizmo.orientation, size).unwrap(), rect.min)
 }
 
 /// The point of `handle`'s ring farthest from the centre that grabs that handle, and the ring's
@@ -177,7 +177,7 @@ fn an_edge_on_ring_turns_by_the_tangential_drag() {
     let s = &mut h.state_mut().state;
     s.gizmo.orientation = Orientation::World;
     // Seen from the front, the world Y ring (in the XZ plane) is a horizontal line.
-    (s.camera.yaw_rad, s.camera.pitch_rad) = (0.0, 0.0);
+    (s.view.camera.yaw_rad, s.view.camera.pitch_rad) = (0.0, 0.0);
     h.run();
     let (g, origin) = gizmo(&h);
     let ring = &g.rings[1];

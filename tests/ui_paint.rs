@@ -55,7 +55,7 @@ fn paint_mode(h: &mut Harness<'_, SkinlabApp>, joint: &str) {
 /// The left viewport panel's size (half the viewport in split view).
 fn panel_size(h: &Harness<'_, SkinlabApp>) -> Vec2 {
     let rect = h.state().viewport_rect().unwrap();
-    let panels = if h.state().state.split { 2.0 } else { 1.0 };
+    let panels = if h.state().state.view.split { 2.0 } else { 1.0 };
     Vec2::new(rect.width() / panels, rect.height())
 }
 
@@ -67,7 +67,7 @@ fn over_arm(h: &Harness<'_, SkinlabApp>, t: f32) -> egui::Pos2 {
     let s = &h.state().state;
     let a = s.node_position(SHOULDER).unwrap();
     let b = s.node_position(ELBOW).unwrap();
-    let p = s.camera.project(a + (b - a) * t, size).unwrap();
+    let p = s.view.camera.project(a + (b - a) * t, size).unwrap();
     rect.min + egui::vec2(p.x, p.y)
 }
 
@@ -92,7 +92,8 @@ fn stroke_over(h: &mut Harness<'_, SkinlabApp>, t0: f32, t1: f32) {
 
 fn ray_at(h: &Harness<'_, SkinlabApp>, p: egui::Pos2) -> skinlab::paint::Ray {
     let rect = h.state().viewport_rect().unwrap();
-    let (origin, direction) = h.state().state.camera.ray(Vec2::new(p.x - rect.min.x, p.y - rect.min.y), panel_size(h));
+    let (origin, direction) =
+        h.state().state.view.camera.ray(Vec2::new(p.x - rect.min.x, p.y - rect.min.y), panel_size(h));
     skinlab::paint::Ray { origin, direction }
 }
 
@@ -145,8 +146,8 @@ fn a_dab_raises_the_selected_joints_weight_only_under_the_brush_and_reskins() {
     }
     // Every changed vertex lies inside the brush sphere (surface distance ≥ straight distance).
     let rect = h.state().viewport_rect().unwrap();
-    let depth = (hover.hit.point - s.camera.eye()).dot(-s.camera.back());
-    let upp = skinlab::paint::brush::model_units_per_px(s.camera.fov_y_rad, rect.height(), depth);
+    let depth = (hover.hit.point - s.view.camera.eye()).dot(-s.view.camera.back());
+    let upp = skinlab::paint::brush::model_units_per_px(s.view.camera.fov_y_rad, rect.height(), depth);
     let radius = s.paint.brush.radius * upp;
     for &v in &changed {
         let d = (deformed_before[v] - hover.hit.point).length();
@@ -491,8 +492,11 @@ fn ctrl_wheel_sizes_the_brush_and_shift_wheel_changes_its_strength() {
     let at = over_arm(&h, 0.5);
     h.event(egui::Event::PointerMoved(at));
     h.run();
-    let (radius, strength, distance) =
-        (h.state().state.paint.brush.radius, h.state().state.paint.brush.strength, h.state().state.camera.distance);
+    let (radius, strength, distance) = (
+        h.state().state.paint.brush.radius,
+        h.state().state.paint.brush.strength,
+        h.state().state.view.camera.distance,
+    );
     let wheel = |h: &mut Harness<'_, SkinlabApp>, modifiers: egui::Modifiers| {
         h.event_modifiers(
             egui::Event::MouseWheel {
@@ -511,7 +515,7 @@ fn ctrl_wheel_sizes_the_brush_and_shift_wheel_changes_its_strength() {
     assert!(h.state().state.paint.brush.radius > radius, "Ctrl+wheel did not grow the brush");
     wheel(&mut h, egui::Modifiers::SHIFT);
     assert!(h.state().state.paint.brush.strength > strength, "Shift+wheel did not raise the strength");
-    assert_eq!(h.state().state.camera.distance, distance, "the modified wheel also zoomed");
+    assert_eq!(h.state().state.view.camera.distance, distance, "the modified wheel also zoomed");
 }
 
 /// The weld report: opening a model whose coincident vertices disagree says how many, the paint

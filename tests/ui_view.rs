@@ -47,7 +47,7 @@ fn over_arm(h: &Harness<'_, SkinlabApp>, t: f32) -> egui::Pos2 {
     let rect = h.state().viewport_rect().unwrap();
     let s = &h.state().state;
     let (a, b) = (s.node_position(SHOULDER).unwrap(), s.node_position(ELBOW).unwrap());
-    let p = s.camera.project(a + (b - a) * t, Vec2::new(rect.width(), rect.height())).unwrap();
+    let p = s.view.camera.project(a + (b - a) * t, Vec2::new(rect.width(), rect.height())).unwrap();
     rect.min + egui::vec2(p.x, p.y)
 }
 
@@ -236,12 +236,12 @@ fn paint_mode_has_the_view_options_and_the_keypad_turns_the_view() {
         h.get_by_label(label).click();
         h.run();
     }
-    assert!(h.state().state.view.wireframe && !h.state().state.view.xray_bones);
+    assert!(h.state().state.view.options.wireframe && !h.state().state.view.options.xray_bones);
     h.get_by_label("Top").scroll_to_me();
     h.run();
     h.get_by_label("Top").click();
     h.run();
-    assert!(h.state().state.camera.pitch_rad > 1.5, "looking down");
+    assert!(h.state().state.view.camera.pitch_rad > 1.5, "looking down");
 
     let key = |h: &mut Harness<'_, SkinlabApp>, key: egui::Key, physical: egui::Key, modifiers: egui::Modifiers| {
         for pressed in [true, false] {
@@ -251,16 +251,16 @@ fn paint_mode_has_the_view_options_and_the_keypad_turns_the_view() {
     };
     // Keypad 1 with NumLock off arrives as End from the keypad's 1.
     key(&mut h, egui::Key::End, egui::Key::Num1, egui::Modifiers::NONE);
-    assert_eq!((h.state().state.camera.yaw_rad, h.state().state.camera.pitch_rad), (0.0, 0.0), "front");
+    assert_eq!((h.state().state.view.camera.yaw_rad, h.state().state.view.camera.pitch_rad), (0.0, 0.0), "front");
     key(&mut h, egui::Key::End, egui::Key::Num1, egui::Modifiers::COMMAND);
-    assert_eq!(h.state().state.camera.yaw_rad, std::f32::consts::PI, "Ctrl: back");
+    assert_eq!(h.state().state.view.camera.yaw_rad, std::f32::consts::PI, "Ctrl: back");
     key(&mut h, egui::Key::PageDown, egui::Key::Num3, egui::Modifiers::NONE);
-    assert_eq!(h.state().state.camera.yaw_rad, std::f32::consts::FRAC_PI_2, "right side");
-    assert_eq!(h.state().state.method, SkinningMethod::Lbs, "keypad 3 is not the SBS key");
+    assert_eq!(h.state().state.view.camera.yaw_rad, std::f32::consts::FRAC_PI_2, "right side");
+    assert_eq!(h.state().state.view.method, SkinningMethod::Lbs, "keypad 3 is not the SBS key");
     key(&mut h, egui::Key::Home, egui::Key::Num7, egui::Modifiers::NONE);
-    assert!(h.state().state.camera.pitch_rad > 1.5, "top");
+    assert!(h.state().state.view.camera.pitch_rad > 1.5, "top");
     // The top-row 3 still chooses SBS.
     h.key_press(egui::Key::Num3);
     h.run();
-    assert_eq!(h.state().state.method, SkinningMethod::Sbs);
+    assert_eq!(h.state().state.view.method, SkinningMethod::Sbs);
 }

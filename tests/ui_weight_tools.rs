@@ -42,7 +42,7 @@ fn over_arm(h: &Harness<'_, SkinlabApp>, t: f32) -> egui::Pos2 {
     let s = &h.state().state;
     let a = s.node_position(SHOULDER).unwrap();
     let b = s.node_position(ELBOW).unwrap();
-    let p = s.camera.project(a + (b - a) * t, size).unwrap();
+    let p = s.view.camera.project(a + (b - a) * t, size).unwrap();
     rect.min + egui::vec2(p.x, p.y)
 }
 

@@ -91,7 +91,7 @@ impl IkInput {
             }
             return false;
         }
-        let camera = s.camera;
+        let camera = s.view.camera;
         if let Some(d) = &self.drag {
             let escape = ui.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape));
             if escape || secondary {
@@ -147,7 +147,7 @@ impl IkInput {
         if !s.ik.enabled {
             return;
         }
-        let at = |q: Vec3| s.camera.project(q, size).map(|v| origin + egui::vec2(v.x, v.y));
+        let at = |q: Vec3| s.view.camera.project(q, size).map(|v| origin + egui::vec2(v.x, v.y));
         let pin = egui::Color32::from_rgb(255, 150, 40);
         for &n in &s.ik.pinned {
             if let Some(c) = s.node_position(n).and_then(at) {

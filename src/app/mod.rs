@@ -497,7 +497,7 @@ pub fn initial_state(opts: &EditorOptions) -> Result<EditorState, String> {
     }
     if let Some(path) = &opts.pose {
         s.pose = crate::io::pose_file::read_pose_file(path, &s.model.nodes).map_err(|e| e.to_string())?;
-        s.apply(Command::SetMethod(s.method));
+        s.apply(Command::SetMethod(s.view.method));
     }
     if let Some(name) = &opts.select {
         let node = s.model.nodes.find(name).map_err(|e| format!("--select: {e}"))?;

@@ -47,7 +47,7 @@ impl SkinlabApp {
             }
             ctx.input_mut(|i| {
                 if let Some(view) = view_keys::keypad_view(i) {
-                    view.apply(&mut self.state.camera);
+                    view.apply(&mut self.state.view.camera);
                 }
                 for (key, m) in [
                     (Key::Num1, SkinningMethod::Lbs),

@@ -9,7 +9,6 @@ mod ik_ops;
 mod key_ops;
 mod modes;
 mod paint_ops;
-mod panels;
 mod picking;
 mod pose_library_ops;
 mod pose_tools;
@@ -19,6 +18,7 @@ mod rig_ops;
 mod rotation_fields;
 mod topology_ops;
 mod undo_ops;
+mod view;
 mod weight_tools_ops;
 
 pub use weight_tools_ops::{SelectionSummary, WeightToolsState};
@@ -30,6 +30,7 @@ pub use pose_library_ops::PoseLibraryState;
 pub use recovery_ops::RecoverySnapshot;
 pub use rig_ops::RigState;
 pub use rotation_fields::{EulerOrder, RotationFields};
+pub use view::ViewState;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -47,9 +48,8 @@ use crate::paint::{EditedVertices, ModelTopology, SurfaceScratch, Touch};
 use crate::render::gpu_changes::GpuChanges;
 use crate::render::overlays::SkeletonLayout;
 use crate::render::scene::deformed_bounds;
-use crate::render::{OrbitCamera, ViewOptions};
 use crate::rig::{sample, Pose};
-use crate::skinning::{DeformedPrimitive, Deformer, SkinningMethod};
+use crate::skinning::{DeformedPrimitive, Deformer};
 
 /// A message shown in the window.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -105,14 +105,8 @@ pub struct EditorState {
     pub pose: Pose,
     /// Undo/redo of pose edits.
     pub history: History,
-    /// The method of the (left) viewport.
-    pub method: SkinningMethod,
-    /// Whether the split view is shown.
-    pub split: bool,
-    /// The method of the right panel in split view.
-    pub compare: SkinningMethod,
-    /// Whether the skin is coloured by the distance between `method` and `compare`.
-    pub difference: bool,
+    /// What the viewport shows and from where.
+    pub view: ViewState,
     /// The selected joint node.
     pub selected: Option<usize>,
     /// What the editor is doing (pose, paint, rig).
@@ -127,10 +121,6 @@ pub struct EditorState {
     pub gizmo: super::gizmo::GizmoSettings,
     /// The rotation fields' Euler order and the values typed into them.
     pub rotation_fields: RotationFields,
-    /// Viewport drawing options.
-    pub view: ViewOptions,
-    /// The shared camera.
-    pub camera: OrbitCamera,
     /// The clip on the timeline.
     pub clip: Option<usize>,
     /// Timeline position, seconds.
@@ -159,8 +149,6 @@ pub struct EditorState {
     picking: picking::Picking,
     /// Per-stage times of the last frames.
     pub frame_times: FrameTimes,
-    /// Whether the viewport shows the frame-time overlay (View ▸ Frame times).
-    pub show_frame_times: bool,
     /// Whether anything was selected when the paint colours were last computed in full.
     paint_any_selected: bool,
     /// Weight-painting settings.
@@ -209,11 +197,6 @@ pub struct EditorState {
     /// normals were computed for.
     shading_of: Option<(u64, Vec<bool>)>,
     dirty: bool,
-    /// Width / height of the whole viewport (both panels in split view).
-    aspect: f32,
-    /// The viewport has not reported its size yet: framing used a guessed aspect and is redone
-    /// once the real one arrives.
-    aspect_guessed: bool,
 }
 
 impl EditorState {
@@ -228,10 +211,7 @@ impl EditorState {
             model_bounds: (Vec3::ZERO, Vec3::ONE),
             pose: Pose::rest(),
             history: History::default(),
-            method: SkinningMethod::Lbs,
-            split: false,
-            compare: SkinningMethod::Sbs,
-            difference: false,
+            view: ViewState::default(),
             selected: None,
             mode: Mode::Pose,
             rig: RigState::default(),
@@ -239,8 +219,6 @@ impl EditorState {
             poses: PoseLibraryState::default(),
             gizmo: super::gizmo::GizmoSettings::default(),
             rotation_fields: RotationFields::default(),
-            view: ViewOptions::default(),
-            camera: OrbitCamera::default(),
             clip: None,
             pose_clipboard: None,
             time_secs: 0.0,
@@ -256,7 +234,6 @@ impl EditorState {
             gpu_changes: GpuChanges::all(),
             picking: picking::Picking::default(),
             frame_times: FrameTimes::default(),
-            show_frame_times: false,
             paint_any_selected: false,
             paint: PaintSettings::default(),
             analysis: crate::app::analysis::AnalysisState::default(),
@@ -284,8 +261,6 @@ impl EditorState {
             deformer_right: Deformer::new(),
             shading_of: None,
             dirty: true,
-            aspect: 1.6,
-            aspect_guessed: true,
         };
         s.replace_model(model, name);
         s
@@ -403,21 +378,8 @@ impl EditorState {
                 }
             }
             Command::Undo | Command::Redo => self.undo_redo(cmd == Command::Undo),
-            Command::SetMethod(m) => {
-                self.method = m;
-                self.dirty = true;
-            }
-            Command::SetSplit(on) => {
-                self.split = on;
-                self.dirty = true;
-            }
-            Command::SetCompare(m) => {
-                self.compare = m;
-                self.dirty = true;
-            }
-            Command::SetDifference(on) => {
-                self.difference = on;
-                self.dirty = true;
+            Command::SetMethod(_) | Command::SetSplit(_) | Command::SetCompare(_) | Command::SetDifference(_) => {
+                self.dirty |= self.view.apply(&cmd);
             }
             Command::OpenModel(path) => {
                 self.end_stroke();
@@ -489,7 +451,8 @@ impl EditorState {
                 Some(p) => {
                     let (lo, hi) = deformed_bounds(&self.deformed[0], self.model.rest_bounds());
                     let r = (hi - lo).length() * 0.15;
-                    self.camera.frame(p - Vec3::splat(r), p + Vec3::splat(r), self.panel_aspect());
+                    let aspect = self.view.panel_aspect();
+                    self.view.camera.frame(p - Vec3::splat(r), p + Vec3::splat(r), aspect);
                 }
                 None => self.frame_all(),
             },
@@ -510,6 +473,20 @@ impl EditorState {
             }
             Err(e) => self.set_error(format!("{e} (the current model is unchanged)")),
         }
+    }
+
+    /// Remembers the whole viewport's aspect ratio (for framing); the first report re-frames the
+    /// model, which was framed for a guessed aspect before the window had a size.
+    pub fn set_aspect(&mut self, aspect: f32) {
+        if self.view.set_aspect(aspect) {
+            self.frame_all();
+        }
+    }
+
+    /// Aims the camera at the whole deformed model.
+    pub fn frame_all(&mut self) {
+        let (lo, hi) = deformed_bounds(&self.deformed[0], self.model.rest_bounds());
+        self.view.frame_box(lo, hi);
     }
 
     /// Shows `pose` without recording it for undo (as playback does): `open --bench-frames`

@@ -162,8 +162,8 @@ impl EditorState {
 
     /// Model units per screen pixel at `point` for a viewport `height_px` tall.
     fn units_per_px(&self, point: glam::Vec3, height_px: f32) -> f32 {
-        let depth = (point - self.camera.eye()).dot(-self.camera.back());
-        brush::model_units_per_px(self.camera.fov_y_rad, height_px, depth)
+        let depth = (point - self.view.camera.eye()).dot(-self.view.camera.back());
+        brush::model_units_per_px(self.view.camera.fov_y_rad, height_px, depth)
     }
 
     /// What the brush is over (for the brush circle and the hover read-out) in viewport panel
@@ -240,7 +240,7 @@ impl EditorState {
 
     /// A valid panel index (the right panel only exists in split view).
     fn panel(&self, panel: usize) -> usize {
-        usize::from(self.split && panel == 1)
+        self.view.deformation_of_panel(panel)
     }
 
     fn dab(&mut self, ray: &Ray, viewport_height_px: f32, panel: usize) {
@@ -275,7 +275,7 @@ impl EditorState {
             radius,
             whole_volume: brush.whole_volume,
             front_faces_only: brush.front_faces_only,
-            view: Some(View::Perspective { eye: self.camera.eye() }),
+            view: Some(View::Perspective { eye: self.view.camera.eye() }),
         };
         footprint(
             &hit,
@@ -318,7 +318,7 @@ impl EditorState {
                     self.gpu_changes.deformed[0].add_vertices(&outcome.parts);
                     let right_started = Instant::now();
                     self.frame_times.add(Stage::DeformLeft, (right_started - started).as_secs_f64());
-                    if self.split || self.difference {
+                    if self.view.split || self.view.difference {
                         let right = &mut self.deformed[1];
                         reskin_after_dab(&mut self.deformer_right, &model, &self.pose, &outcome, right);
                         self.gpu_changes.deformed[1].add_vertices(&outcome.parts);
@@ -328,7 +328,11 @@ impl EditorState {
                     self.update_paint_colours_of(&outcome.parts);
                     self.frame_times.add(Stage::Colours, colours_started.elapsed().as_secs_f64());
                     self.frame_rev += 1;
-                    self.refit_picking(self.frame_rev - 1, &outcome.parts, [true, self.split || self.difference]);
+                    self.refit_picking(
+                        self.frame_rev - 1,
+                        &outcome.parts,
+                        [true, self.view.split || self.view.difference],
+                    );
                     let b = &mut self.surface_buffers;
                     let surface = &self.topology.surface;
                     surface.patch_deformed(&self.deformed[panel], &outcome.parts, &mut b.positions, &mut b.normals);
@@ -347,7 +351,7 @@ impl EditorState {
                 self.recount_welds();
             }
             self.history.record_paint(stroke);
-            if self.difference {
+            if self.view.difference {
                 // The overlay's distances depend on the weights: recompute them once per stroke.
                 self.dirty = true;
             }
@@ -564,7 +568,7 @@ impl EditorState {
             container: if choice.glb { Container::Glb } else { Container::GltfEmbedded },
             weights_format: choice.weights,
             max_influences: self.paint.limit.max(crate::paint::DEFAULT_LIMIT),
-            bake: choice.bake.then(|| Bake { pose: self.pose.clone(), method: self.method }),
+            bake: choice.bake.then(|| Bake { pose: self.pose.clone(), method: self.view.method }),
             overwrite_source: overwrite,
             keep_weights: false,
         };

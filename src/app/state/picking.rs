@@ -100,7 +100,7 @@ impl EditorState {
             .joints
             .iter()
             .filter_map(|&(n, _)| {
-                let q = self.camera.project(self.node_position(n)?, size)?;
+                let q = self.view.camera.project(self.node_position(n)?, size)?;
                 let d = q.distance(p);
                 (d < 14.0).then_some((d, n))
             })

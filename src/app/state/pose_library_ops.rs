@@ -97,7 +97,7 @@ impl EditorState {
             return;
         }
         self.refresh();
-        let rgba = crate::thumbnail::draw(&self.model, &self.deformed[0], self.camera.view(), THUMBNAIL_PX);
+        let rgba = crate::thumbnail::draw(&self.model, &self.deformed[0], self.view.camera.view(), THUMBNAIL_PX);
         let thumbnail_png = match crate::thumbnail::encode_png(&rgba, THUMBNAIL_PX, THUMBNAIL_PX) {
             Ok(png) => png,
             Err(e) => {

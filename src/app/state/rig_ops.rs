@@ -273,7 +273,7 @@ impl EditorState {
     /// camera; with the rigid mesh node under the cursor, if any.
     #[must_use]
     pub fn placement(&self, ray: &Ray, panel: usize) -> Option<(Vec3, Option<usize>)> {
-        let panel = usize::from(self.split && panel == 1);
+        let panel = self.view.deformation_of_panel(panel);
         let surfaces = self.placement_surfaces(panel);
         let (lo, hi) = self.model_bounds;
         let merge = (hi - lo).length().max(1e-6) * 1e-5;
@@ -301,7 +301,7 @@ impl EditorState {
             return Some((p, rigid));
         }
         let through = self.selected.and_then(|n| self.node_position(n)).unwrap_or((lo + hi) * 0.5);
-        on_view_plane(ray, through, self.camera.back()).map(|p| (p, None))
+        on_view_plane(ray, through, self.view.camera.back()).map(|p| (p, None))
     }
 
     fn add_joint(&mut self, ray: &Ray, panel: usize) {

@@ -199,9 +199,11 @@ impl EditorState {
         f: impl FnOnce(&mut Selection, &crate::paint::Adjacency, &[glam::Vec3], &ScreenProjection),
     ) {
         self.refresh();
-        let panel = usize::from(self.split && panel == 1);
-        let projection =
-            ScreenProjection { view_proj: self.camera.projection(size.x / size.y.max(1.0)) * self.camera.view(), size };
+        let panel = self.view.deformation_of_panel(panel);
+        let projection = ScreenProjection {
+            view_proj: self.view.camera.projection(size.x / size.y.max(1.0)) * self.view.camera.view(),
+            size,
+        };
         let mut positions = Vec::new();
         let mut normals = Vec::new();
         self.topology.surface.gather_deformed(&self.deformed[panel], &mut positions, &mut normals);
@@ -249,7 +251,7 @@ impl EditorState {
 
     fn gradient(&mut self, start: &Ray, end: &Ray, panel: usize) {
         self.refresh();
-        let panel = usize::from(self.split && panel == 1);
+        let panel = self.view.deformation_of_panel(panel);
         let Some(joint) = self.selected_surface_joint() else {
             self.set_error("gradient: select the joint to fill in the joint tree".into());
             return;

@@ -17,8 +17,8 @@ pub fn rig_panel_ui(ui: &mut egui::Ui, s: &mut EditorState, gesture: &mut u64) -
     let mut cmds = Vec::new();
     ui.heading("Rig");
     ui.weak("The mesh is shown in its bind pose.");
-    ui.checkbox(&mut s.view.wireframe, "Wireframe");
-    ui.checkbox(&mut s.view.bones, "Bones");
+    ui.checkbox(&mut s.view.options.wireframe, "Wireframe");
+    ui.checkbox(&mut s.view.options.bones, "Bones");
     ui.separator();
     ui.heading("Joint");
     match s.selected {
