@@ -227,18 +227,18 @@ fn the_timeline_scrubs_an_animation() {
     h.run();
     h.get_by_label("twist").click();
     h.run();
-    assert_eq!(h.state().state.clip, Some(0));
+    assert_eq!(h.state().state.posing.clip, Some(0));
     h.get_by_role_and_label(Role::Slider, "Time (s)").set_value_accesskit(1.0);
     h.run();
-    assert!((h.state().state.time_secs - 1.0).abs() < 1e-9);
+    assert!((h.state().state.posing.time_secs - 1.0).abs() < 1e-9);
     let wrist = h.state().state.rotation_of(3);
     assert!((wrist.angle_between(DQuat::IDENTITY).to_degrees() - 90.0).abs() < 1.0, "{wrist:?}");
     h.get_by_label("Play").click();
     h.run_steps(3);
-    assert!(h.state().state.playing);
+    assert!(h.state().state.posing.playing);
     h.get_by_label("Pause").click();
     h.run();
-    assert!(!h.state().state.playing);
+    assert!(!h.state().state.posing.playing);
 }
 
 #[test]

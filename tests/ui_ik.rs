@@ -68,7 +68,7 @@ fn release(h: &mut Harness<'_, SkinlabApp>, to: egui::Pos2) {
 fn ik_on(h: &mut Harness<'_, SkinlabApp>) {
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::I);
     h.run();
-    assert!(h.state().state.ik.enabled, "Ctrl+I turns IK on");
+    assert!(h.state().state.posing.ik.enabled, "Ctrl+I turns IK on");
 }
 
 #[test]
@@ -104,7 +104,7 @@ fn a_pinned_elbow_stays_where_it_is() {
     // The elbow is selected by bend_elbow: P pins it.
     h.key_press(egui::Key::P);
     h.run();
-    assert!(h.state().state.ik.pinned.contains(&ELBOW));
+    assert!(h.state().state.posing.ik.pinned.contains(&ELBOW));
     let (shoulder, elbow, wrist) = (at(&h, SHOULDER), at(&h, ELBOW), at(&h, WRIST));
     let shoulder_rotation = h.state().state.rotation_of(SHOULDER);
     let from = screen_of(&h, wrist);

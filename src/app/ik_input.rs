@@ -85,7 +85,7 @@ impl IkInput {
             self.swallow = any_down;
             return true;
         }
-        if !s.ik.enabled {
+        if !s.posing.ik.enabled {
             if self.drag.take().is_some() {
                 s.apply(Command::Ik(IkCommand::Cancel));
             }
@@ -144,12 +144,12 @@ impl IkInput {
 
     /// Draws the pins, the IK end joint's ring and the pole handle (panel origin `origin`).
     pub fn draw(&self, painter: &egui::Painter, origin: egui::Pos2, s: &EditorState, size: Vec2) {
-        if !s.ik.enabled {
+        if !s.posing.ik.enabled {
             return;
         }
         let at = |q: Vec3| s.view.camera.project(q, size).map(|v| origin + egui::vec2(v.x, v.y));
         let pin = egui::Color32::from_rgb(255, 150, 40);
-        for &n in &s.ik.pinned {
+        for &n in &s.posing.ik.pinned {
             if let Some(c) = s.node_position(n).and_then(at) {
                 let r = egui::Rect::from_center_size(c, egui::vec2(11.0, 11.0));
                 painter.rect_stroke(r, 1.0, egui::Stroke::new(2.5, pin), egui::StrokeKind::Middle);

@@ -340,7 +340,7 @@ impl eframe::App for SkinlabApp {
         for path in dropped.into_iter().filter(|p| !p.as_os_str().is_empty()) {
             cmds.push(dropped_command(path));
         }
-        if self.state.playing {
+        if self.state.posing.playing {
             let dt = ctx.input(|i| f64::from(i.stable_dt).min(0.1));
             self.state.advance(dt);
             ctx.request_repaint();

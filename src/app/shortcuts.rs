@@ -67,7 +67,7 @@ impl SkinlabApp {
                     cmds.extend(ui::timeline::key_shortcuts(i));
                     // Blender's orientation key: Local ⇄ World rings.
                     if i.consume_key(Modifiers::NONE, Key::Comma) {
-                        let g = &mut self.state.gizmo;
+                        let g = &mut self.state.posing.gizmo;
                         g.orientation = g.orientation.toggled();
                     }
                 }

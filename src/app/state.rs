@@ -12,6 +12,7 @@ mod paint_ops;
 mod picking;
 mod pose_library_ops;
 mod pose_tools;
+mod posing;
 mod recovery_ops;
 mod refresh;
 mod rig_ops;
@@ -27,6 +28,7 @@ pub use ik_ops::IkState;
 pub use modes::{Mode, PaintSettings, WeightDisplay};
 pub use paint_ops::HoverInfo;
 pub use pose_library_ops::PoseLibraryState;
+pub use posing::PosingState;
 pub use recovery_ops::RecoverySnapshot;
 pub use rig_ops::RigState;
 pub use rotation_fields::{EulerOrder, RotationFields};
@@ -89,8 +91,6 @@ pub struct PendingOverwrite {
 pub struct EditorState {
     /// The model being posed (shared with the viewport's GPU scene).
     pub model: Arc<Model>,
-    /// The pose last copied (Copy Pose), for Paste and Paste Flipped.
-    pub pose_clipboard: Option<pose_tools::CopiedPose>,
     /// Its name for the title and status line.
     pub model_name: String,
     /// Bumped whenever `model` is replaced.
@@ -105,6 +105,9 @@ pub struct EditorState {
     pub pose: Pose,
     /// Undo/redo of pose edits.
     pub history: History,
+    /// Posing's settings: IK, the pose library, the gizmo and rotation fields, the copied pose and
+    /// the timeline.
+    pub posing: PosingState,
     /// What the viewport shows and from where.
     pub view: ViewState,
     /// The selected joint node.
@@ -113,20 +116,6 @@ pub struct EditorState {
     pub mode: Mode,
     /// Rig mode's state: the open gizmo drag and the automatic-weights job.
     pub rig: RigState,
-    /// IK dragging (Pose mode): on/off, chain length, pins, the drag in progress.
-    pub ik: IkState,
-    /// The model's pose library (read lazily, see [`EditorState::sync_pose_library`]).
-    pub poses: PoseLibraryState,
-    /// The rotation gizmo's settings (Local / World rings).
-    pub gizmo: super::gizmo::GizmoSettings,
-    /// The rotation fields' Euler order and the values typed into them.
-    pub rotation_fields: RotationFields,
-    /// The clip on the timeline.
-    pub clip: Option<usize>,
-    /// Timeline position, seconds.
-    pub time_secs: f64,
-    /// Whether the clip is playing.
-    pub playing: bool,
     /// The last message (errors stay until the next action).
     pub message: Option<Message>,
     /// Status-line figures.
@@ -211,18 +200,11 @@ impl EditorState {
             model_bounds: (Vec3::ZERO, Vec3::ONE),
             pose: Pose::rest(),
             history: History::default(),
+            posing: PosingState::default(),
             view: ViewState::default(),
             selected: None,
             mode: Mode::Pose,
             rig: RigState::default(),
-            ik: IkState::default(),
-            poses: PoseLibraryState::default(),
-            gizmo: super::gizmo::GizmoSettings::default(),
-            rotation_fields: RotationFields::default(),
-            clip: None,
-            pose_clipboard: None,
-            time_secs: 0.0,
-            playing: false,
             message: None,
             stats: Stats::default(),
             skeleton: SkeletonLayout::default(),
@@ -278,7 +260,6 @@ impl EditorState {
         let background = self.build_topology(&model);
         self.weight_tools.last_transfer = None;
         self.rig = RigState::default();
-        self.ik.model_replaced();
         // A model without a skeleton opens in Rig mode, ready for its root joint.
         if model.skins.is_empty() && !model.rigid_instances.is_empty() {
             self.mode = Mode::Rig;
@@ -301,9 +282,7 @@ impl EditorState {
         self.counts.saved(&self.history);
         self.model_path = None;
         self.selected = None;
-        self.clip = None;
-        self.time_secs = 0.0;
-        self.playing = false;
+        self.posing.model_replaced();
         self.dirty = true;
         self.refresh();
         self.model_bounds = deformed_bounds(&self.deformed[0], self.model.rest_bounds());
@@ -359,7 +338,7 @@ impl EditorState {
                 }
                 self.history.record(&self.pose, gesture);
                 self.pose.set_rotation(node, rotation);
-                self.playing = false;
+                self.posing.playing = false;
                 self.dirty = true;
             }
             Command::ResetJoint(node) => {
@@ -373,7 +352,7 @@ impl EditorState {
                 if !self.pose.overrides.is_empty() {
                     self.history.record(&self.pose, None);
                     self.pose = Pose::rest();
-                    self.playing = false;
+                    self.posing.playing = false;
                     self.dirty = true;
                 }
             }
@@ -408,7 +387,7 @@ impl EditorState {
                 Ok(p) => {
                     self.history.record(&self.pose, None);
                     self.pose = p;
-                    self.playing = false;
+                    self.posing.playing = false;
                     self.dirty = true;
                     self.set_info(format!("loaded pose {}", path.display()));
                 }
@@ -422,12 +401,12 @@ impl EditorState {
                 }
             }
             Command::SelectClip(clip) => {
-                self.clip = clip.filter(|&c| c < self.model.clips.len());
-                self.playing = false;
-                if self.clip.is_some() {
+                self.posing.clip = clip.filter(|&c| c < self.model.clips.len());
+                self.posing.playing = false;
+                if self.posing.clip.is_some() {
                     // The pose shown now (a hand-made one, say) stays one Undo away.
                     self.history.record(&self.pose, None);
-                    self.apply(Command::SetTime(self.time_secs));
+                    self.apply(Command::SetTime(self.posing.time_secs));
                 }
             }
             Command::Key(k) => self.apply_key(k),
@@ -435,15 +414,15 @@ impl EditorState {
             Command::PastePose { flipped } => self.paste_pose(flipped),
             Command::SetTime(t) => {
                 let (a, b) = self.timeline_range();
-                let Some(clip) = self.clip.and_then(|c| self.model.clips.get(c)) else { return };
-                self.time_secs = if t.is_finite() { t.clamp(a, b) } else { a };
+                let Some(clip) = self.posing.clip.and_then(|c| self.model.clips.get(c)) else { return };
+                self.posing.time_secs = if t.is_finite() { t.clamp(a, b) } else { a };
                 let mut pose = Pose::rest();
-                sample::sample_clip(clip, self.time_secs, &mut pose);
+                sample::sample_clip(clip, self.posing.time_secs, &mut pose);
                 self.pose = pose;
                 self.history.close_gesture();
                 self.dirty = true;
             }
-            Command::Play(on) => self.playing = on && self.clip.is_some(),
+            Command::Play(on) => self.posing.play(on),
             Command::AddRomClip { joints, max_angle_rad, seconds_per_motion } => {
                 self.add_rom_clip(joints, max_angle_rad, seconds_per_motion);
             }
@@ -510,12 +489,12 @@ impl EditorState {
 
     /// Advances playback by `dt_secs` (looping).
     pub fn advance(&mut self, dt_secs: f64) {
-        if !self.playing {
+        if !self.posing.playing {
             return;
         }
-        let Some(clip) = self.clip.and_then(|c| self.model.clips.get(c)) else { return };
+        let Some(clip) = self.posing.clip.and_then(|c| self.model.clips.get(c)) else { return };
         let (a, b) = clip.range();
-        let mut t = self.time_secs + dt_secs;
+        let mut t = self.posing.time_secs + dt_secs;
         if t > b {
             t = if b > a { a + (t - a) % (b - a) } else { a };
         }

@@ -246,8 +246,8 @@ impl Viewport {
         let joint = s.selected.and_then(|n| s.node_position(n));
         let gizmo = joint.filter(|_| s.mode == Mode::Pose).and_then(|j| {
             let frame = JointFrame::of(&s.model, &s.pose, &s.model_from_node, s.selected?)?;
-            let axes = frame.ring_axes(s.gizmo.orientation).map(|a| a.as_vec3());
-            Gizmo::new(&s.view.camera, j, axes, s.gizmo.orientation, size)
+            let axes = frame.ring_axes(s.posing.gizmo.orientation).map(|a| a.as_vec3());
+            Gizmo::new(&s.view.camera, j, axes, s.posing.gizmo.orientation, size)
         });
         let mover = joint.filter(|_| s.mode == Mode::Rig).and_then(|j| TranslateGizmo::new(&s.view.camera, j, size));
         let panel_of = |p: egui::Pos2| (((p.x - rect.min.x) / panel_w).floor().max(0.0) as usize).min(panels - 1);

@@ -35,7 +35,7 @@ impl EditorState {
     /// Reads the model's pose library if the model changed since it was last read.
     pub fn sync_pose_library(&mut self) {
         let key = (self.model_rev, self.model_path.clone());
-        if self.poses.loaded_for.as_ref() == Some(&key) {
+        if self.posing.poses.loaded_for.as_ref() == Some(&key) {
             return;
         }
         let path = self.model_path.as_deref().map(library_path);
@@ -46,7 +46,8 @@ impl EditorState {
             },
             None => (PoseLibrary::default(), None),
         };
-        self.poses = PoseLibraryState { library, path, problem, loaded_for: Some(key), ..PoseLibraryState::default() };
+        self.posing.poses =
+            PoseLibraryState { library, path, problem, loaded_for: Some(key), ..PoseLibraryState::default() };
     }
 
     /// Carries out one pose-library command.
@@ -57,26 +58,26 @@ impl EditorState {
             PoseLibraryCommand::Apply { index, flipped } => self.apply_library_pose(index, flipped),
             PoseLibraryCommand::Rename { index, name } => {
                 let name = name.trim().to_owned();
-                if index >= self.poses.library.poses.len() || name.is_empty() {
+                if index >= self.posing.poses.library.poses.len() || name.is_empty() {
                     return;
                 }
-                if self.poses.library.find(&name).is_some_and(|i| i != index) {
+                if self.posing.poses.library.find(&name).is_some_and(|i| i != index) {
                     self.set_error(format!("a pose called {name:?} is already in the library"));
                     return;
                 }
-                let mut lib = self.poses.library.clone();
+                let mut lib = self.posing.poses.library.clone();
                 lib.poses[index].name.clone_from(&name);
                 self.store_library(lib, format!("renamed the pose to {name:?}"));
             }
             PoseLibraryCommand::Delete(index) => {
-                if index < self.poses.library.poses.len() {
-                    let mut lib = self.poses.library.clone();
+                if index < self.posing.poses.library.poses.len() {
+                    let mut lib = self.posing.poses.library.clone();
                     let gone = lib.poses.remove(index);
                     self.store_library(lib, format!("deleted the pose {:?}", gone.name));
                 }
             }
             PoseLibraryCommand::ReplaceBroken => {
-                if let Some(problem) = self.poses.problem.take() {
+                if let Some(problem) = self.posing.poses.problem.take() {
                     self.set_info(format!(
                         "started a new library; the next change replaces the broken file ({problem})"
                     ));
@@ -110,7 +111,7 @@ impl EditorState {
             pose: held_pose(&self.model.nodes, &self.pose, &nodes),
             thumbnail_png,
         };
-        let mut lib = self.poses.library.clone();
+        let mut lib = self.posing.poses.library.clone();
         match lib.find(name) {
             Some(i) => lib.poses[i] = entry,
             None => lib.poses.push(entry),
@@ -119,7 +120,7 @@ impl EditorState {
     }
 
     fn apply_library_pose(&mut self, index: usize, flipped: bool) {
-        let Some(entry) = self.poses.library.poses.get(index) else { return };
+        let Some(entry) = self.posing.poses.library.poses.get(index) else { return };
         let tree = &self.model.nodes;
         let nodes: Vec<usize> = entry.pose.overrides.keys().copied().filter(|&n| n < tree.len()).collect();
         let pose = if flipped {
@@ -137,7 +138,7 @@ impl EditorState {
             self.end_gesture();
             self.history.record(&self.pose, None);
             self.pose = pose;
-            self.playing = false;
+            self.posing.playing = false;
             self.dirty = true;
         }
         self.set_info(what);
@@ -146,17 +147,17 @@ impl EditorState {
     /// Makes `lib` the library and writes it to its file (unless it is kept in memory, or its
     /// file could not be read and the user has not chosen to replace it).
     fn store_library(&mut self, lib: PoseLibrary, done: String) {
-        if let Some(problem) = &self.poses.problem {
+        if let Some(problem) = &self.posing.poses.problem {
             self.set_error(format!("the pose library is not changed: {problem}"));
             return;
         }
-        if let Some(path) = &self.poses.path {
+        if let Some(path) = &self.posing.poses.path {
             if let Err(e) = lib.write(path, &self.model.nodes) {
                 self.set_error(e);
                 return;
             }
         }
-        self.poses.library = lib;
+        self.posing.poses.library = lib;
         self.set_info(done);
     }
 }

@@ -201,7 +201,7 @@ impl EditorState {
             // one unsaved skeleton edit in the status line.
             self.model_edited();
         }
-        self.clip = self.clip.filter(|&c| c < self.model.clips.len());
+        self.posing.clip = self.posing.clip.filter(|&c| c < self.model.clips.len());
         self.edited.note(&marks);
         if let Some(pose) = pose {
             self.pose = pose;

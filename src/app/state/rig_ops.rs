@@ -100,7 +100,7 @@ impl EditorState {
         self.end_stroke();
         self.end_gesture();
         if mode == Mode::Rig {
-            self.playing = false;
+            self.posing.playing = false;
         }
         self.mode = mode;
         self.dirty = true;

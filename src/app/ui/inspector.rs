@@ -22,7 +22,7 @@ pub fn inspector_ui(ui: &mut egui::Ui, s: &mut EditorState, gesture: &mut u64) -
         if ui.button("Copy Pose").on_hover_text(format!("copy the pose of {what}")).clicked() {
             cmds.push(Command::CopyPose);
         }
-        let has = s.pose_clipboard.is_some();
+        let has = s.posing.clipboard.is_some();
         if ui.add_enabled(has, egui::Button::new("Paste")).on_hover_text("paste onto the same joints").clicked() {
             cmds.push(Command::PastePose { flipped: false });
         }
@@ -147,8 +147,8 @@ fn joint_ui(ui: &mut egui::Ui, s: &mut EditorState, node: usize, gesture: &mut u
                 Orientation::Local => "rings about the joint's own axes (key , toggles)",
                 Orientation::World => "rings about the world's X, Y and Z (key , toggles)",
             };
-            if ui.selectable_label(s.gizmo.orientation == o, o.label()).on_hover_text(hover).clicked() {
-                s.gizmo.orientation = o;
+            if ui.selectable_label(s.posing.gizmo.orientation == o, o.label()).on_hover_text(hover).clicked() {
+                s.posing.gizmo.orientation = o;
             }
         }
     });

@@ -30,7 +30,7 @@ pub const ORDER_LABEL: &str = "Euler order";
 pub fn rotation_fields_ui(ui: &mut egui::Ui, s: &mut EditorState, node: usize, gesture: &mut u64) -> Option<Command> {
     let rest = s.model.nodes.nodes.get(node)?.rest.to_trs().rotation.normalize();
     let local = s.rotation_of(node).normalize();
-    let mut fields = std::mem::take(&mut s.rotation_fields);
+    let mut fields = std::mem::take(&mut s.posing.rotation_fields);
     let rev = s.model_rev;
     let mut cmd = None;
 
@@ -76,7 +76,7 @@ pub fn rotation_fields_ui(ui: &mut egui::Ui, s: &mut EditorState, node: usize, g
         let rotation = fields.type_twist_bend(rev, node, rest, &axes, degrees);
         cmd = Some(Command::SetRotation { node, rotation, gesture: drag });
     }
-    s.rotation_fields = fields;
+    s.posing.rotation_fields = fields;
     cmd
 }
 
