@@ -27,7 +27,7 @@ fn arm_in(dir: &Path) -> (PathBuf, EditorState) {
     std::fs::write(&path, skinlab::demo::demo_glb()).unwrap();
     let (model, source) = skinlab::io::load_document(&path).unwrap();
     let mut s = EditorState::with_document(model, source, "arm.glb");
-    s.model_path = Some(path.clone());
+    s.files.model_path = Some(path.clone());
     (path, s)
 }
 
@@ -75,7 +75,7 @@ fn without_a_portal_open_goes_through_the_in_window_browser() {
     h.run();
     let s = &h.state().state;
     assert_eq!(s.model_name, "arm.glb");
-    assert_eq!(s.model_path.as_deref(), Some(path.as_path()));
+    assert_eq!(s.files.model_path.as_deref(), Some(path.as_path()));
     assert!(h.query_by_label("Open model").is_none(), "the browser stayed open");
     // The opened file is now in File ▸ Open Recent.
     assert_eq!(h.state().files.recent.items()[0], path.canonicalize().unwrap());

@@ -409,11 +409,11 @@ fn export_writes_a_loadable_file_and_never_overwrites_the_input_unconfirmed() {
         h.run();
         h.get_by_label("Export to…").click();
         h.run();
-        assert!(h.state().state.pending_overwrite.is_some(), "no confirmation asked");
+        assert!(h.state().state.files.pending_overwrite.is_some(), "no confirmation asked");
         assert_eq!(std::fs::read(&input).unwrap(), original_bytes, "the input was overwritten without confirmation");
         h.get_by_label(answer).click();
         h.run();
-        assert!(h.state().state.pending_overwrite.is_none());
+        assert!(h.state().state.files.pending_overwrite.is_none());
     }
     assert!(std::fs::read(&input).unwrap() != original_bytes, "confirmed overwrite did not write");
     assert_same_weights(&h.state().state.model, &skinlab::io::load_model(&input).unwrap());
@@ -482,7 +482,7 @@ fn opening_another_model_over_unsaved_edits_asks_first() {
     assert_eq!(h.state().state.model_rev, rev + 1);
     assert_eq!(h.state().state.model_name, "other.glb");
     assert!(!h.state().state.edited.is_dirty());
-    assert!(h.state().state.source.is_some(), "the opened model has no source document to save to");
+    assert!(h.state().state.files.source.is_some(), "the opened model has no source document to save to");
 }
 
 #[test]

@@ -62,7 +62,7 @@ fn arm_in(dir: &Path) -> (PathBuf, EditorState) {
     }
     let (model, source) = skinlab::io::load_document(&path).unwrap();
     let mut s = EditorState::with_document(model, source, "arm.glb");
-    s.model_path = Some(path.clone());
+    s.files.model_path = Some(path.clone());
     (path, s)
 }
 

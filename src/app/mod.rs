@@ -237,7 +237,7 @@ impl SkinlabApp {
     }
 
     fn confirm_window_ui(&self, ctx: &egui::Context) -> Option<Command> {
-        let pending = self.state.pending_overwrite.as_ref()?;
+        let pending = self.state.files.pending_overwrite.as_ref()?;
         let mut cmd = None;
         let (title, text, yes) = if pending.discard {
             (
@@ -481,7 +481,7 @@ pub fn initial_state(opts: &EditorOptions) -> Result<EditorState, String> {
         }
         None => EditorState::demo()?,
     };
-    s.model_path.clone_from(&opts.model);
+    s.files.model_path.clone_from(&opts.model);
     if let Some(m) = opts.method {
         s.apply(Command::SetMethod(m));
     }

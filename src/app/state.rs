@@ -5,6 +5,7 @@
 
 mod analysis_ops;
 mod edit_counts;
+mod files;
 mod ik_ops;
 mod key_ops;
 mod modes;
@@ -24,6 +25,7 @@ mod weight_tools_ops;
 
 pub use weight_tools_ops::{SelectionSummary, WeightToolsState};
 
+pub use files::{FilesState, PendingOverwrite};
 pub use ik_ops::IkState;
 pub use modes::{Mode, PaintSettings, WeightDisplay};
 pub use paint_ops::HoverInfo;
@@ -34,7 +36,7 @@ pub use rig_ops::RigState;
 pub use rotation_fields::{EulerOrder, RotationFields};
 pub use view::ViewState;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use glam::{DQuat, Vec3};
@@ -43,7 +45,6 @@ use super::command::{skeleton_edit, Command};
 use super::frame_times::{FrameTimes, Stage};
 use super::history::History;
 use crate::io::pose_file;
-use crate::io::SourceDocument;
 use crate::model::Model;
 use crate::model::StrokeRecord;
 use crate::paint::{EditedVertices, ModelTopology, SurfaceScratch, Touch};
@@ -75,18 +76,6 @@ pub struct Stats {
     pub deform_ms: f64,
 }
 
-/// A command waiting for the user's confirmation: writing over the model's input file, or
-/// opening another model over unsaved weight edits.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PendingOverwrite {
-    /// The file that would be overwritten (or opened, when `discard`).
-    pub path: PathBuf,
-    /// The question is whether to discard unsaved weight edits (not whether to overwrite).
-    pub discard: bool,
-    /// The command to run (with `overwrite` set) when confirmed.
-    pub command: Command,
-}
-
 /// The editor state.
 pub struct EditorState {
     /// The model being posed (shared with the viewport's GPU scene).
@@ -105,6 +94,8 @@ pub struct EditorState {
     pub pose: Pose,
     /// Undo/redo of pose edits.
     pub history: History,
+    /// The model's files: source document, paths, what was saved, a question waiting.
+    pub files: FilesState,
     /// Posing's settings: IK, the pose library, the gizmo and rotation fields, the copied pose and
     /// the timeline.
     pub posing: PosingState,
@@ -155,18 +146,7 @@ pub struct EditorState {
     model_edits: u64,
     /// Vertices painted since the model was opened or last saved.
     pub edited: EditedVertices,
-    /// The glTF document the model came from (`None` for models that are not glTF).
-    pub source: Option<Arc<SourceDocument>>,
-    /// Where File ▸ Save writes (set by the first save).
-    pub save_path: Option<PathBuf>,
-    /// The file the model was opened from (`None`: the built-in demo or a new scene).
-    pub model_path: Option<PathBuf>,
-    /// The history revision last saved or loaded (`None`: restored work that was never saved).
-    clean_revision: Option<u64>,
     counts: edit_counts::EditCounts,
-    /// A command waiting for confirmation (overwrite the input file, discard unsaved edits).
-    pub pending_overwrite: Option<PendingOverwrite>,
-    discard_confirmed: bool,
     /// Weld groups (coincident vertices) of the opened model whose weights disagree: the mesh
     /// cracks there when posed (Paint ▸ Weld Weights fixes them).
     pub weld_disagreements: usize,
@@ -200,6 +180,7 @@ impl EditorState {
             model_bounds: (Vec3::ZERO, Vec3::ONE),
             pose: Pose::rest(),
             history: History::default(),
+            files: FilesState::default(),
             posing: PosingState::default(),
             view: ViewState::default(),
             selected: None,
@@ -224,13 +205,7 @@ impl EditorState {
             paint_colours_of: None,
             model_edits: 0,
             edited: EditedVertices::new(),
-            source: None,
-            save_path: None,
-            model_path: None,
-            clean_revision: None,
             counts: edit_counts::EditCounts::default(),
-            pending_overwrite: None,
-            discard_confirmed: false,
             weld_disagreements: 0,
             topology: ModelTopology::default(),
             topology_job: None,
@@ -267,8 +242,6 @@ impl EditorState {
         self.model = Arc::new(model);
         self.edited.clear();
         self.stroke = None;
-        self.save_path = None;
-        self.pending_overwrite = None;
         self.paint.locked.clear();
         self.model_name = name.to_owned();
         self.model_rev += 1;
@@ -278,9 +251,8 @@ impl EditorState {
         }
         self.pose = Pose::rest();
         self.history.clear();
-        self.clean_revision = Some(self.history.revision());
+        self.files.model_replaced(self.history.revision());
         self.counts.saved(&self.history);
-        self.model_path = None;
         self.selected = None;
         self.posing.model_replaced();
         self.dirty = true;
@@ -362,10 +334,12 @@ impl EditorState {
             }
             Command::OpenModel(path) => {
                 self.end_stroke();
-                if let Some(what) = self.unsaved_summary().filter(|_| !std::mem::take(&mut self.discard_confirmed)) {
+                if let Some(what) =
+                    self.unsaved_summary().filter(|_| !std::mem::take(&mut self.files.discard_confirmed))
+                {
                     self.set_info(format!("{what} not saved: confirm to discard them"));
                     let command = Command::OpenModel(path.clone());
-                    self.pending_overwrite = Some(PendingOverwrite { path, discard: true, command });
+                    self.files.pending_overwrite = Some(PendingOverwrite { path, discard: true, command });
                     return;
                 }
                 self.open_model(&path);
@@ -446,8 +420,8 @@ impl EditorState {
                 let name =
                     path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
                 self.replace_model(model, &name);
-                self.source = source.map(Arc::new);
-                self.model_path = Some(path.to_path_buf());
+                self.files.source = source.map(Arc::new);
+                self.files.model_path = Some(path.to_path_buf());
                 self.set_info(format!("opened {}{}", path.display(), self.weld_warning()));
             }
             Err(e) => self.set_error(format!("{e} (the current model is unchanged)")),

@@ -202,7 +202,7 @@ impl Viewport {
     /// The looks of the state's model, read once per document (a failure is reported once and
     /// the surfaces are drawn plain).
     fn looks_of(&mut self, s: &mut EditorState) -> Option<Arc<Looks>> {
-        let source = s.source.as_ref()?;
+        let source = s.files.source.as_ref()?;
         let key = (source.path().to_path_buf(), s.model.meshes.len());
         if let Some((path, meshes, looks)) = &self.looks {
             if (path, *meshes) == (&key.0, key.1) {

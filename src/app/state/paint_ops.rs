@@ -86,7 +86,7 @@ impl EditorState {
     #[must_use]
     pub fn with_document(model: Model, source: crate::io::SourceDocument, name: &str) -> Self {
         let mut s = Self::new(model, name);
-        s.source = Some(std::sync::Arc::new(source));
+        s.files.source = Some(std::sync::Arc::new(source));
         s
     }
 
@@ -215,25 +215,18 @@ impl EditorState {
             }
             Command::SaveModel { path, overwrite } => self.save_model(&path, overwrite),
             Command::SaveWeights(path) => {
-                let base = self.source.as_deref().map(crate::io::SourceDocument::original);
+                let base = self.files.source.as_deref().map(crate::io::SourceDocument::original);
                 match crate::io::write_weights_file(&path, &self.model, base) {
                     Ok(n) => self.set_info(format!("saved weights of {n} vertices to {}", path.display())),
                     Err(e) => self.set_error(e.to_string()),
                 }
             }
             Command::Export { path, choice, overwrite } => self.export(&path, choice, overwrite),
-            Command::ConfirmOverwrite(yes) => {
-                if let Some(p) = self.pending_overwrite.take() {
-                    if yes {
-                        self.discard_confirmed = p.discard;
-                        self.apply(p.command);
-                    } else if p.discard {
-                        self.set_info(format!("{} was not opened", p.path.display()));
-                    } else {
-                        self.set_info(format!("{} was not overwritten", p.path.display()));
-                    }
-                }
-            }
+            Command::ConfirmOverwrite(yes) => match self.files.answer(yes) {
+                Some(Ok(command)) => self.apply(command),
+                Some(Err(not_done)) => self.set_info(not_done),
+                None => {}
+            },
             _ => {}
         }
     }
@@ -512,9 +505,9 @@ impl EditorState {
     }
 
     fn confirm_needed(&mut self, path: &Path, overwrite: bool, command: Command) -> bool {
-        let is_input = self.source.as_ref().is_some_and(|s| s.is_source_file(path));
+        let is_input = self.files.source.as_ref().is_some_and(|s| s.is_source_file(path));
         if is_input && !overwrite {
-            self.pending_overwrite = Some(PendingOverwrite { path: path.to_path_buf(), discard: false, command });
+            self.files.pending_overwrite = Some(PendingOverwrite { path: path.to_path_buf(), discard: false, command });
             self.set_info(format!("{} is the model's input file: confirm to overwrite it", path.display()));
             return true;
         }
@@ -526,7 +519,7 @@ impl EditorState {
         if self.confirm_needed(path, overwrite, Command::SaveModel { path: path.to_path_buf(), overwrite: true }) {
             return;
         }
-        let Some(source) = &self.source else {
+        let Some(source) = &self.files.source else {
             self.set_error(format!("{}: only models opened from glTF can be saved", path.display()));
             return;
         };
@@ -545,9 +538,9 @@ impl EditorState {
                 let n = self.edited.len();
                 self.edited.clear();
                 self.rig.unsaved = 0;
-                self.clean_revision = Some(self.history.revision());
+                self.files.clean_revision = Some(self.history.revision());
                 self.counts.saved(&self.history);
-                self.save_path = Some(path.to_path_buf());
+                self.files.save_path = Some(path.to_path_buf());
                 self.set_info(format!("saved {} ({n} edited vertices){}", path.display(), self.weld_warning()));
             }
             Err(e) => self.set_error(e.to_string()),
@@ -560,7 +553,7 @@ impl EditorState {
         if self.confirm_needed(&path, overwrite, Command::Export { path: path.clone(), choice, overwrite: true }) {
             return;
         }
-        let Some(source) = &self.source else {
+        let Some(source) = &self.files.source else {
             self.set_error(format!("{}: only models opened from glTF can be exported", path.display()));
             return;
         };

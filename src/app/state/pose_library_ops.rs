@@ -34,11 +34,11 @@ pub struct PoseLibraryState {
 impl EditorState {
     /// Reads the model's pose library if the model changed since it was last read.
     pub fn sync_pose_library(&mut self) {
-        let key = (self.model_rev, self.model_path.clone());
+        let key = (self.model_rev, self.files.model_path.clone());
         if self.posing.poses.loaded_for.as_ref() == Some(&key) {
             return;
         }
-        let path = self.model_path.as_deref().map(library_path);
+        let path = self.files.model_path.as_deref().map(library_path);
         let (library, problem) = match &path {
             Some(p) => match PoseLibrary::read(p, &self.model.nodes) {
                 Ok(lib) => (lib.unwrap_or_default(), None),
