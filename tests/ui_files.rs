@@ -148,18 +148,18 @@ fn editor_keys_work_after_clicking_a_menu_and_a_panel_but_not_while_typing() {
     h.key_press(egui::Key::Tab);
     h.run();
     assert_eq!(h.state().state.mode, Mode::Paint, "Tab after clicking a menu");
-    let (r0, s0) = (h.state().state.paint.brush.radius, h.state().state.paint.brush.strength);
+    let (r0, s0) = (h.state().state.painting.settings.brush.radius, h.state().state.painting.settings.brush.strength);
     for key in [egui::Key::CloseBracket, egui::Key::Equals] {
         h.key_press(key);
         h.run();
     }
-    let b = &h.state().state.paint.brush;
+    let b = &h.state().state.painting.settings.brush;
     assert!(b.radius > r0 && b.strength > s0, "] and = after Tab: {} {} (from {r0} {s0})", b.radius, b.strength);
     for key in [egui::Key::OpenBracket, egui::Key::Minus] {
         h.key_press(key);
         h.run();
     }
-    let b = &h.state().state.paint.brush;
+    let b = &h.state().state.painting.settings.brush;
     assert!((b.radius - r0).abs() < 1e-4 && (b.strength - s0).abs() < 1e-4, "[ and -");
     // Click a panel's button (focus on it), then the number keys, F and Tab again.
     h.get_by_label("DQS").click();

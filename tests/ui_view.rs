@@ -97,7 +97,7 @@ fn the_status_line_counts_the_joint_sets_in_use_after_painting_and_undo() {
     // The wrist added near the shoulder: vertices get joint sets that did not exist.
     paint_mode(&mut h, "wrist");
     {
-        let b = &mut h.state_mut().state.paint.brush;
+        let b = &mut h.state_mut().state.painting.settings.brush;
         b.mode = BlendMode::Add;
         b.strength = 1.0;
         b.radius = 120.0;
@@ -120,7 +120,7 @@ fn unsaved_weight_edits_count_strokes_not_vertices() {
     paint_mode(&mut h, "elbow");
     assert!(!status_has(&h, "unsaved weight edit"));
     stroke(&mut h, 0.2, 0.5);
-    assert!(h.state().state.edited.len() > 1, "the stroke painted several vertices");
+    assert!(h.state().state.painting.edited.len() > 1, "the stroke painted several vertices");
     assert!(status_has(&h, "• 1 unsaved weight edit |"), "one stroke is one edit");
     stroke(&mut h, 0.5, 0.8);
     assert!(status_has(&h, "• 2 unsaved weight edits"));
@@ -136,22 +136,22 @@ fn ctrl_wheel_steps_the_radius_by_a_tenth_per_notch_and_the_field_rounds_it() {
     let mut h = harness(Scripted::default());
     paint_mode(&mut h, "elbow");
     let at = over_arm(&h, 0.5);
-    let r0 = h.state().state.paint.brush.radius;
+    let r0 = h.state().state.painting.settings.brush.radius;
     wheel(&mut h, at, &[1.0], egui::Modifiers::COMMAND);
-    assert_eq!(h.state().state.paint.brush.radius, r0 * 1.1, "one notch, one ×1.1 step (as `]`)");
-    let r1 = h.state().state.paint.brush.radius;
+    assert_eq!(h.state().state.painting.settings.brush.radius, r0 * 1.1, "one notch, one ×1.1 step (as `]`)");
+    let r1 = h.state().state.painting.settings.brush.radius;
     h.key_press(egui::Key::CloseBracket);
     h.run();
-    assert_eq!(h.state().state.paint.brush.radius, r1 * 1.1, "`]` steps the same");
+    assert_eq!(h.state().state.painting.settings.brush.radius, r1 * 1.1, "`]` steps the same");
     // Two notches in one frame are two steps; one notch down is one step back.
-    let r2 = h.state().state.paint.brush.radius;
+    let r2 = h.state().state.painting.settings.brush.radius;
     wheel(&mut h, at, &[1.0, 1.0], egui::Modifiers::COMMAND);
-    assert_eq!(h.state().state.paint.brush.radius, r2 * 1.1 * 1.1);
-    let r3 = h.state().state.paint.brush.radius;
+    assert_eq!(h.state().state.painting.settings.brush.radius, r2 * 1.1 * 1.1);
+    let r3 = h.state().state.painting.settings.brush.radius;
     wheel(&mut h, at, &[-1.0], egui::Modifiers::COMMAND);
-    assert_eq!(h.state().state.paint.brush.radius, r3 * 1.1f32.powi(-1));
+    assert_eq!(h.state().state.painting.settings.brush.radius, r3 * 1.1f32.powi(-1));
     // The field shows three significant digits, not the float's tail.
-    h.state_mut().state.paint.brush.radius = 40.0 * 1.1f32.powi(3);
+    h.state_mut().state.painting.settings.brush.radius = 40.0 * 1.1f32.powi(3);
     h.run();
     let values: Vec<String> = h.query_all_by_label("Radius").filter_map(|n| n.value()).collect();
     assert_eq!(values, vec!["53.2 px".to_owned()], "{values:?}");

@@ -83,7 +83,7 @@ impl SkinlabApp {
                 }
                 if self.state.mode == Mode::Paint {
                     cmds.extend(select_input::selection_keys(i));
-                    let brush = &mut self.state.paint.brush;
+                    let brush = &mut self.state.painting.settings.brush;
                     for (key, radius, strength) in
                         [(Key::OpenBracket, -1, 0), (Key::CloseBracket, 1, 0), (Key::Minus, 0, -1), (Key::Equals, 0, 1)]
                     {

@@ -10,6 +10,7 @@ mod ik_ops;
 mod key_ops;
 mod modes;
 mod paint_ops;
+mod painting;
 mod picking;
 mod pose_library_ops;
 mod pose_tools;
@@ -29,6 +30,7 @@ pub use files::{FilesState, PendingOverwrite};
 pub use ik_ops::IkState;
 pub use modes::{Mode, PaintSettings, WeightDisplay};
 pub use paint_ops::HoverInfo;
+pub use painting::PaintingState;
 pub use pose_library_ops::PoseLibraryState;
 pub use posing::PosingState;
 pub use recovery_ops::RecoverySnapshot;
@@ -46,8 +48,6 @@ use super::frame_times::{FrameTimes, Stage};
 use super::history::History;
 use crate::io::pose_file;
 use crate::model::Model;
-use crate::model::StrokeRecord;
-use crate::paint::{EditedVertices, ModelTopology, SurfaceScratch, Touch};
 use crate::render::gpu_changes::GpuChanges;
 use crate::render::overlays::SkeletonLayout;
 use crate::render::scene::deformed_bounds;
@@ -94,6 +94,8 @@ pub struct EditorState {
     pub pose: Pose,
     /// Undo/redo of pose edits.
     pub history: History,
+    /// Painting's settings, colours, brush caches and the stroke in progress.
+    pub painting: PaintingState,
     /// The model's files: source document, paths, what was saved, a question waiting.
     pub files: FilesState,
     /// Posing's settings: IK, the pose library, the gizmo and rotation fields, the copied pose and
@@ -129,37 +131,12 @@ pub struct EditorState {
     picking: picking::Picking,
     /// Per-stage times of the last frames.
     pub frame_times: FrameTimes,
-    /// Whether anything was selected when the paint colours were last computed in full.
-    paint_any_selected: bool,
-    /// Weight-painting settings.
-    pub paint: PaintSettings,
     /// The analysis views (View ▸ Joint sets, the sweep panel).
     pub analysis: crate::app::analysis::AnalysisState,
-    /// The weight tools: selection mask, gradient, table and transfer settings.
-    pub weight_tools: WeightToolsState,
-    /// Paint-mode colours (`[instance][primitive][vertex]`, sRGB).
-    pub paint_colours: Vec<Vec<Vec<[u8; 4]>>>,
-    /// What the paint colours were last computed from in full (see `refresh`).
-    paint_colours_of: Option<refresh::PaintColoursKey>,
     /// Bumped by every edit of `model` in place except a dab's (which recolours its own vertices):
     /// weights, skeleton, clips, undo and redo.
     model_edits: u64,
-    /// Vertices painted since the model was opened or last saved.
-    pub edited: EditedVertices,
     counts: edit_counts::EditCounts,
-    /// Weld groups (coincident vertices) of the opened model whose weights disagree: the mesh
-    /// cracks there when posed (Paint ▸ Weld Weights fixes them).
-    pub weld_disagreements: usize,
-    topology: ModelTopology,
-    /// The background build of `topology` for a large model, while it runs.
-    topology_job: Option<crate::app::topology_job::TopologyJob>,
-    /// The skeleton changed since `topology` was built (its joint mirrors are rebuilt before the
-    /// next paint use).
-    topology_stale: bool,
-    surface_buffers: paint_ops::SurfaceBuffers,
-    stroke: Option<StrokeRecord>,
-    scratch: SurfaceScratch,
-    touches: Vec<Touch>,
     deformer: Deformer,
     deformer_right: Deformer,
     /// The geometry revision, and which primitives had weights, that both deformers' shading
@@ -181,6 +158,7 @@ impl EditorState {
             pose: Pose::rest(),
             history: History::default(),
             files: FilesState::default(),
+            painting: PaintingState::default(),
             posing: PosingState::default(),
             view: ViewState::default(),
             selected: None,
@@ -197,23 +175,9 @@ impl EditorState {
             gpu_changes: GpuChanges::all(),
             picking: picking::Picking::default(),
             frame_times: FrameTimes::default(),
-            paint_any_selected: false,
-            paint: PaintSettings::default(),
             analysis: crate::app::analysis::AnalysisState::default(),
-            weight_tools: WeightToolsState::default(),
-            paint_colours: Vec::new(),
-            paint_colours_of: None,
             model_edits: 0,
-            edited: EditedVertices::new(),
             counts: edit_counts::EditCounts::default(),
-            weld_disagreements: 0,
-            topology: ModelTopology::default(),
-            topology_job: None,
-            topology_stale: false,
-            surface_buffers: paint_ops::SurfaceBuffers::default(),
-            stroke: None,
-            scratch: SurfaceScratch::default(),
-            touches: Vec::new(),
             deformer: Deformer::new(),
             deformer_right: Deformer::new(),
             shading_of: None,
@@ -233,16 +197,16 @@ impl EditorState {
         };
         self.skeleton = SkeletonLayout::new(&model);
         let background = self.build_topology(&model);
-        self.weight_tools.last_transfer = None;
+        self.painting.weight_tools.last_transfer = None;
         self.rig = RigState::default();
         // A model without a skeleton opens in Rig mode, ready for its root joint.
         if model.skins.is_empty() && !model.rigid_instances.is_empty() {
             self.mode = Mode::Rig;
         }
         self.model = Arc::new(model);
-        self.edited.clear();
-        self.stroke = None;
-        self.paint.locked.clear();
+        self.painting.edited.clear();
+        self.painting.stroke = None;
+        self.painting.settings.locked.clear();
         self.model_name = name.to_owned();
         self.model_rev += 1;
         self.geometry_rev += 1;

@@ -144,7 +144,7 @@ impl Viewport {
         // View ▸ Joint sets colours the vertices by set outside paint mode.
         let sets = s.analysis.sets.on && s.mode != Mode::Paint;
         let colours = if s.mode == Mode::Paint {
-            Some(&s.paint_colours)
+            Some(&s.painting.colours)
         } else if sets {
             Some(&s.analysis.sets.colours)
         } else {

@@ -203,7 +203,7 @@ impl EditorState {
             self.model_edited();
         }
         self.posing.clip = self.posing.clip.filter(|&c| c < self.model.clips.len());
-        self.edited.note(&marks);
+        self.painting.edited.note(&marks);
         if let Some(pose) = pose {
             self.pose = pose;
         }

@@ -72,7 +72,7 @@ impl EditorState {
         // The paint colours do not depend on the pose: a new pose only (a joint rotated, a clip
         // played) keeps them, and they are not sent again (at 1M vertices, 10 ms to compute and
         // 32 MB to send in split view, every frame of posing in paint mode).
-        let recoloured = self.mode == Mode::Paint && self.paint_colours_of != Some(self.paint_colours_key());
+        let recoloured = self.mode == Mode::Paint && self.painting.colours_of != Some(self.paint_colours_key());
         if recoloured {
             self.update_paint_colours_now();
         }
@@ -90,14 +90,14 @@ impl EditorState {
             model: (self.model_rev, self.model_edits),
             selected: self.selected,
             paint: self.mode == Mode::Paint,
-            surface: self.topology.surface.len(),
+            surface: self.painting.topology.surface.len(),
         }
     }
 
     /// Computes the paint colours in full and notes what from.
     pub(super) fn update_paint_colours_now(&mut self) {
         self.update_paint_colours();
-        self.paint_colours_of = Some(self.paint_colours_key());
+        self.painting.colours_of = Some(self.paint_colours_key());
     }
 }
 

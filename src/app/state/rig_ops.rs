@@ -84,8 +84,8 @@ impl EditorState {
         let parts: Vec<String> = [
             (self.rig.unsaved > 0)
                 .then(|| plural(self.rig.unsaved, "skeleton or animation edit", "skeleton or animation edits")),
-            self.edited.is_dirty().then(|| {
-                let vertices = plural(self.edited.len(), "vertex", "vertices");
+            self.painting.edited.is_dirty().then(|| {
+                let vertices = plural(self.painting.edited.len(), "vertex", "vertices");
                 format!("{} ({vertices})", plural(self.unsaved_strokes(), "weight edit", "weight edits"))
             }),
         ]
@@ -349,9 +349,9 @@ impl EditorState {
         self.stats.vertices = self.model.skinned_vertex_count();
         self.selected = self.selected.filter(|&n| n < self.model.nodes.len());
         let nodes = self.model.nodes.len();
-        self.paint.locked.retain(|&n| n < nodes);
+        self.painting.settings.locked.retain(|&n| n < nodes);
         self.pose.overrides.retain(|&n, _| n < nodes);
-        self.topology_stale = true;
+        self.painting.topology_stale = true;
         self.dirty = true;
     }
 
@@ -360,11 +360,11 @@ impl EditorState {
     /// at 1M vertices), unless the skinned primitives changed (a first bind). While the caches
     /// are still being built in the background, taking them does this.
     pub(super) fn refresh_topology(&mut self) {
-        if self.topology_stale && self.mode != Mode::Rig && self.topology_job.is_none() {
-            if !self.topology.rejoint(&self.model) {
-                self.topology = ModelTopology::new(&self.model);
+        if self.painting.topology_stale && self.mode != Mode::Rig && self.painting.topology_job.is_none() {
+            if !self.painting.topology.rejoint(&self.model) {
+                self.painting.topology = ModelTopology::new(&self.model);
             }
-            self.topology_stale = false;
+            self.painting.topology_stale = false;
         }
     }
 
@@ -393,8 +393,8 @@ impl EditorState {
         } else {
             None
         };
-        let locked: Vec<usize> = self.paint.locked.iter().copied().collect();
-        let limit = self.paint.limit;
+        let locked: Vec<usize> = self.painting.settings.locked.iter().copied().collect();
+        let limit = self.painting.settings.limit;
         let label = if selected_only { "Assign Automatic" } else { "Bind" };
         let work = Box::new(move |m: &mut Model, progress: &mut dyn FnMut(f32)| {
             crate::app::bind_job::bind_all_skins(m, joints.as_deref(), &locked, limit, progress)

@@ -12,7 +12,7 @@ impl EditorState {
         // Only a step that changes the model makes it unique (copies it while shared).
         let shared = &mut self.model;
         let edits = &mut self.model_edits;
-        let edited = &mut self.edited;
+        let edited = &mut self.painting.edited;
         let mut restore_step = false;
         let mut label = None;
         let apply = |e: Edit<'_>| {

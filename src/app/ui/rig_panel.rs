@@ -91,7 +91,7 @@ fn weights_ui(ui: &mut egui::Ui, s: &mut EditorState, cmds: &mut Vec<Command>) {
     }
     egui::Grid::new("bind_options").num_columns(2).show(ui, |ui| {
         let l = ui.label("Influence limit");
-        ui.add(egui::DragValue::new(&mut s.paint.limit).range(1..=16)).labelled_by(l.id);
+        ui.add(egui::DragValue::new(&mut s.painting.settings.limit).range(1..=16)).labelled_by(l.id);
         ui.end_row();
     });
     let has_skin = !s.model.skins.is_empty();

@@ -51,7 +51,7 @@ impl Viewport {
             self.hover = None;
             return;
         }
-        let brush = s.weight_tools.tool == crate::app::command::PaintTool::Brush;
+        let brush = s.painting.weight_tools.tool == crate::app::command::PaintTool::Brush;
         if pressed && response.hovered() && brush {
             if let Some(p) = pointer {
                 if ctrl {
@@ -89,9 +89,9 @@ impl Viewport {
         if response.hovered() {
             let steps = ui.input(|i| wheel_notches(&i.raw.events));
             if ctrl {
-                s.paint.brush.step_radius(steps);
+                s.painting.settings.brush.step_radius(steps);
             } else if shift {
-                s.paint.brush.step_strength(steps);
+                s.painting.settings.brush.step_strength(steps);
             } else {
                 let scroll = ui.input(|i| i.smooth_scroll_delta.y);
                 if scroll != 0.0 {
