@@ -1,6 +1,8 @@
 //! The editor's whole state, independent of any window: the model, the pose and its history, the
-//! chosen methods, the selection, the camera and timeline, and the CPU deformation caches that
-//! the viewport uploads. [`EditorState::apply`] is the single place where commands change it, so
+//! selection and the CPU deformation caches that the viewport uploads, with each concern's own
+//! state in a struct of its own: posing (`posing.rs`), painting (`painting.rs`), rigging
+//! (`rigging.rs`), the analysis views (`app::analysis`), the files (`files.rs`) and the view
+//! (`view.rs`). [`EditorState::apply`] is the single place where commands change it, so
 //! the UI tests drive exactly what the window does.
 
 mod analysis_ops;
@@ -18,6 +20,7 @@ mod posing;
 mod recovery_ops;
 mod refresh;
 mod rig_ops;
+mod rigging;
 mod rotation_fields;
 mod topology_ops;
 mod undo_ops;
@@ -34,7 +37,7 @@ pub use painting::PaintingState;
 pub use pose_library_ops::PoseLibraryState;
 pub use posing::PosingState;
 pub use recovery_ops::RecoverySnapshot;
-pub use rig_ops::RigState;
+pub use rigging::RigState;
 pub use rotation_fields::{EulerOrder, RotationFields};
 pub use view::ViewState;
 

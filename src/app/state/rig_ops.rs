@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use glam::{DMat4, DVec3, Vec3};
 
+use super::rigging::OpenEdit;
 use super::{EditorState, Mode};
 use crate::app::bind_job::BindJob;
 use crate::app::command::Command;
@@ -31,49 +32,10 @@ enum Placed {
     Rigid(usize),
 }
 
-/// An edit still growing (a gizmo or field drag): its moves so far as one record, and the pose
-/// before it.
-struct OpenEdit {
-    gesture: u64,
-    record: Option<SkeletonRecord>,
-    pose: Pose,
-}
-
 /// What a finished skeleton edit tells its command: where each old node went and the new nodes.
 struct Done {
     node_map: Vec<Option<usize>>,
     created: Vec<usize>,
-}
-
-/// Rig mode's state besides the model: the open drag and the running automatic-weights job.
-#[derive(Default)]
-pub struct RigState {
-    open: Option<OpenEdit>,
-    job: Option<BindJob>,
-    /// Assign Automatic also recomputes the selected joint's descendants.
-    pub with_children: bool,
-    /// Model edits (skeleton edits, binds, key edits, their undos and redos) since the last save.
-    pub(super) unsaved: usize,
-}
-
-impl RigState {
-    /// The running automatic-weights job's name and progress (0 to 1), if one runs.
-    #[must_use]
-    pub fn job_progress(&self) -> Option<(&str, f32)> {
-        self.job.as_ref().map(|j| (j.label(), j.progress()))
-    }
-
-    /// Model edits (skeleton edits, binds, key edits, their undos and redos) since the last save.
-    #[must_use]
-    pub fn unsaved_edits(&self) -> usize {
-        self.unsaved
-    }
-
-    /// Whether a joint drag is open (its edits become one undo step when it ends).
-    #[must_use]
-    pub fn dragging(&self) -> bool {
-        self.open.is_some()
-    }
 }
 
 impl EditorState {
