@@ -19,9 +19,10 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use glam::{DQuat, Vec3};
 use skinlab::model::Model;
+use skinlab::model::StrokeRecord;
 use skinlab::paint::{
     apply_dab, footprint, pick, reskin_after_dab, BlendMode, BrushSettings, Dab, DabTarget, FootprintOptions, Hit,
-    ModelTopology, PickBoxes, Ray, StrokeRecord, SurfaceScratch, Touch, View, WeightRules,
+    ModelTopology, PickBoxes, Ray, SurfaceScratch, Touch, View, WeightRules,
 };
 use skinlab::render::gpu_changes::Changed;
 use skinlab::rig::Pose;

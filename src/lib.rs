@@ -11,6 +11,7 @@ pub mod canvas;
 pub mod cli;
 pub mod demo;
 pub mod emulate;
+pub mod error_line;
 pub mod io;
 pub mod json_header;
 pub mod maths;

@@ -27,7 +27,7 @@ fn main() -> ExitCode {
     match skinlab::cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            let _ = writeln!(std::io::stderr(), "error: {}", skinlab::cli::one_line(&e.to_string()));
+            let _ = writeln!(std::io::stderr(), "error: {}", skinlab::error_line::one_line(&e.to_string()));
             ExitCode::from(2)
         }
     }

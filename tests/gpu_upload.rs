@@ -9,7 +9,7 @@ use glam::Vec3;
 use skinlab::app::command::Command;
 use skinlab::app::state::{EditorState, Mode};
 use skinlab::app::viewport::Viewport;
-use skinlab::paint::TouchedPrimitive;
+use skinlab::model::TouchedPrimitive;
 use skinlab::render::gpu_changes::{coalesce, Changed, MERGE_GAP};
 use skinlab::render::streamed_mesh::UploadMethod;
 use skinlab::render::{Headless, OrbitCamera, Scene, ViewOptions};
@@ -79,7 +79,7 @@ fn a_dab_uploads_only_the_ranges_of_its_touched_vertices() {
 
     let before_weights = s.model.meshes[0].primitives[0].influences.clone().unwrap();
     let before_deformed = s.deformed[0].clone();
-    let before_colours = s.paint_colours.clone();
+    let before_colours = s.painting.colours.clone();
     dab(&mut s);
     let changes = s.gpu_changes().clone();
     let Changed::Vertices(parts) = &changes.deformed[0] else { panic!("a dab records its vertices: {changes:?}") };
@@ -121,10 +121,10 @@ fn a_dab_uploads_only_the_ranges_of_its_touched_vertices() {
     let before_picture = picture(&gl, &partial, &camera);
     let p = partial.panel_mut(0).unwrap();
     p.upload_changes(&s.deformed[0], &s.model_from_node, &changes.deformed[0]);
-    p.set_colours_changes(Some(&s.paint_colours), false, &changes.colours);
+    p.set_colours_changes(Some(&s.painting.colours), false, &changes.colours);
     let w = whole.panel_mut(0).unwrap();
     w.upload(&s.deformed[0], &s.model_from_node);
-    w.set_colours(Some(&s.paint_colours), false);
+    w.set_colours(Some(&s.painting.colours), false);
     let (a, b) = (picture(&gl, &partial, &camera), picture(&gl, &whole, &camera));
     assert_ne!(before_picture, b, "the dab changed nothing visible");
     assert!(a == b, "the partly updated buffers draw a different picture");
@@ -267,13 +267,13 @@ fn posing_in_paint_mode_sends_no_colours_and_weight_edits_recolour() {
     let (mut s, mut viewport, vertices) = painting_on_gpu(&gl);
     // A new pose in paint mode: positions and normals of both panels, no colours.
     let start = viewport.uploaded_bytes();
-    let colours = s.paint_colours.clone();
+    let colours = s.painting.colours.clone();
     s.apply(Command::SetRotation { node: ELBOW, rotation: glam::DQuat::from_rotation_z(0.3), gesture: None });
     s.refresh();
     viewport.sync_gpu(Some(gl.gl()), &mut s);
     let after = viewport.uploaded_bytes();
     assert_eq!([after[0] - start[0], after[1] - start[1]], [vertices * DEFORMED_BYTES; 2]);
-    assert_eq!(s.paint_colours, colours);
+    assert_eq!(s.painting.colours, colours);
     // Colours computed in full from the current state equal the kept ones after every edit (the
     // first dab, which may widen the weight layout, a second one, and its undo), each followed by
     // a new pose.
@@ -282,17 +282,17 @@ fn posing_in_paint_mode_sends_no_colours_and_weight_edits_recolour() {
         angle += 0.1;
         s.apply(Command::SetRotation { node: ELBOW, rotation: glam::DQuat::from_rotation_z(angle), gesture: None });
         s.refresh();
-        let kept = s.paint_colours.clone();
+        let kept = s.painting.colours.clone();
         s.repaint_colours();
-        assert!(kept == s.paint_colours, "{what}: the paint colours went stale");
+        assert!(kept == s.painting.colours, "{what}: the paint colours went stale");
     };
     dab(&mut s);
     check(&mut s, "first dab");
-    let after_first = s.paint_colours.clone();
+    let after_first = s.painting.colours.clone();
     assert!(after_first != colours, "the dab changed no colour");
     dab(&mut s);
-    assert!(s.paint_colours != after_first, "the second dab changed no colour");
+    assert!(s.painting.colours != after_first, "the second dab changed no colour");
     s.apply(Command::Undo);
     check(&mut s, "undo");
-    assert!(s.paint_colours == after_first, "the undone dab's colours stayed");
+    assert!(s.painting.colours == after_first, "the undone dab's colours stayed");
 }

@@ -156,7 +156,7 @@ fn overflowing_poses_are_solved_or_refused_never_panicking_or_writing_non_finite
         let run = skinlab(["pose", s(&arm), "--pose", s(&huge), "--ik", "wrist=1,1,0", solver, "--out", s(&out)]);
         ok(&run);
         let written =
-            skinlab::rig::pose_file::read_pose_file(&out, &skinlab::io::load_model(&arm).unwrap().nodes).unwrap();
+            skinlab::io::pose_file::read_pose_file(&out, &skinlab::io::load_model(&arm).unwrap().nodes).unwrap();
         for o in written.overrides.values() {
             if let Some(r) = o.rotation {
                 assert!(r.is_finite() && r.is_normalized(), "{r:?}");

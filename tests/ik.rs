@@ -337,7 +337,7 @@ fn pose_command_writes_a_pose_file_that_deform_reads() {
     let run = skinlab(["pose", demo.to_str().unwrap(), "--ik", &ik_arg, "--out", out.to_str().unwrap()]);
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     assert!(String::from_utf8_lossy(&run.stdout).contains("reached"));
-    let pose = skinlab::rig::pose_file::read_pose_file(&out, tree).unwrap();
+    let pose = skinlab::io::pose_file::read_pose_file(&out, tree).unwrap();
     let g = globals(tree, &pose);
     assert!(pos(&g, end).distance(target) < 1e-5, "the written pose reaches the target");
     let obj = dir.path().join("out.obj");

@@ -9,8 +9,9 @@ mod paint_rig;
 
 use glam::Vec3;
 use skinlab::model::Model;
+use skinlab::model::StrokeRecord;
 use skinlab::paint::mirror_weights::{mirror_weights, MirrorDirection};
-use skinlab::paint::{disagreeing_groups, BlendMode, ModelTopology, StrokeRecord, WeightRules};
+use skinlab::paint::{disagreeing_groups, BlendMode, ModelTopology, WeightRules};
 
 fn weight(m: &Model, topo: &ModelTopology, g: u32, j: u16) -> f32 {
     topo.surface.weights(m, g).iter().find(|p| p.0 == j).map_or(0.0, |p| p.1)

@@ -14,8 +14,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use glam::{DQuat, DVec3, Vec3};
+use skinlab::io::pose_file;
 use skinlab::model::Model;
-use skinlab::rig::{pose_file, sample, Pose};
+use skinlab::rig::{sample, Pose};
 use skinlab::skinning::{DeformedPrimitive, Deformer, SkinningMethod};
 
 /// What MODELS.md says about each file: skins with their joint counts, clips, and whether the rest

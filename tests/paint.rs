@@ -10,14 +10,14 @@ use paint_rig::{bits, influences, weights};
 
 use glam::{DMat4, Vec3};
 use skinlab::model::influences::VertexInfluences;
+use skinlab::model::StrokeRecord;
 use skinlab::model::{
     Influences, JointSetTable, Mesh, Model, Node, NodeTransform, NodeTree, Primitive, Skin, SkinnedInstance, Topology,
     Trs,
 };
 use skinlab::paint::normalize::is_valid;
 use skinlab::paint::{
-    apply_dab, tools, BlendMode, BrushSettings, Dab, DabTarget, Falloff, ModelTopology, StrokeRecord, Touch,
-    WeightRules,
+    apply_dab, tools, BlendMode, BrushSettings, Dab, DabTarget, Falloff, ModelTopology, Touch, WeightRules,
 };
 
 const TARGET: DabTarget = DabTarget { instance: 0, prim: 0 };

@@ -12,11 +12,12 @@ use glam::{DQuat, DVec3, Vec3};
 use paint_rig::{bits, influences, weights};
 use proptest::prelude::*;
 use skinlab::model::influences::VertexInfluences;
+use skinlab::model::StrokeRecord;
 use skinlab::model::{Influences, JointSetTable, Model};
 use skinlab::paint::normalize::is_valid;
 use skinlab::paint::{
     apply_dab, footprint, pick, reskin_after_dab, BlendMode, BrushSettings, Dab, DabTarget, Falloff, FootprintOptions,
-    ModelTopology, Ray, StrokeRecord, SurfaceScratch, View, WeightRules,
+    ModelTopology, Ray, SurfaceScratch, View, WeightRules,
 };
 use skinlab::rig::Pose;
 use skinlab::skinning::{DeformedPrimitive, Deformer, SkinningMethod};

@@ -11,10 +11,11 @@ use paint_rig::bits;
 
 use glam::Vec3;
 use skinlab::model::Model;
+use skinlab::model::StrokeRecord;
 use skinlab::paint::normalize::is_valid;
 use skinlab::paint::{
     apply_surface_dab, footprint, reskin_after_dab, BlendMode, BrushSettings, Dab, DabTarget, FootprintOptions,
-    ModelTopology, Ray, StrokeRecord, SurfaceScratch, Touch, View, WeightRules,
+    ModelTopology, Ray, SurfaceScratch, Touch, View, WeightRules,
 };
 use skinlab::rig::Pose;
 use skinlab::skinning::{DeformedPrimitive, Deformer, SkinningMethod};

@@ -43,7 +43,7 @@ fn picks_through_the_boxes_equal_testing_every_triangle_across_dabs() {
     s.apply(Command::SetRotation { node: bend, rotation: DQuat::from_rotation_z(0.9), gesture: None });
     s.apply(Command::Select(Some(joint)));
     s.apply(Command::SetMode(Mode::Paint));
-    s.paint.brush = BrushSettings { radius: 120.0, strength: 1.0, ..s.paint.brush.clone() };
+    s.painting.settings.brush = BrushSettings { radius: 120.0, strength: 1.0, ..s.painting.settings.brush.clone() };
     s.refresh();
     let rest = s.deformed[0][0][0].positions.clone();
     for ray in rays(&s, &rest) {

@@ -23,7 +23,7 @@ fn arm_in(dir: &std::path::Path) -> EditorState {
     }
     let (model, source) = skinlab::io::load_document(&path).unwrap();
     let mut s = EditorState::with_document(model, source, "arm.glb");
-    s.model_path = Some(path);
+    s.files.model_path = Some(path);
     s
 }
 
@@ -275,7 +275,7 @@ fn a_restored_skeleton_copy_keeps_the_models_vertex_order() {
     let open = || {
         let (model, source) = skinlab::io::load_document(&path).unwrap();
         let mut s = EditorState::with_document(model, source, "CesiumMan.glb");
-        s.model_path = Some(path.clone());
+        s.files.model_path = Some(path.clone());
         s
     };
     let mut s = open();

@@ -149,7 +149,7 @@ fn edit_some(model: &mut Model, step: usize) -> Vec<(usize, usize, usize)> {
     // primitives and seams), as painting does: export welds copies that a weights file splits
     // (tests/weld.rs), and here every written weight must come back as written.
     let surface = skinlab::paint::ModelSurface::new(model);
-    let mut record = skinlab::paint::StrokeRecord::new("test edit");
+    let mut record = skinlab::model::StrokeRecord::new("test edit");
     let mut edited = BTreeSet::new();
     let mut seen = BTreeSet::new();
     let mut k = 0;

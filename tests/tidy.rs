@@ -3,10 +3,19 @@
 //!    GUI entry points) never uses egui, eframe, three-d, glow or rfd;
 //! 2. the `gltf` crate appears only in `io/`;
 //! 3. `nalgebra` appears only in `maths/`, `faer` only in `bind/`;
-//! 4. `render` never uses egui, eframe or rfd (so `skinlab render` runs without a window).
+//! 4. `render` never uses egui, eframe or rfd (so `skinlab render` runs without a window);
+//! 5. every arrow between top-level modules goes down the layers of ARCHITECTURE.md's `## Layers`
+//!    section (read from there; every module of src/ must be in exactly one layer);
+//! 6. no files import each other in a circle.
 #![allow(clippy::unwrap_used, missing_docs)]
 
+#[path = "common/import_graph.rs"]
+mod import_graph;
+
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+
+use import_graph::{layers_of, source_files, top_module, without_test_modules, Graph};
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -99,4 +108,63 @@ fn the_checker_sees_a_violation() {
     assert!(mentions("// nalgebra::Matrix3 in a comment", "nalgebra").is_empty());
     assert!(mentions("use crate::io::gltf_import;", "gltf").is_empty());
     assert_eq!(mentions("    let d = gltf::Gltf::from_slice(b)?;", "gltf").len(), 1);
+}
+
+#[test]
+fn layers_are_kept_and_no_files_import_each_other_in_a_circle() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut paths = Vec::new();
+    rust_files(&root.join("src"), &mut paths);
+    let files = source_files(&root.join("src"), paths);
+    let layers = layers_of(&std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap()).unwrap();
+    let mut problems = Vec::new();
+    let tops: BTreeSet<String> =
+        files.keys().filter(|f| *f != "lib.rs" && *f != "main.rs").map(|f| top_module(f)).collect();
+    let listed: Vec<&String> = layers.iter().flatten().collect();
+    for top in &tops {
+        match listed.iter().filter(|m| **m == top).count() {
+            0 => problems.push(format!("`{top}` is in no layer of ARCHITECTURE.md")),
+            1 => {}
+            _ => problems.push(format!("`{top}` is in more than one layer of ARCHITECTURE.md")),
+        }
+    }
+    for m in listed.iter().filter(|m| !tops.contains(**m)) {
+        problems.push(format!("ARCHITECTURE.md's layers list `{m}`, which is not a module of src/"));
+    }
+    let graph = Graph::new(&files).unwrap_or_else(|e| panic!("{e}"));
+    problems.extend(graph.upward(&layers).into_iter().map(|u| format!("arrow not down the layers: {u}")));
+    problems.extend(graph.circles().into_iter().map(|(path, others)| {
+        let also = if others.is_empty() { String::new() } else { format!(" (also in it: {})", others.join(", ")) };
+        format!("import circle: {}{also}", path.join(" → "))
+    }));
+    assert!(problems.is_empty(), "layering broken:\n{}", problems.join("\n"));
+}
+
+#[test]
+fn the_graph_check_sees_a_circle_and_an_upward_arrow() {
+    let files: BTreeMap<String, String> = [
+        ("lib.rs", "pub mod low;\npub mod high;\n"),
+        // An upward arrow (low uses high) that closes a circle through high's re-export.
+        ("low.rs", "//! Low.\nuse crate::high::Thing; // crate::nothing\nconst S: &str = \"super::x\";\nconst C: char = '\\'';\nfn f<'a>(_: &'a str) {}\n/* crate::high */\n"),
+        ("high/mod.rs", "mod part;\npub use part::Thing;\nuse part::helper;\n"),
+        ("high/part.rs", "use super::super::low;\npub struct Thing;\nfn helper() { crate::low::f(); }\n"),
+        // A parent and a child that use each other are not a circle; neither are test modules.
+        ("high/other.rs", "use super::Thing;\n#[cfg(test)]\nmod tests {\n    use crate::low::*;\n}\n"),
+    ]
+    .into_iter()
+    .map(|(f, t)| (f.to_owned(), t.to_owned()))
+    .collect();
+    let graph = Graph::new(&files).unwrap();
+    assert_eq!(graph.arrows["low.rs"], BTreeSet::from(["high/part.rs".to_owned()]));
+    assert_eq!(graph.arrows["high/mod.rs"], BTreeSet::new());
+    assert_eq!(graph.arrows["high/other.rs"], BTreeSet::from(["high/part.rs".to_owned()]));
+    let circle = (vec!["high/part.rs".to_owned(), "low.rs".to_owned(), "high/part.rs".to_owned()], Vec::new());
+    assert_eq!(graph.circles(), vec![circle]);
+    let layers = layers_of("# x\n\n## Layers\n1. `low`: below `y`\n2. `high/`: above\n\n## Next\n3. `x`\n").unwrap();
+    assert_eq!(layers, vec![vec!["low".to_owned()], vec!["high".to_owned()]]);
+    let upward = graph.upward(&layers);
+    assert_eq!(upward.len(), 1, "{upward:?}");
+    assert!(upward[0].starts_with("low.rs (layer 1) uses high/part.rs"), "{upward:?}");
+    assert!(layers_of("# x\n## Other\n").is_err());
+    assert!(without_test_modules("mod inline { }").is_err());
 }

@@ -40,7 +40,7 @@ fn a_large_model_builds_its_brush_caches_in_the_background_and_the_first_dab_wai
     let message = s.message.clone().map(|m| m.text).unwrap_or_default();
     assert!(message.contains("waited"), "the wait is reported: {message:?}");
     assert!(*s.topology() == expected, "the background caches differ from the direct build");
-    assert_eq!(s.weight_tools.selection.len(), expected.surface.len());
+    assert_eq!(s.painting.weight_tools.selection.len(), expected.surface.len());
     let after = s.model.meshes[0].primitives[0].influences.as_ref().unwrap();
     assert!((0..after.len()).any(|v| after.snapshot(v) != weights_before.snapshot(v)), "the dab painted nothing");
 }

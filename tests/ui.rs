@@ -53,17 +53,17 @@ fn a_rotation_field_poses_the_joint_and_redeforms() {
 #[test]
 fn method_switches_by_button_and_by_number_key() {
     let mut h = harness(Scripted::default());
-    assert_eq!(h.state().state.method, SkinningMethod::Lbs);
+    assert_eq!(h.state().state.view.method, SkinningMethod::Lbs);
     h.get_by_label("DQS").click();
     h.run();
-    assert_eq!(h.state().state.method, SkinningMethod::Dqs);
+    assert_eq!(h.state().state.view.method, SkinningMethod::Dqs);
     h.key_press(egui::Key::Num3);
     h.run();
-    assert_eq!(h.state().state.method, SkinningMethod::Sbs);
+    assert_eq!(h.state().state.view.method, SkinningMethod::Sbs);
     h.key_press(egui::Key::Num1);
     h.run();
-    assert_eq!(h.state().state.method, SkinningMethod::Lbs);
-    assert!(h.state().state.shown_methods() == vec![SkinningMethod::Lbs]);
+    assert_eq!(h.state().state.view.method, SkinningMethod::Lbs);
+    assert!(h.state().state.view.shown_methods() == vec![SkinningMethod::Lbs]);
 }
 
 #[test]
@@ -155,7 +155,7 @@ fn split_view_and_difference_overlay_compute_both_methods() {
     h.run();
     bend_elbow(&mut h, 120.0);
     let s = &h.state().state;
-    assert_eq!(s.shown_methods(), vec![SkinningMethod::Lbs, SkinningMethod::Sbs]);
+    assert_eq!(s.view.shown_methods(), vec![SkinningMethod::Lbs, SkinningMethod::Sbs]);
     assert!(s.max_difference > 0.01, "LBS and SBS agree at a 120° elbow? {}", s.max_difference);
     let n = s.deformed[0][0][0].positions.len();
     assert_eq!(s.difference_colours[0][0].len(), n);
@@ -166,8 +166,8 @@ fn split_view_and_difference_overlay_compute_both_methods() {
 fn joint_on_screen(h: &Harness<'_, SkinlabApp>, node: usize) -> egui::Pos2 {
     let rect = h.state().viewport_rect().expect("viewport drawn");
     let s = &h.state().state;
-    let panel_w = rect.width() / if s.split { 2.0 } else { 1.0 };
-    let p = s.camera.project(s.node_position(node).unwrap(), glam::Vec2::new(panel_w, rect.height())).unwrap();
+    let panel_w = rect.width() / if s.view.split { 2.0 } else { 1.0 };
+    let p = s.view.camera.project(s.node_position(node).unwrap(), glam::Vec2::new(panel_w, rect.height())).unwrap();
     rect.min + egui::vec2(p.x, p.y)
 }
 
@@ -200,23 +200,23 @@ fn dragging_the_gizmo_rotates_the_joint_in_one_undo_step() {
     drag(&mut h, c + egui::vec2(8.0, 4.0), c + egui::vec2(48.0, 24.0));
     let q = h.state().state.rotation_of(ELBOW);
     assert!(q.angle_between(DQuat::IDENTITY) > 0.2, "gizmo drag did not rotate the elbow: {q:?}");
-    let yaw = h.state().state.camera.yaw_rad;
+    let yaw = h.state().state.view.camera.yaw_rad;
     h.get_by_label("Undo").click();
     h.run();
     assert!(
         h.state().state.rotation_of(ELBOW).angle_between(DQuat::IDENTITY) < 1e-9,
         "one undo should undo the whole drag"
     );
-    assert_eq!(h.state().state.camera.yaw_rad, yaw);
+    assert_eq!(h.state().state.view.camera.yaw_rad, yaw);
 }
 
 #[test]
 fn dragging_empty_space_orbits_the_camera_without_posing() {
     let mut h = harness(Scripted::default());
     let rect = h.state().viewport_rect().unwrap();
-    let yaw = h.state().state.camera.yaw_rad;
+    let yaw = h.state().state.view.camera.yaw_rad;
     drag(&mut h, rect.min + egui::vec2(30.0, 80.0), rect.min + egui::vec2(130.0, 80.0));
-    assert!((h.state().state.camera.yaw_rad - yaw).abs() > 0.3);
+    assert!((h.state().state.view.camera.yaw_rad - yaw).abs() > 0.3);
     assert!(h.state().state.pose.overrides.is_empty());
 }
 
@@ -227,18 +227,18 @@ fn the_timeline_scrubs_an_animation() {
     h.run();
     h.get_by_label("twist").click();
     h.run();
-    assert_eq!(h.state().state.clip, Some(0));
+    assert_eq!(h.state().state.posing.clip, Some(0));
     h.get_by_role_and_label(Role::Slider, "Time (s)").set_value_accesskit(1.0);
     h.run();
-    assert!((h.state().state.time_secs - 1.0).abs() < 1e-9);
+    assert!((h.state().state.posing.time_secs - 1.0).abs() < 1e-9);
     let wrist = h.state().state.rotation_of(3);
     assert!((wrist.angle_between(DQuat::IDENTITY).to_degrees() - 90.0).abs() < 1.0, "{wrist:?}");
     h.get_by_label("Play").click();
     h.run_steps(3);
-    assert!(h.state().state.playing);
+    assert!(h.state().state.posing.playing);
     h.get_by_label("Pause").click();
     h.run();
-    assert!(!h.state().state.playing);
+    assert!(!h.state().state.posing.playing);
 }
 
 #[test]

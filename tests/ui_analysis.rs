@@ -309,7 +309,7 @@ fn the_rom_clip_appears_on_the_timeline_and_undo_removes_it() {
     h.run();
     let s = &h.state().state;
     assert_eq!(s.model.clips.len(), clips + 1);
-    assert_eq!(s.clip, Some(clips));
+    assert_eq!(s.posing.clip, Some(clips));
     assert_eq!(s.model.clips[clips].name.as_deref(), Some("ROM"));
     assert_eq!(s.model.clips[clips].range(), (0.0, 3.0));
     // The timeline shows it with its keys (180° legs: keys every 1/16 s).
@@ -318,7 +318,7 @@ fn the_rom_clip_appears_on_the_timeline_and_undo_removes_it() {
     h.get_by_label("key at 0.25 s").click();
     h.run();
     let s = &h.state().state;
-    assert_eq!(s.time_secs, 0.25);
+    assert_eq!(s.posing.time_secs, 0.25);
     let elbow = s.model.nodes.find("elbow").unwrap();
     let turned = s.rotation_of(elbow).angle_between(glam::DQuat::IDENTITY).to_degrees();
     assert!((turned - 180.0).abs() < 1e-3, "a quarter into the twist the elbow is at +180°: {turned}");

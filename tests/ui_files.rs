@@ -27,7 +27,7 @@ fn arm_in(dir: &Path) -> (PathBuf, EditorState) {
     std::fs::write(&path, skinlab::demo::demo_glb()).unwrap();
     let (model, source) = skinlab::io::load_document(&path).unwrap();
     let mut s = EditorState::with_document(model, source, "arm.glb");
-    s.model_path = Some(path.clone());
+    s.files.model_path = Some(path.clone());
     (path, s)
 }
 
@@ -75,7 +75,7 @@ fn without_a_portal_open_goes_through_the_in_window_browser() {
     h.run();
     let s = &h.state().state;
     assert_eq!(s.model_name, "arm.glb");
-    assert_eq!(s.model_path.as_deref(), Some(path.as_path()));
+    assert_eq!(s.files.model_path.as_deref(), Some(path.as_path()));
     assert!(h.query_by_label("Open model").is_none(), "the browser stayed open");
     // The opened file is now in File ▸ Open Recent.
     assert_eq!(h.state().files.recent.items()[0], path.canonicalize().unwrap());
@@ -148,32 +148,32 @@ fn editor_keys_work_after_clicking_a_menu_and_a_panel_but_not_while_typing() {
     h.key_press(egui::Key::Tab);
     h.run();
     assert_eq!(h.state().state.mode, Mode::Paint, "Tab after clicking a menu");
-    let (r0, s0) = (h.state().state.paint.brush.radius, h.state().state.paint.brush.strength);
+    let (r0, s0) = (h.state().state.painting.settings.brush.radius, h.state().state.painting.settings.brush.strength);
     for key in [egui::Key::CloseBracket, egui::Key::Equals] {
         h.key_press(key);
         h.run();
     }
-    let b = &h.state().state.paint.brush;
+    let b = &h.state().state.painting.settings.brush;
     assert!(b.radius > r0 && b.strength > s0, "] and = after Tab: {} {} (from {r0} {s0})", b.radius, b.strength);
     for key in [egui::Key::OpenBracket, egui::Key::Minus] {
         h.key_press(key);
         h.run();
     }
-    let b = &h.state().state.paint.brush;
+    let b = &h.state().state.painting.settings.brush;
     assert!((b.radius - r0).abs() < 1e-4 && (b.strength - s0).abs() < 1e-4, "[ and -");
     // Click a panel's button (focus on it), then the number keys, F and Tab again.
     h.get_by_label("DQS").click();
     h.run();
     h.key_press(egui::Key::Num3);
     h.run();
-    assert_eq!(h.state().state.method, SkinningMethod::Sbs);
+    assert_eq!(h.state().state.view.method, SkinningMethod::Sbs);
     h.key_press(egui::Key::Num1);
     h.run();
-    assert_eq!(h.state().state.method, SkinningMethod::Lbs);
-    let distance = h.state().state.camera.distance;
+    assert_eq!(h.state().state.view.method, SkinningMethod::Lbs);
+    let distance = h.state().state.view.camera.distance;
     h.key_press(egui::Key::F);
     h.run();
-    assert!(h.state().state.camera.distance < distance * 0.9, "F framed the elbow");
+    assert!(h.state().state.view.camera.distance < distance * 0.9, "F framed the elbow");
     h.key_press(egui::Key::Tab);
     h.run();
     assert_eq!(h.state().state.mode, Mode::Rig, "second Tab");
@@ -191,13 +191,13 @@ fn editor_keys_work_after_clicking_a_menu_and_a_panel_but_not_while_typing() {
     h.run();
     h.key_press(egui::Key::Tab);
     h.run();
-    assert_eq!(h.state().state.method, SkinningMethod::Lbs, "3 typed into a field switched the method");
+    assert_eq!(h.state().state.view.method, SkinningMethod::Lbs, "3 typed into a field switched the method");
     assert_eq!(h.state().state.mode, Mode::Pose, "Tab in a text field switched the mode");
     h.key_press(egui::Key::Escape);
     h.run();
     h.key_press(egui::Key::Num2);
     h.run();
-    assert_eq!(h.state().state.method, SkinningMethod::Dqs, "keys after Escape left the field");
+    assert_eq!(h.state().state.view.method, SkinningMethod::Dqs, "keys after Escape left the field");
 }
 
 #[test]

@@ -20,7 +20,7 @@ use glam::{DQuat, DVec3, Vec2};
 use skinlab::app::command::Command;
 use skinlab::app::gizmo::{nearest_on_ring, Gizmo, Handle, JointFrame, Orientation};
 use skinlab::app::state::EditorState;
-use skinlab::app::ui::rotation_fields::EulerOrder;
+use skinlab::app::state::EulerOrder;
 use skinlab::app::SkinlabApp;
 use ui_harness::{harness, harness_with, press, Scripted};
 
@@ -43,9 +43,9 @@ fn gizmo(h: &Harness<'_, SkinlabApp>) -> (Gizmo, egui::Pos2) {
     let rect = h.state().viewport_rect().unwrap();
     let s = &h.state().state;
     let frame = JointFrame::of(&s.model, &s.pose, &s.model_from_node, s.selected.unwrap()).unwrap();
-    let axes = frame.ring_axes(s.gizmo.orientation).map(|a| a.as_vec3());
+    let axes = frame.ring_axes(s.posing.gizmo.orientation).map(|a| a.as_vec3());
     let size = Vec2::new(rect.width(), rect.height());
-    (Gizmo::new(&s.camera, frame.position.as_vec3(), axes, s.gizmo.orientation, size).unwrap(), rect.min)
+    (Gizmo::new(&s.view.camera, frame.position.as_vec3(), axes, s.posing.gizmo.orientation, size).unwrap(), rect.min)
 }
 
 /// The point of `handle`'s ring farthest from the centre that grabs that handle, and the ring's
@@ -116,17 +116,17 @@ fn fields(h: &Harness<'_, SkinlabApp>) -> [f64; 3] {
 #[test]
 fn local_and_world_by_button_and_comma_key() {
     let (mut h, _, _) = cesium();
-    assert_eq!(h.state().state.gizmo.orientation, Orientation::Local, "local by default");
+    assert_eq!(h.state().state.posing.gizmo.orientation, Orientation::Local, "local by default");
     let local = gizmo(&h).0;
     h.get_by_label("World").click();
     h.run();
-    assert_eq!(h.state().state.gizmo.orientation, Orientation::World);
+    assert_eq!(h.state().state.posing.gizmo.orientation, Orientation::World);
     let world = gizmo(&h).0;
     assert_eq!(world.rings[0].axis, glam::Vec3::X);
     assert!(local.rings[0].axis.dot(glam::Vec3::X) < 0.99, "the forearm's X axis is not the world's");
     h.key_press(egui::Key::Comma);
     h.run();
-    assert_eq!(h.state().state.gizmo.orientation, Orientation::Local);
+    assert_eq!(h.state().state.posing.gizmo.orientation, Orientation::Local);
 }
 
 #[test]
@@ -151,7 +151,7 @@ fn dragging_the_twist_ring_keeps_the_bone_direction_in_one_undo_step() {
 fn a_fifty_pixel_drag_along_a_ring_turns_it_thirty_to_sixty_degrees() {
     let (mut h, forearm, _) = cesium();
     for orientation in Orientation::ALL {
-        h.state_mut().state.gizmo.orientation = orientation;
+        h.state_mut().state.posing.gizmo.orientation = orientation;
         h.state_mut().state.apply(Command::ResetPose);
         h.run();
         let (g, origin) = gizmo(&h);
@@ -175,9 +175,9 @@ fn a_fifty_pixel_drag_along_a_ring_turns_it_thirty_to_sixty_degrees() {
 fn an_edge_on_ring_turns_by_the_tangential_drag() {
     let (mut h, forearm, _) = cesium();
     let s = &mut h.state_mut().state;
-    s.gizmo.orientation = Orientation::World;
+    s.posing.gizmo.orientation = Orientation::World;
     // Seen from the front, the world Y ring (in the XZ plane) is a horizontal line.
-    (s.camera.yaw_rad, s.camera.pitch_rad) = (0.0, 0.0);
+    (s.view.camera.yaw_rad, s.view.camera.pitch_rad) = (0.0, 0.0);
     h.run();
     let (g, origin) = gizmo(&h);
     let ring = &g.rings[1];
@@ -275,7 +275,7 @@ fn the_euler_order_is_shown_and_chosen() {
     h.run();
     h.get_by_label("ZYX").click();
     h.run();
-    assert_eq!(h.state().state.rotation_fields.order, EulerOrder::Zyx);
+    assert_eq!(h.state().state.posing.rotation_fields.order, EulerOrder::Zyx);
     assert_eq!(rotation(&h, ELBOW), q, "changing the order keeps the rotation");
     let shown = fields(&h);
     assert!(shown[2].abs() > 1.0, "ZYX angles of the same rotation differ: {shown:?}");

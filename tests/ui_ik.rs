@@ -34,14 +34,14 @@ fn panel(h: &Harness<'_, SkinlabApp>) -> (egui::Pos2, Vec2) {
 /// Where a model-space point is drawn on screen.
 fn screen_of(h: &Harness<'_, SkinlabApp>, p: DVec3) -> egui::Pos2 {
     let (min, size) = panel(h);
-    let v = h.state().state.camera.project(p.as_vec3(), size).unwrap();
+    let v = h.state().state.view.camera.project(p.as_vec3(), size).unwrap();
     min + egui::vec2(v.x, v.y)
 }
 
 /// The IK target a drag of the point `start` from `from` to `to` asks for.
 fn target_of(h: &Harness<'_, SkinlabApp>, start: DVec3, from: egui::Pos2, to: egui::Pos2) -> DVec3 {
     let (min, size) = panel(h);
-    let cam = h.state().state.camera;
+    let cam = h.state().state.view.camera;
     let local = |p: egui::Pos2| Vec2::new(p.x - min.x, p.y - min.y);
     let s = start.as_vec3();
     let grabbed = on_view_plane(&cam, s, local(from), size).unwrap();
@@ -68,7 +68,7 @@ fn release(h: &mut Harness<'_, SkinlabApp>, to: egui::Pos2) {
 fn ik_on(h: &mut Harness<'_, SkinlabApp>) {
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::I);
     h.run();
-    assert!(h.state().state.ik.enabled, "Ctrl+I turns IK on");
+    assert!(h.state().state.posing.ik.enabled, "Ctrl+I turns IK on");
 }
 
 #[test]
@@ -104,7 +104,7 @@ fn a_pinned_elbow_stays_where_it_is() {
     // The elbow is selected by bend_elbow: P pins it.
     h.key_press(egui::Key::P);
     h.run();
-    assert!(h.state().state.ik.pinned.contains(&ELBOW));
+    assert!(h.state().state.posing.ik.pinned.contains(&ELBOW));
     let (shoulder, elbow, wrist) = (at(&h, SHOULDER), at(&h, ELBOW), at(&h, WRIST));
     let shoulder_rotation = h.state().state.rotation_of(SHOULDER);
     let from = screen_of(&h, wrist);

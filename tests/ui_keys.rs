@@ -24,7 +24,7 @@ fn elbow_degrees(h: &Harness<'_, SkinlabApp>) -> f64 {
 
 fn keys_of_clip(h: &Harness<'_, SkinlabApp>) -> Vec<f64> {
     let s = &h.state().state;
-    key_times(&s.model.clips[s.clip.unwrap()], None)
+    key_times(&s.model.clips[s.posing.clip.unwrap()], None)
 }
 
 #[test]
@@ -37,7 +37,7 @@ fn set_key_starts_a_clip_and_keys_are_drawn_moved_deleted_and_undone() {
     {
         let s = &h.state().state;
         assert_eq!(s.model.clips.len(), clips + 1, "a new clip");
-        assert_eq!(s.clip, Some(clips));
+        assert_eq!(s.posing.clip, Some(clips));
         assert_eq!(s.model.clips[clips].name.as_deref(), Some("Action"));
     }
     assert_eq!(keys_of_clip(&h), vec![0.0]);
@@ -51,7 +51,7 @@ fn set_key_starts_a_clip_and_keys_are_drawn_moved_deleted_and_undone() {
     h.get_by_label("key at 1.00 s");
     h.get_by_label("key at 0.00 s").click();
     h.run();
-    assert_eq!(h.state().state.time_secs, 0.0);
+    assert_eq!(h.state().state.posing.time_secs, 0.0);
     assert!((elbow_degrees(&h) - 40.0).abs() < 1e-3, "{}", elbow_degrees(&h));
     h.get_by_role_and_label(Role::Slider, "Time (s)").set_value_accesskit(0.5);
     h.run();
@@ -81,7 +81,7 @@ fn set_key_starts_a_clip_and_keys_are_drawn_moved_deleted_and_undone() {
     h.key_press(egui::Key::I);
     h.run();
     let s = &h.state().state;
-    let clip = &s.model.clips[s.clip.unwrap()];
+    let clip = &s.model.clips[s.posing.clip.unwrap()];
     let keyed: std::collections::BTreeSet<usize> =
         clip.channels.iter().filter(|c| c.times.iter().any(|&t| (t - 1.5).abs() < 1e-6)).map(|c| c.node).collect();
     assert_eq!(keyed.len(), s.model.skins[0].joints.len(), "every joint keyed at 1.5 s");
@@ -96,7 +96,7 @@ fn choosing_a_clip_keeps_a_hand_made_pose_one_undo_away() {
     h.run();
     h.get_by_label("twist").click();
     h.run();
-    assert_eq!(h.state().state.clip, Some(0));
+    assert_eq!(h.state().state.posing.clip, Some(0));
     assert!((elbow_degrees(&h) - 50.0).abs() > 1.0, "the clip's pose is shown");
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
     h.run();

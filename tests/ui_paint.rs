@@ -55,7 +55,7 @@ fn paint_mode(h: &mut Harness<'_, SkinlabApp>, joint: &str) {
 /// The left viewport panel's size (half the viewport in split view).
 fn panel_size(h: &Harness<'_, SkinlabApp>) -> Vec2 {
     let rect = h.state().viewport_rect().unwrap();
-    let panels = if h.state().state.split { 2.0 } else { 1.0 };
+    let panels = if h.state().state.view.split { 2.0 } else { 1.0 };
     Vec2::new(rect.width() / panels, rect.height())
 }
 
@@ -67,7 +67,7 @@ fn over_arm(h: &Harness<'_, SkinlabApp>, t: f32) -> egui::Pos2 {
     let s = &h.state().state;
     let a = s.node_position(SHOULDER).unwrap();
     let b = s.node_position(ELBOW).unwrap();
-    let p = s.camera.project(a + (b - a) * t, size).unwrap();
+    let p = s.view.camera.project(a + (b - a) * t, size).unwrap();
     rect.min + egui::vec2(p.x, p.y)
 }
 
@@ -92,7 +92,8 @@ fn stroke_over(h: &mut Harness<'_, SkinlabApp>, t0: f32, t1: f32) {
 
 fn ray_at(h: &Harness<'_, SkinlabApp>, p: egui::Pos2) -> skinlab::paint::Ray {
     let rect = h.state().viewport_rect().unwrap();
-    let (origin, direction) = h.state().state.camera.ray(Vec2::new(p.x - rect.min.x, p.y - rect.min.y), panel_size(h));
+    let (origin, direction) =
+        h.state().state.view.camera.ray(Vec2::new(p.x - rect.min.x, p.y - rect.min.y), panel_size(h));
     skinlab::paint::Ray { origin, direction }
 }
 
@@ -145,9 +146,9 @@ fn a_dab_raises_the_selected_joints_weight_only_under_the_brush_and_reskins() {
     }
     // Every changed vertex lies inside the brush sphere (surface distance ≥ straight distance).
     let rect = h.state().viewport_rect().unwrap();
-    let depth = (hover.hit.point - s.camera.eye()).dot(-s.camera.back());
-    let upp = skinlab::paint::brush::model_units_per_px(s.camera.fov_y_rad, rect.height(), depth);
-    let radius = s.paint.brush.radius * upp;
+    let depth = (hover.hit.point - s.view.camera.eye()).dot(-s.view.camera.back());
+    let upp = skinlab::paint::brush::model_units_per_px(s.view.camera.fov_y_rad, rect.height(), depth);
+    let radius = s.painting.settings.brush.radius * upp;
     for &v in &changed {
         let d = (deformed_before[v] - hover.hit.point).length();
         assert!(d <= radius * 1.001, "vertex {v} at {d} outside the brush radius {radius}");
@@ -156,12 +157,12 @@ fn a_dab_raises_the_selected_joints_weight_only_under_the_brush_and_reskins() {
     // Both panels were re-skinned to exactly what a full pass gives with the new weights.
     assert_eq!(s.deformed[0][0][0].positions, full_deform(s, SkinningMethod::Lbs));
     assert_eq!(s.deformed[1][0][0].positions, full_deform(s, SkinningMethod::Sbs));
-    assert!(s.edited.is_dirty());
+    assert!(s.painting.edited.is_dirty());
     assert!(h.query_by_label_contains("1 unsaved weight edit").is_some(), "no unsaved marker in the status line");
     // The paint colours follow the weights (the ramp of the elbow's weight).
     let v = hover.hit.vertex as usize;
     let want = skinlab::paint::display::weight_colour(after[v]);
-    let got = s.paint_colours[0][0][v];
+    let got = s.painting.colours[0][0][v];
     assert!((f32::from(got[0]) / 255.0 - want[0]).abs() < 0.01 && (f32::from(got[2]) / 255.0 - want[2]).abs() < 0.01);
     // A dab in the right (SBS) panel picks that panel's surface and re-skins both panels.
     let right = over_arm(&h, 0.7) + egui::vec2(panel_size(&h).x, 0.0);
@@ -234,7 +235,7 @@ fn weight_tool_buttons_change_weights_in_one_undo_step_each() {
     // Limit Total with a limit of 1: every vertex keeps a single influence.
     h.get_by_role_and_label(Role::SpinButton, "Influence limit").set_value_accesskit(1.0);
     h.run();
-    assert_eq!(h.state().state.paint.limit, 1);
+    assert_eq!(h.state().state.painting.settings.limit, 1);
     h.get_by_label("Limit Total").click();
     h.run();
     {
@@ -290,7 +291,7 @@ fn a_locked_joint_keeps_its_weights_under_the_brush_and_the_tools() {
     let elbow = joint_index(&h.state().state.model, ELBOW);
     h.get_by_label("Lock shoulder").click();
     h.run();
-    assert!(h.state().state.paint.locked.contains(&SHOULDER));
+    assert!(h.state().state.painting.settings.locked.contains(&SHOULDER));
     let locked = weights_of(&h.state().state.model, shoulder);
     let elbow_before = weights_of(&h.state().state.model, elbow);
     stroke_over(&mut h, 0.5, 0.95);
@@ -307,7 +308,7 @@ fn a_locked_joint_keeps_its_weights_under_the_brush_and_the_tools() {
     // Unlocked, the same stroke may take weight from the shoulder.
     h.get_by_label("Lock shoulder").click();
     h.run();
-    assert!(!h.state().state.paint.locked.contains(&SHOULDER));
+    assert!(!h.state().state.painting.settings.locked.contains(&SHOULDER));
     stroke_over(&mut h, 0.5, 0.95);
     assert!(weights_of(&h.state().state.model, shoulder) != locked, "the unlocked shoulder kept its weights");
 }
@@ -348,12 +349,12 @@ fn painted_weights_survive_save_and_reload() {
     h.run();
     let msg = h.state().state.message.clone().unwrap();
     assert!(!msg.is_error, "{}", msg.text);
-    assert!(!h.state().state.edited.is_dirty(), "saving did not clear the unsaved marker");
+    assert!(!h.state().state.painting.edited.is_dirty(), "saving did not clear the unsaved marker");
     let (reloaded, _) = skinlab::io::load_document(&out).unwrap();
     assert_same_weights(&h.state().state.model, &reloaded);
     // A second stroke and File ▸ Save write to the same file without asking again.
     stroke_over(&mut h, 0.6, 0.9);
-    assert!(h.state().state.edited.is_dirty());
+    assert!(h.state().state.painting.edited.is_dirty());
     h.get_by_label("File").click();
     h.run();
     h.get_by_label("Save (Ctrl+S)").click();
@@ -408,11 +409,11 @@ fn export_writes_a_loadable_file_and_never_overwrites_the_input_unconfirmed() {
         h.run();
         h.get_by_label("Export to…").click();
         h.run();
-        assert!(h.state().state.pending_overwrite.is_some(), "no confirmation asked");
+        assert!(h.state().state.files.pending_overwrite.is_some(), "no confirmation asked");
         assert_eq!(std::fs::read(&input).unwrap(), original_bytes, "the input was overwritten without confirmation");
         h.get_by_label(answer).click();
         h.run();
-        assert!(h.state().state.pending_overwrite.is_none());
+        assert!(h.state().state.files.pending_overwrite.is_none());
     }
     assert!(std::fs::read(&input).unwrap() != original_bytes, "confirmed overwrite did not write");
     assert_same_weights(&h.state().state.model, &skinlab::io::load_model(&input).unwrap());
@@ -440,21 +441,21 @@ fn ctrl_click_samples_the_weight_and_brush_keys_change_the_brush() {
     press(&mut h, at, false, egui::Modifiers::COMMAND);
     h.run();
     let s = &h.state().state;
-    assert_eq!(s.paint.brush.mode, skinlab::paint::BlendMode::Replace);
-    let v = s.paint.brush.value;
+    assert_eq!(s.painting.settings.brush.mode, skinlab::paint::BlendMode::Replace);
+    let v = s.painting.settings.brush.value;
     assert!(v > 0.0 && v < 1.0, "sampled {v}");
     assert!(!s.history.can_undo(), "sampling must not paint");
-    let (r, st) = (s.paint.brush.radius, s.paint.brush.strength);
+    let (r, st) = (s.painting.settings.brush.radius, s.painting.settings.brush.strength);
     h.key_press(egui::Key::CloseBracket);
     h.key_press(egui::Key::Minus);
     h.run();
-    assert!(h.state().state.paint.brush.radius > r);
-    assert!(h.state().state.paint.brush.strength < st);
+    assert!(h.state().state.painting.settings.brush.radius > r);
+    assert!(h.state().state.painting.settings.brush.strength < st);
     h.get_by_label("Dominant joint").click();
     h.run();
     let s = &h.state().state;
     let c = skinlab::paint::display::joint_colour(0);
-    assert!(s.paint_colours[0][0].iter().any(|p| (f32::from(p[0]) / 255.0 - c[0]).abs() < 0.01));
+    assert!(s.painting.colours[0][0].iter().any(|p| (f32::from(p[0]) / 255.0 - c[0]).abs() < 0.01));
     h.key_press(egui::Key::Tab);
     h.run();
     assert_eq!(h.state().state.mode, Mode::Rig, "Tab leaves paint mode for Rig mode");
@@ -480,8 +481,8 @@ fn opening_another_model_over_unsaved_edits_asks_first() {
     }
     assert_eq!(h.state().state.model_rev, rev + 1);
     assert_eq!(h.state().state.model_name, "other.glb");
-    assert!(!h.state().state.edited.is_dirty());
-    assert!(h.state().state.source.is_some(), "the opened model has no source document to save to");
+    assert!(!h.state().state.painting.edited.is_dirty());
+    assert!(h.state().state.files.source.is_some(), "the opened model has no source document to save to");
 }
 
 #[test]
@@ -491,8 +492,11 @@ fn ctrl_wheel_sizes_the_brush_and_shift_wheel_changes_its_strength() {
     let at = over_arm(&h, 0.5);
     h.event(egui::Event::PointerMoved(at));
     h.run();
-    let (radius, strength, distance) =
-        (h.state().state.paint.brush.radius, h.state().state.paint.brush.strength, h.state().state.camera.distance);
+    let (radius, strength, distance) = (
+        h.state().state.painting.settings.brush.radius,
+        h.state().state.painting.settings.brush.strength,
+        h.state().state.view.camera.distance,
+    );
     let wheel = |h: &mut Harness<'_, SkinlabApp>, modifiers: egui::Modifiers| {
         h.event_modifiers(
             egui::Event::MouseWheel {
@@ -508,10 +512,10 @@ fn ctrl_wheel_sizes_the_brush_and_shift_wheel_changes_its_strength() {
         h.run();
     };
     wheel(&mut h, egui::Modifiers::COMMAND);
-    assert!(h.state().state.paint.brush.radius > radius, "Ctrl+wheel did not grow the brush");
+    assert!(h.state().state.painting.settings.brush.radius > radius, "Ctrl+wheel did not grow the brush");
     wheel(&mut h, egui::Modifiers::SHIFT);
-    assert!(h.state().state.paint.brush.strength > strength, "Shift+wheel did not raise the strength");
-    assert_eq!(h.state().state.camera.distance, distance, "the modified wheel also zoomed");
+    assert!(h.state().state.painting.settings.brush.strength > strength, "Shift+wheel did not raise the strength");
+    assert_eq!(h.state().state.view.camera.distance, distance, "the modified wheel also zoomed");
 }
 
 /// The weld report: opening a model whose coincident vertices disagree says how many, the paint
@@ -523,9 +527,9 @@ fn opening_a_cracked_model_reports_it_and_weld_weights_fixes_it() {
         return;
     }
     let mut state = EditorState::demo().unwrap();
-    assert_eq!(state.weld_disagreements, 0, "the demo arm has no crack");
+    assert_eq!(state.painting.weld_disagreements, 0, "the demo arm has no crack");
     state.apply(skinlab::app::command::Command::OpenModel(path.to_path_buf()));
-    assert_eq!(state.weld_disagreements, 4);
+    assert_eq!(state.painting.weld_disagreements, 4);
     let message = state.message.clone().unwrap();
     assert!(!message.is_error && message.text.contains("4 weld groups"), "{}", message.text);
     let mut h = harness_with(state, Scripted::default());
@@ -538,13 +542,13 @@ fn opening_a_cracked_model_reports_it_and_weld_weights_fixes_it() {
     h.run();
     h.get_by_label("Weld Weights (mean)").click();
     h.run();
-    assert_eq!(h.state().state.weld_disagreements, 0, "{:?}", h.state().state.message);
+    assert_eq!(h.state().state.painting.weld_disagreements, 0, "{:?}", h.state().state.message);
     assert!(h.query_by_label_contains("Coincident vertices agree").is_some());
     let text = h.state().state.message.clone().unwrap().text;
     assert!(text.contains("Weld Weights (mean): 4 weld groups changed"), "{text}");
     h.state_mut().state.apply(skinlab::app::command::Command::Undo);
     h.run();
-    assert_eq!(h.state().state.weld_disagreements, 4, "one undo step brings the file's weights back");
+    assert_eq!(h.state().state.painting.weld_disagreements, 4, "one undo step brings the file's weights back");
 }
 
 /// The paint panel names the joint the mirror paints and offers Mirror Weights in both directions.

@@ -62,7 +62,7 @@ fn arm_in(dir: &Path) -> (PathBuf, EditorState) {
     }
     let (model, source) = skinlab::io::load_document(&path).unwrap();
     let mut s = EditorState::with_document(model, source, "arm.glb");
-    s.model_path = Some(path.clone());
+    s.files.model_path = Some(path.clone());
     (path, s)
 }
 
@@ -77,8 +77,8 @@ fn add_apply_and_undo_on_the_demo_kept_in_memory() {
     h.run();
     {
         let s = &h.state().state;
-        let lib = &s.poses.library;
-        assert_eq!(lib.poses.len(), 1, "{:?} {:?}", s.message, s.poses.name_field);
+        let lib = &s.posing.poses.library;
+        assert_eq!(lib.poses.len(), 1, "{:?} {:?}", s.message, s.posing.poses.name_field);
         assert_eq!(lib.poses[0].name, "Bent elbow");
         let png = &lib.poses[0].thumbnail_png;
         let img = image::load_from_memory(png).unwrap().to_rgba8();
@@ -111,9 +111,9 @@ fn add_apply_and_undo_on_the_demo_kept_in_memory() {
     assert!(names.iter().any(|n| n == "Bent"), "{names:?}");
     h.key_press(egui::Key::Enter);
     h.run();
-    assert_eq!(h.state().state.poses.library.poses[0].name, "Bent");
+    assert_eq!(h.state().state.posing.poses.library.poses[0].name, "Bent");
     click_nth(&mut h, "Delete", 0);
-    assert!(h.state().state.poses.library.poses.is_empty());
+    assert!(h.state().state.posing.poses.library.poses.is_empty());
 }
 
 #[test]
@@ -128,7 +128,7 @@ fn the_library_file_appears_beside_the_model_and_reloads_in_a_new_editor() {
     h.run();
     let file = dir.path().join("arm.glb.poses.json");
     assert!(file.exists(), "written beside {}", path.display());
-    let saved = h.state().state.poses.library.clone();
+    let saved = h.state().state.posing.poses.library.clone();
     assert_eq!(
         saved.poses[0].pose.overrides.keys().copied().collect::<Vec<_>>(),
         vec![ELBOW, 3],
@@ -138,7 +138,7 @@ fn the_library_file_appears_beside_the_model_and_reloads_in_a_new_editor() {
     let (_, state) = arm_in(dir.path());
     let mut h = harness_with(state, Scripted::default());
     h.get_by_label("Reach");
-    assert_eq!(h.state().state.poses.library, saved, "read back identical");
+    assert_eq!(h.state().state.posing.poses.library, saved, "read back identical");
     click_nth(&mut h, "Apply", 0);
     assert_eq!(h.state().state.pose.overrides[&ELBOW], saved.poses[0].pose.overrides[&ELBOW]);
 }
@@ -151,7 +151,7 @@ fn a_broken_library_file_is_reported_and_not_overwritten_until_replaced() {
         .unwrap();
     let (_, state) = arm_in(dir.path());
     let mut h = harness_with(state, Scripted::default());
-    let problem = h.state().state.poses.problem.clone().expect("reported");
+    let problem = h.state().state.posing.poses.problem.clone().expect("reported");
     assert!(problem.contains("arm.glb.poses.json") && problem.contains("\"name\""), "{problem}");
     h.get_by_label(problem.as_str());
     name_pose(&mut h, "Try");

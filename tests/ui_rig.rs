@@ -55,7 +55,7 @@ fn panel_size(h: &Harness<'_, SkinlabApp>) -> Vec2 {
 /// The screen point where model-space point `p` is drawn.
 fn screen_of(h: &Harness<'_, SkinlabApp>, p: Vec3) -> egui::Pos2 {
     let rect = h.state().viewport_rect().unwrap();
-    let q = h.state().state.camera.project(p, panel_size(h)).unwrap();
+    let q = h.state().state.view.camera.project(p, panel_size(h)).unwrap();
     rect.min + egui::vec2(q.x, q.y)
 }
 
@@ -198,7 +198,7 @@ fn dragging_the_gizmos_x_arrow_moves_the_joint_along_x_in_one_step() {
     let before = fingerprint(&h.state().state.model);
     let start = h.state().state.node_position(ELBOW).unwrap();
     let size = panel_size(&h);
-    let g = skinlab::app::translate_gizmo::TranslateGizmo::new(&h.state().state.camera, start, size).unwrap();
+    let g = skinlab::app::translate_gizmo::TranslateGizmo::new(&h.state().state.view.camera, start, size).unwrap();
     let tip = g.tips[0].expect("the x arrow is visible");
     let rect = h.state().viewport_rect().unwrap();
     let grab = rect.min + egui::vec2(g.centre.x + (tip.x - g.centre.x) * 0.7, g.centre.y + (tip.y - g.centre.y) * 0.7);
@@ -209,7 +209,7 @@ fn dragging_the_gizmos_x_arrow_moves_the_joint_along_x_in_one_step() {
     assert!(moved.x - start.x > 0.05, "the joint did not move along +x: {start} -> {moved}");
     // The grabbed point follows the pointer: the joint moved by the distance along the axis
     // between the points under the press and under the release.
-    let cam = h.state().state.camera;
+    let cam = h.state().state.view.camera;
     let on_axis = |p: egui::Pos2| {
         let (o, d) = cam.ray(Vec2::new(p.x - rect.min.x, p.y - rect.min.y), size);
         skinlab::app::translate_gizmo::grab_point(Handle::Axis(0), &cam, start, o, d).unwrap()

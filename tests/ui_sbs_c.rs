@@ -24,11 +24,11 @@ fn sbs_c_is_chosen_by_button_and_key_and_deforms_the_pose() {
     bend_elbow(&mut h, 80.0);
     h.key_press(egui::Key::Num3);
     h.run();
-    assert_eq!(h.state().state.method, SkinningMethod::Sbs);
+    assert_eq!(h.state().state.view.method, SkinningMethod::Sbs);
     let sbs = deformed(&h);
     h.get_by_label("SBS-C").click();
     h.run();
-    assert_eq!(h.state().state.method, SkinningMethod::SbsC);
+    assert_eq!(h.state().state.view.method, SkinningMethod::SbsC);
     let sbs_c = deformed(&h);
     assert_eq!(sbs.len(), sbs_c.len());
     assert!(sbs_c.iter().all(|p| p.is_finite()));
@@ -39,8 +39,8 @@ fn sbs_c_is_chosen_by_button_and_key_and_deforms_the_pose() {
     println!("SBS-C vs SBS on the bent demo arm: {:.2e} of the diagonal", worst / (hi - lo).length());
     h.key_press(egui::Key::Num1);
     h.run();
-    assert_eq!(h.state().state.method, SkinningMethod::Lbs);
+    assert_eq!(h.state().state.view.method, SkinningMethod::Lbs);
     h.key_press(egui::Key::Num4);
     h.run();
-    assert_eq!(h.state().state.method, SkinningMethod::SbsC);
+    assert_eq!(h.state().state.view.method, SkinningMethod::SbsC);
 }

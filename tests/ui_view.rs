@@ -47,7 +47,7 @@ fn over_arm(h: &Harness<'_, SkinlabApp>, t: f32) -> egui::Pos2 {
     let rect = h.state().viewport_rect().unwrap();
     let s = &h.state().state;
     let (a, b) = (s.node_position(SHOULDER).unwrap(), s.node_position(ELBOW).unwrap());
-    let p = s.camera.project(a + (b - a) * t, Vec2::new(rect.width(), rect.height())).unwrap();
+    let p = s.view.camera.project(a + (b - a) * t, Vec2::new(rect.width(), rect.height())).unwrap();
     rect.min + egui::vec2(p.x, p.y)
 }
 
@@ -97,7 +97,7 @@ fn the_status_line_counts_the_joint_sets_in_use_after_painting_and_undo() {
     // The wrist added near the shoulder: vertices get joint sets that did not exist.
     paint_mode(&mut h, "wrist");
     {
-        let b = &mut h.state_mut().state.paint.brush;
+        let b = &mut h.state_mut().state.painting.settings.brush;
         b.mode = BlendMode::Add;
         b.strength = 1.0;
         b.radius = 120.0;
@@ -120,7 +120,7 @@ fn unsaved_weight_edits_count_strokes_not_vertices() {
     paint_mode(&mut h, "elbow");
     assert!(!status_has(&h, "unsaved weight edit"));
     stroke(&mut h, 0.2, 0.5);
-    assert!(h.state().state.edited.len() > 1, "the stroke painted several vertices");
+    assert!(h.state().state.painting.edited.len() > 1, "the stroke painted several vertices");
     assert!(status_has(&h, "• 1 unsaved weight edit |"), "one stroke is one edit");
     stroke(&mut h, 0.5, 0.8);
     assert!(status_has(&h, "• 2 unsaved weight edits"));
@@ -136,22 +136,22 @@ fn ctrl_wheel_steps_the_radius_by_a_tenth_per_notch_and_the_field_rounds_it() {
     let mut h = harness(Scripted::default());
     paint_mode(&mut h, "elbow");
     let at = over_arm(&h, 0.5);
-    let r0 = h.state().state.paint.brush.radius;
+    let r0 = h.state().state.painting.settings.brush.radius;
     wheel(&mut h, at, &[1.0], egui::Modifiers::COMMAND);
-    assert_eq!(h.state().state.paint.brush.radius, r0 * 1.1, "one notch, one ×1.1 step (as `]`)");
-    let r1 = h.state().state.paint.brush.radius;
+    assert_eq!(h.state().state.painting.settings.brush.radius, r0 * 1.1, "one notch, one ×1.1 step (as `]`)");
+    let r1 = h.state().state.painting.settings.brush.radius;
     h.key_press(egui::Key::CloseBracket);
     h.run();
-    assert_eq!(h.state().state.paint.brush.radius, r1 * 1.1, "`]` steps the same");
+    assert_eq!(h.state().state.painting.settings.brush.radius, r1 * 1.1, "`]` steps the same");
     // Two notches in one frame are two steps; one notch down is one step back.
-    let r2 = h.state().state.paint.brush.radius;
+    let r2 = h.state().state.painting.settings.brush.radius;
     wheel(&mut h, at, &[1.0, 1.0], egui::Modifiers::COMMAND);
-    assert_eq!(h.state().state.paint.brush.radius, r2 * 1.1 * 1.1);
-    let r3 = h.state().state.paint.brush.radius;
+    assert_eq!(h.state().state.painting.settings.brush.radius, r2 * 1.1 * 1.1);
+    let r3 = h.state().state.painting.settings.brush.radius;
     wheel(&mut h, at, &[-1.0], egui::Modifiers::COMMAND);
-    assert_eq!(h.state().state.paint.brush.radius, r3 * 1.1f32.powi(-1));
+    assert_eq!(h.state().state.painting.settings.brush.radius, r3 * 1.1f32.powi(-1));
     // The field shows three significant digits, not the float's tail.
-    h.state_mut().state.paint.brush.radius = 40.0 * 1.1f32.powi(3);
+    h.state_mut().state.painting.settings.brush.radius = 40.0 * 1.1f32.powi(3);
     h.run();
     let values: Vec<String> = h.query_all_by_label("Radius").filter_map(|n| n.value()).collect();
     assert_eq!(values, vec!["53.2 px".to_owned()], "{values:?}");
@@ -236,12 +236,12 @@ fn paint_mode_has_the_view_options_and_the_keypad_turns_the_view() {
         h.get_by_label(label).click();
         h.run();
     }
-    assert!(h.state().state.view.wireframe && !h.state().state.view.xray_bones);
+    assert!(h.state().state.view.options.wireframe && !h.state().state.view.options.xray_bones);
     h.get_by_label("Top").scroll_to_me();
     h.run();
     h.get_by_label("Top").click();
     h.run();
-    assert!(h.state().state.camera.pitch_rad > 1.5, "looking down");
+    assert!(h.state().state.view.camera.pitch_rad > 1.5, "looking down");
 
     let key = |h: &mut Harness<'_, SkinlabApp>, key: egui::Key, physical: egui::Key, modifiers: egui::Modifiers| {
         for pressed in [true, false] {
@@ -251,16 +251,16 @@ fn paint_mode_has_the_view_options_and_the_keypad_turns_the_view() {
     };
     // Keypad 1 with NumLock off arrives as End from the keypad's 1.
     key(&mut h, egui::Key::End, egui::Key::Num1, egui::Modifiers::NONE);
-    assert_eq!((h.state().state.camera.yaw_rad, h.state().state.camera.pitch_rad), (0.0, 0.0), "front");
+    assert_eq!((h.state().state.view.camera.yaw_rad, h.state().state.view.camera.pitch_rad), (0.0, 0.0), "front");
     key(&mut h, egui::Key::End, egui::Key::Num1, egui::Modifiers::COMMAND);
-    assert_eq!(h.state().state.camera.yaw_rad, std::f32::consts::PI, "Ctrl: back");
+    assert_eq!(h.state().state.view.camera.yaw_rad, std::f32::consts::PI, "Ctrl: back");
     key(&mut h, egui::Key::PageDown, egui::Key::Num3, egui::Modifiers::NONE);
-    assert_eq!(h.state().state.camera.yaw_rad, std::f32::consts::FRAC_PI_2, "right side");
-    assert_eq!(h.state().state.method, SkinningMethod::Lbs, "keypad 3 is not the SBS key");
+    assert_eq!(h.state().state.view.camera.yaw_rad, std::f32::consts::FRAC_PI_2, "right side");
+    assert_eq!(h.state().state.view.method, SkinningMethod::Lbs, "keypad 3 is not the SBS key");
     key(&mut h, egui::Key::Home, egui::Key::Num7, egui::Modifiers::NONE);
-    assert!(h.state().state.camera.pitch_rad > 1.5, "top");
+    assert!(h.state().state.view.camera.pitch_rad > 1.5, "top");
     // The top-row 3 still chooses SBS.
     h.key_press(egui::Key::Num3);
     h.run();
-    assert_eq!(h.state().state.method, SkinningMethod::Sbs);
+    assert_eq!(h.state().state.view.method, SkinningMethod::Sbs);
 }

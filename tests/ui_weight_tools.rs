@@ -13,7 +13,8 @@ use eframe::egui::{self, accesskit::Role};
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
 use glam::Vec2;
-use skinlab::app::state::{Mode, PaintTool};
+use skinlab::app::command::PaintTool;
+use skinlab::app::state::Mode;
 use skinlab::app::SkinlabApp;
 use skinlab::model::influences::VertexSnapshot;
 use skinlab::model::Model;
@@ -41,7 +42,7 @@ fn over_arm(h: &Harness<'_, SkinlabApp>, t: f32) -> egui::Pos2 {
     let s = &h.state().state;
     let a = s.node_position(SHOULDER).unwrap();
     let b = s.node_position(ELBOW).unwrap();
-    let p = s.camera.project(a + (b - a) * t, size).unwrap();
+    let p = s.view.camera.project(a + (b - a) * t, size).unwrap();
     rect.min + egui::vec2(p.x, p.y)
 }
 
@@ -49,7 +50,7 @@ fn over_arm(h: &Harness<'_, SkinlabApp>, t: f32) -> egui::Pos2 {
 /// frames and must follow every change).
 fn selected(h: &Harness<'_, SkinlabApp>) -> usize {
     let n = h.state().state.selected_groups().len();
-    let hidden = h.state().state.weight_tools.selection.hidden_count();
+    let hidden = h.state().state.painting.weight_tools.selection.hidden_count();
     let text = format!("selected: {n} vertices, hidden: {hidden}");
     assert!(h.query_all_by_label(&text).next().is_some(), "the panel says \"{text}\"");
     n
@@ -112,16 +113,19 @@ fn selection_keys_and_buttons() {
     key(&mut h, egui::Key::I, egui::Modifiers::COMMAND);
     assert_eq!(selected(&h), all, "Ctrl+I inverts");
     key(&mut h, egui::Key::H, egui::Modifiers::NONE);
-    assert_eq!(h.state().state.weight_tools.selection.hidden_count(), h.state().state.topology().surface.len());
+    assert_eq!(
+        h.state().state.painting.weight_tools.selection.hidden_count(),
+        h.state().state.topology().surface.len()
+    );
     assert_eq!(selected(&h), 0);
     key(&mut h, egui::Key::H, egui::Modifiers::ALT);
-    assert_eq!(h.state().state.weight_tools.selection.hidden_count(), 0);
+    assert_eq!(h.state().state.painting.weight_tools.selection.hidden_count(), 0);
     assert_eq!(selected(&h), all, "Alt+H reveals and selects");
     click_button(&mut h, "None");
     assert_eq!(selected(&h), 0);
     // The Select tool by B, a box over the upper arm, then Grow and Shrink buttons.
     key(&mut h, egui::Key::B, egui::Modifiers::NONE);
-    assert_eq!(h.state().state.weight_tools.tool, PaintTool::Select);
+    assert_eq!(h.state().state.painting.weight_tools.tool, PaintTool::Select);
     let (a, b) = (over_arm(&h, 0.3), over_arm(&h, 0.6));
     let lo = egui::pos2(a.x.min(b.x) - 5.0, a.y.min(b.y) - 40.0);
     let hi = egui::pos2(a.x.max(b.x) + 5.0, a.y.max(b.y) + 40.0);
@@ -160,13 +164,13 @@ fn restricted_painting_gradient_and_table_are_one_undo_step_each() {
     drag(&mut h, &[lo, hi], egui::PointerButton::Primary, egui::Modifiers::NONE);
     assert!(selected(&h) > 0, "{:?} {lo:?} {hi:?} {:?}", h.state().state.message, h.state().viewport_rect());
     click_label(&mut h, "Restrict to selection");
-    assert!(h.state().state.weight_tools.restrict);
+    assert!(h.state().state.painting.weight_tools.restrict);
     click_button(&mut h, "Brush");
     let stroke: Vec<egui::Pos2> = (0..=8).map(|k| over_arm(&h, 0.2 + 1.4 * k as f32 / 8.0)).collect();
     drag(&mut h, &stroke, egui::PointerButton::Primary, egui::Modifiers::NONE);
     let after = snapshots(&h.state().state.model);
     let s = &h.state().state;
-    let sel = &s.weight_tools.selection;
+    let sel = &s.painting.weight_tools.selection;
     let changed: Vec<usize> = (0..after.len()).filter(|&v| after[v] != original[v]).collect();
     assert!(!changed.is_empty(), "the stroke painted the selection");
     assert!(changed.iter().all(|&v| sel.is_selected(v as u32)), "only selected vertices changed");
@@ -200,7 +204,7 @@ fn restricted_painting_gradient_and_table_are_one_undo_step_each() {
     h.run();
     h.get_all_by_role_and_label(Role::Button, "copy").next().unwrap().click();
     h.run();
-    assert!(h.state().state.weight_tools.clipboard.is_some());
+    assert!(h.state().state.painting.weight_tools.clipboard.is_some());
     click_button(&mut h, "Paste");
     let s = &h.state().state;
     let surface = &s.topology().surface;
@@ -228,7 +232,7 @@ fn transfer_from_a_file_reports_and_undoes() {
     click_button(&mut h, "From a model file…");
     let msg = h.state().state.message.clone().unwrap();
     assert!(!msg.is_error && msg.text.contains("matched by closest point, 0 inpainted"), "{}", msg.text);
-    let report = h.state().state.weight_tools.last_transfer.clone().unwrap();
+    let report = h.state().state.painting.weight_tools.last_transfer.clone().unwrap();
     assert_eq!(report.matched, groups(&h));
     let m = &h.state().state.model;
     let inf = m.meshes[0].primitives[0].influences.as_ref().unwrap();

@@ -14,12 +14,13 @@ use common::rigs;
 use glam::{DVec3, Mat4, Vec2, Vec3};
 use proptest::prelude::*;
 use skinlab::model::influences::VertexInfluences;
+use skinlab::model::StrokeRecord;
 use skinlab::model::{Influences, Model, Primitive};
 use skinlab::paint::gradient::distances_from;
 use skinlab::paint::transfer::{apply_transfer, plan_transfer, TransferOptions};
 use skinlab::paint::{
     apply_table_op, disagreeing_groups, gradient_fill, tools, weight_table, Gradient, ModelSurface, ModelTopology,
-    ScreenProjection, SelectOp, Selection, StrokeRecord, SurfacePoint, TableOp, WeightRules,
+    ScreenProjection, SelectOp, Selection, SurfacePoint, TableOp, WeightRules,
 };
 
 const MULTI: [&str; 4] = ["Character_HumanoidRig.glb", "Knight.glb", "Enemy_Flying_Gun.glb", "Stegosaurus.glb"];

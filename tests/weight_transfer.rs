@@ -12,9 +12,10 @@ mod common;
 use common::rigs;
 use glam::{DVec3, Vec3};
 use skinlab::model::influences::VertexInfluences;
+use skinlab::model::StrokeRecord;
 use skinlab::model::{Influences, Model};
 use skinlab::paint::transfer::{apply_transfer, plan_transfer, TransferOptions};
-use skinlab::paint::{apply_table_op, weld_groups, ModelSurface, StrokeRecord, TableOp, WeightRules, WeldSource};
+use skinlab::paint::{apply_table_op, weld_groups, ModelSurface, TableOp, WeightRules, WeldSource};
 
 /// A copy of `m` with every triangle split in four at its edge midpoints; a midpoint's weights
 /// are the mean of its edge's ends, held to `limit` influences.

@@ -12,11 +12,11 @@ use glam::DQuat;
 use proptest::prelude::*;
 use skinlab::model::influences::VertexInfluences;
 use skinlab::model::Model;
+use skinlab::model::StrokeRecord;
 use skinlab::paint::weld::AGREEMENT_TOLERANCE;
 use skinlab::paint::{
     apply_surface_dab, disagreeing_groups, footprint, tools, weld_groups, BlendMode, BrushSettings, Dab, DabTarget,
-    FootprintOptions, Hit, ModelSurface, ModelTopology, StrokeRecord, SurfaceScratch, Touch, View, WeightRules,
-    WeldSource,
+    FootprintOptions, Hit, ModelSurface, ModelTopology, SurfaceScratch, Touch, View, WeightRules, WeldSource,
 };
 use skinlab::rig::Pose;
 use skinlab::skinning::{DeformedPrimitive, Deformer, SkinningMethod};

@@ -12,19 +12,21 @@ use glam::{DQuat, DVec3};
 use skinlab::io::clips_json::{clips_from_json, clips_to_json};
 use skinlab::io::gltf_export::export_bytes;
 use skinlab::io::obj::check_finite;
+use skinlab::io::pose_file;
 use skinlab::io::pose_library::{decode_thumbnail, PoseLibrary, MAX_THUMBNAIL_SIDE};
 use skinlab::io::recovery::{RecoveryFile, CLIPS, POSE, WEIGHTS};
 use skinlab::io::{load_document_from_bytes, load_model_from_bytes, Bake, Container, ExportOptions, SourceDocument};
 use skinlab::io::{weights_file, WeightsFormat};
 use skinlab::model::Model;
+use skinlab::model::StrokeRecord;
 use skinlab::paint::normalize::is_valid;
 use skinlab::paint::weight_table::{apply_table_op, TableOp};
 use skinlab::paint::{
     apply_dab, gradient_fill, tools, BlendMode, BrushSettings, Dab, DabTarget, Falloff, Gradient, ModelTopology,
-    SelectOp, Selection, StrokeRecord, SurfacePoint, WeightRules,
+    SelectOp, Selection, SurfacePoint, WeightRules,
 };
 use skinlab::rig::ik::{self, IkGoal, IkSolver};
-use skinlab::rig::{pose_file, sample, Pose};
+use skinlab::rig::{sample, Pose};
 use skinlab::skinning::{Deformer, SkinningMethod};
 
 /// A directory that does not exist: external buffers and images named by fuzzed files resolve

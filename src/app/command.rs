@@ -1,6 +1,10 @@
 //! Everything the user can do to the editor, as data: the panels emit commands and
 //! [`super::state::EditorState::apply`] carries them out (recording pose edits for undo).
 
+mod ik;
+mod pose_library;
+mod weight_tools;
+
 use std::path::PathBuf;
 
 use glam::{DQuat, DVec3};
@@ -9,6 +13,10 @@ use super::state::Mode;
 use crate::io::WeightsFormat;
 use crate::paint::Ray;
 use crate::skinning::SkinningMethod;
+
+pub use ik::{IkCommand, MAX_CHAIN};
+pub use pose_library::PoseLibraryCommand;
+pub use weight_tools::{PaintTool, TransferSource, WeightToolCommand};
 
 /// The pattern of every skeleton edit (Rig mode: add, delete, move, reparent, rename, symmetrize,
 /// orient), for the matches that treat them alike; each match stays exhaustive over [`Command`].
@@ -162,9 +170,9 @@ pub enum Command {
     /// Aim the camera at the selection (or the whole model).
     FrameSelected,
     /// IK dragging: settings, pins, a drag of an end joint or a pole handle.
-    Ik(crate::app::state::IkCommand),
+    Ik(IkCommand),
     /// The model's pose library: add, apply (flipped), rename, delete.
-    PoseLibrary(crate::app::state::PoseLibraryCommand),
+    PoseLibrary(PoseLibraryCommand),
     /// Add the range-of-motion clip of `joints` (`analysis::rom`) and show it on the timeline
     /// (one undo step).
     AddRomClip {
@@ -199,7 +207,7 @@ pub enum Command {
         panel: usize,
     },
     /// Selection mask, gradient, weight table and transfer (Paint mode; edits are one undo step).
-    WeightTools(crate::app::state::WeightToolCommand),
+    WeightTools(WeightToolCommand),
     /// Run a weight tool on every skin (one undo step).
     Tool(WeightTool),
     /// Lock or unlock a joint (node index) against painting and tools.

@@ -83,8 +83,8 @@ impl FileRequest {
             Self::SaveModel => Command::SaveModel { path, overwrite: false },
             Self::SaveWeights => Command::SaveWeights(path),
             Self::Export(choice) => Command::Export { path, choice, overwrite: false },
-            Self::TransferSource => Command::WeightTools(crate::app::state::WeightToolCommand::Transfer(
-                crate::app::state::TransferSource::File(path),
+            Self::TransferSource => Command::WeightTools(crate::app::command::WeightToolCommand::Transfer(
+                crate::app::command::TransferSource::File(path),
             )),
         }
     }

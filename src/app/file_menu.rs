@@ -32,8 +32,8 @@ impl Files {
     /// Asks for a file for `request`: the command to run when one was chosen; where no dialog
     /// can be shown, the in-window browser opens (and answers in a later frame).
     pub fn ask(&mut self, request: FileRequest, state: &EditorState) -> Option<Command> {
-        let shown = if request == FileRequest::SaveModel { state.save_path.as_ref() } else { None };
-        let start = request.start(shown.or(state.model_path.as_ref()).map(PathBuf::as_path), &state.model_name);
+        let shown = if request == FileRequest::SaveModel { state.files.save_path.as_ref() } else { None };
+        let start = request.start(shown.or(state.files.model_path.as_ref()).map(PathBuf::as_path), &state.model_name);
         match self.dialogs.ask(request, &start) {
             Answer::Chosen(path) => Some(request.command(path)),
             Answer::Cancelled => None,
@@ -46,7 +46,7 @@ impl Files {
 
     /// File ▸ Save: writes to the last saved path, or asks for one.
     pub fn save(&mut self, state: &EditorState) -> Option<Command> {
-        match &state.save_path {
+        match &state.files.save_path {
             Some(path) => Some(Command::SaveModel { path: path.clone(), overwrite: false }),
             None => self.ask(FileRequest::SaveModel, state),
         }
@@ -134,17 +134,17 @@ impl Files {
     /// model is told by `geometry_rev`: edits of the open one (every frame of a joint drag bumps
     /// `model_rev`) write nothing.
     pub fn note(&mut self, state: &mut EditorState) {
-        let now = (state.geometry_rev, state.save_path.clone());
+        let now = (state.geometry_rev, state.files.save_path.clone());
         if now == self.seen {
             return;
         }
         let (old_rev, old_save) = std::mem::replace(&mut self.seen, now);
         let mut added = Vec::new();
         if old_rev != state.geometry_rev {
-            added.extend(state.model_path.clone());
+            added.extend(state.files.model_path.clone());
         }
-        if old_save != state.save_path {
-            added.extend(state.save_path.clone());
+        if old_save != state.files.save_path {
+            added.extend(state.files.save_path.clone());
         }
         for p in added {
             if let Err(e) = self.recent.add(&p) {

@@ -63,7 +63,7 @@ impl FrameBench {
     /// `started` is when the command began (for the time to the first frame).
     #[must_use]
     pub fn new(frames: usize, started: Instant, state: &EditorState) -> Self {
-        let methods: Vec<&str> = state.shown_methods().iter().map(|m| m.name()).collect();
+        let methods: Vec<&str> = state.view.shown_methods().iter().map(|m| m.name()).collect();
         let drag = state.selected.filter(|_| state.mode == Mode::Rig).map(|node| {
             let (lo, hi) = state.model_bounds;
             JointDrag { node, start: None, radius: 0.01 * f64::from((hi - lo).length().max(1e-3)) }
@@ -77,7 +77,7 @@ impl FrameBench {
              warm-up, {} threads",
             state.model_name,
             state.stats.vertices,
-            if state.split { "split" } else { "single" },
+            if state.view.split { "split" } else { "single" },
             methods.join(" | "),
             state.mode.label(),
             frames.max(1),

@@ -156,7 +156,7 @@ impl FrameTimes {
     #[must_use]
     pub fn median(&self, stage: Stage) -> f64 {
         let v: Vec<f64> = self.samples[Self::index(stage)].iter().copied().collect();
-        crate::cli::bench::median(&v)
+        crate::maths::median(&v)
     }
 
     /// The median over the kept frames of the sum of every CPU stage (see
@@ -173,7 +173,7 @@ impl FrameTimes {
                     .sum()
             })
             .collect();
-        crate::cli::bench::median(&totals)
+        crate::maths::median(&totals)
     }
 
     /// One line per stage (`label  median ms`), then the CPU total: the overlay's and

@@ -7,7 +7,7 @@
 //! joint dragged with the translate gizmo is one step from press to release.
 
 use crate::model::ModelEdit;
-use crate::paint::StrokeRecord;
+use crate::model::StrokeRecord;
 use crate::rig::skeleton_edit::SkeletonRecord;
 use crate::rig::Pose;
 

@@ -1,5 +1,5 @@
 //! Pose mode's IK input and overlay (IK on): dragging a joint moves it on the plane through it
-//! facing the camera and the chain above it follows (`state::IkCommand::Drag`, solved every
+//! facing the camera and the chain above it follows (`command::IkCommand::Drag`, solved every
 //! frame); dragging the pole handle of a two-bone chain turns its bend plane; Esc or a right
 //! click during a drag puts the pose back as it was. Pinned joints are drawn as orange squares,
 //! the pole handle as a diamond joined to the middle joint.
@@ -8,8 +8,9 @@ use eframe::egui;
 use glam::{Vec2, Vec3};
 
 use super::command::Command;
+use super::command::IkCommand;
 use super::rig_input::PanelPointer;
-use super::state::{EditorState, IkCommand};
+use super::state::EditorState;
 use crate::render::OrbitCamera;
 
 /// How close (pixels) the pointer must be to a joint or the pole handle to grab it.
@@ -84,13 +85,13 @@ impl IkInput {
             self.swallow = any_down;
             return true;
         }
-        if !s.ik.enabled {
+        if !s.posing.ik.enabled {
             if self.drag.take().is_some() {
                 s.apply(Command::Ik(IkCommand::Cancel));
             }
             return false;
         }
-        let camera = s.camera;
+        let camera = s.view.camera;
         if let Some(d) = &self.drag {
             let escape = ui.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape));
             if escape || secondary {
@@ -125,7 +126,7 @@ impl IkInput {
         let (grip, end, start) = if let Some((end, handle)) = pole.filter(|&(_, h)| near(h)) {
             (Grip::Pole, end, handle)
         } else {
-            let Some(node) = super::viewport::pick_joint(s, local, p.size) else { return false };
+            let Some(node) = s.pick_joint(local, p.size) else { return false };
             let Some(at) = s.node_position(node) else { return false };
             if s.selected != Some(node) {
                 s.apply(Command::Select(Some(node)));
@@ -143,12 +144,12 @@ impl IkInput {
 
     /// Draws the pins, the IK end joint's ring and the pole handle (panel origin `origin`).
     pub fn draw(&self, painter: &egui::Painter, origin: egui::Pos2, s: &EditorState, size: Vec2) {
-        if !s.ik.enabled {
+        if !s.posing.ik.enabled {
             return;
         }
-        let at = |q: Vec3| s.camera.project(q, size).map(|v| origin + egui::vec2(v.x, v.y));
+        let at = |q: Vec3| s.view.camera.project(q, size).map(|v| origin + egui::vec2(v.x, v.y));
         let pin = egui::Color32::from_rgb(255, 150, 40);
-        for &n in &s.ik.pinned {
+        for &n in &s.posing.ik.pinned {
             if let Some(c) = s.node_position(n).and_then(at) {
                 let r = egui::Rect::from_center_size(c, egui::vec2(11.0, 11.0));
                 painter.rect_stroke(r, 1.0, egui::Stroke::new(2.5, pin), egui::StrokeKind::Middle);

@@ -296,7 +296,7 @@ impl SkinlabApp {
     }
 
     fn confirm_window_ui(&self, ctx: &egui::Context) -> Option<Command> {
-        let pending = self.state.pending_overwrite.as_ref()?;
+        let pending = self.state.files.pending_overwrite.as_ref()?;
         let mut cmd = None;
         let (title, text, yes) = if pending.discard {
             (
@@ -399,7 +399,7 @@ impl eframe::App for SkinlabApp {
         for path in dropped.into_iter().filter(|p| !p.as_os_str().is_empty()) {
             cmds.push(dropped_command(path));
         }
-        if self.state.playing {
+        if self.state.posing.playing {
             let dt = ctx.input(|i| f64::from(i.stable_dt).min(0.1));
             self.state.advance(dt);
             ctx.request_repaint();
@@ -540,7 +540,7 @@ pub fn initial_state(opts: &EditorOptions) -> Result<EditorState, String> {
         }
         None => EditorState::demo()?,
     };
-    s.model_path.clone_from(&opts.model);
+    s.files.model_path.clone_from(&opts.model);
     if let Some(m) = opts.method {
         s.apply(Command::SetMethod(m));
     }
@@ -555,8 +555,8 @@ pub fn initial_state(opts: &EditorOptions) -> Result<EditorState, String> {
         s.apply(Command::SetTime(opts.time_secs));
     }
     if let Some(path) = &opts.pose {
-        s.pose = crate::rig::pose_file::read_pose_file(path, &s.model.nodes).map_err(|e| e.to_string())?;
-        s.apply(Command::SetMethod(s.method));
+        s.pose = crate::io::pose_file::read_pose_file(path, &s.model.nodes).map_err(|e| e.to_string())?;
+        s.apply(Command::SetMethod(s.view.method));
     }
     if let Some(name) = &opts.select {
         let node = s.model.nodes.find(name).map_err(|e| format!("--select: {e}"))?;
@@ -599,7 +599,7 @@ pub fn run(opts: EditorOptions) -> Result<Option<String>, String> {
         Ok(s) => (s, None),
         Err(e) if opts.bench_frames.is_some() => return Err(e),
         Err(e) => {
-            eprintln!("error: {}", crate::cli::one_line(&e));
+            eprintln!("error: {}", crate::error_line::one_line(&e));
             let demo = EditorOptions { screenshot: None, ..EditorOptions::default() };
             (initial_state(&demo)?, Some(format!("{e} (showing the demo arm instead)")))
         }

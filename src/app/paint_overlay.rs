@@ -41,7 +41,7 @@ pub fn draw(painter: &egui::Painter, rect: egui::Rect, s: &EditorState, hover: O
         );
         painter.galley(pos, galley, egui::Color32::WHITE);
     }
-    if s.paint.display == WeightDisplay::SelectedJoint {
+    if s.painting.settings.display == WeightDisplay::SelectedJoint {
         ramp_legend(painter, rect, s, &font);
     }
 }
@@ -86,7 +86,7 @@ pub const LEGEND_LABEL: &str = "dominant joint";
 /// skin with its colour, in a list that scrolls (mouse wheel over it) when it is taller than a
 /// third of the viewport; the joints of the vertex under the brush come first, in bold.
 pub fn legend_ui(ui: &egui::Ui, rect: egui::Rect, s: &EditorState, hover: Option<&(egui::Pos2, HoverInfo)>) {
-    if s.paint.display != WeightDisplay::Dominant {
+    if s.painting.settings.display != WeightDisplay::Dominant {
         return;
     }
     let Some(skin) = s.model.skins.first() else { return };

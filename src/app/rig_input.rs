@@ -64,7 +64,7 @@ impl RigInput {
     ) -> bool {
         let (primary, shift, ctrl, press) =
             ui.input(|i| (i.pointer.primary_down(), i.modifiers.shift, i.modifiers.command, i.pointer.press_origin()));
-        let camera = s.camera;
+        let camera = s.view.camera;
         if response.drag_started() && primary && !shift {
             // The drag starts where the button went down (egui reports it a few pixels later).
             let pressed = pointer.as_ref().map(|p| match press {

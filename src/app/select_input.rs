@@ -8,7 +8,8 @@ use eframe::egui;
 use glam::Vec2;
 
 use super::command::Command;
-use super::state::{EditorState, PaintTool, WeightToolCommand};
+use super::command::{PaintTool, WeightToolCommand};
+use super::state::EditorState;
 use crate::paint::{Ray, SelectOp};
 
 /// A drag in progress (panel-local pixels).
@@ -75,7 +76,7 @@ impl SelectInput {
                 return true;
             }
         }
-        let tool = s.weight_tools.tool;
+        let tool = s.painting.weight_tools.tool;
         if tool == PaintTool::Brush {
             self.start = None;
             return false;
@@ -110,13 +111,13 @@ impl SelectInput {
     pub fn draw(&self, painter: &egui::Painter, s: &EditorState, pointer: Option<egui::Pos2>) {
         let stroke = egui::Stroke::new(1.5, egui::Color32::from_rgb(255, 200, 60));
         if let (Some((a, _)), Some(b)) = (self.start, pointer) {
-            match s.weight_tools.tool {
+            match s.painting.weight_tools.tool {
                 PaintTool::Select => {
                     painter.rect_stroke(egui::Rect::from_two_pos(a, b), 0.0, stroke, egui::StrokeKind::Middle);
                 }
                 PaintTool::Gradient => {
                     painter.line_segment([a, b], stroke);
-                    let w = &s.weight_tools;
+                    let w = &s.painting.weight_tools;
                     painter.text(
                         a,
                         egui::Align2::RIGHT_BOTTOM,

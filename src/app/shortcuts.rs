@@ -47,7 +47,7 @@ impl SkinlabApp {
             }
             ctx.input_mut(|i| {
                 if let Some(view) = view_keys::keypad_view(i) {
-                    view.apply(&mut self.state.camera);
+                    view.apply(&mut self.state.view.camera);
                 }
                 for (key, m) in [
                     (Key::Num1, SkinningMethod::Lbs),
@@ -67,7 +67,7 @@ impl SkinlabApp {
                     cmds.extend(ui::timeline::key_shortcuts(i));
                     // Blender's orientation key: Local ⇄ World rings.
                     if i.consume_key(Modifiers::NONE, Key::Comma) {
-                        let g = &mut self.state.gizmo;
+                        let g = &mut self.state.posing.gizmo;
                         g.orientation = g.orientation.toggled();
                     }
                 }
@@ -83,7 +83,7 @@ impl SkinlabApp {
                 }
                 if self.state.mode == Mode::Paint {
                     cmds.extend(select_input::selection_keys(i));
-                    let brush = &mut self.state.paint.brush;
+                    let brush = &mut self.state.painting.settings.brush;
                     for (key, radius, strength) in
                         [(Key::OpenBracket, -1, 0), (Key::CloseBracket, 1, 0), (Key::Minus, 0, -1), (Key::Equals, 0, 1)]
                     {

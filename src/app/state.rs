@@ -1,35 +1,47 @@
 //! The editor's whole state, independent of any window: the model, the pose and its history, the
-//! chosen methods, the selection, the camera and timeline, and the CPU deformation caches that
-//! the viewport uploads. [`EditorState::apply`] is the single place where commands change it, so
+//! selection and the CPU deformation caches that the viewport uploads, with each concern's own
+//! state in a struct of its own: posing (`posing.rs`), painting (`painting.rs`), rigging
+//! (`rigging.rs`), the analysis views (`app::analysis`), the files (`files.rs`) and the view
+//! (`view.rs`). [`EditorState::apply`] is the single place where commands change it, so
 //! the UI tests drive exactly what the window does.
 
 mod analysis_ops;
 mod edit_counts;
+mod files;
 mod ik_ops;
 mod key_ops;
 mod modes;
 mod paint_ops;
-mod panels;
+mod painting;
 mod picking;
 mod pose_library_ops;
 mod pose_tools;
+mod posing;
 mod recovery_ops;
 mod refresh;
 mod rig_ops;
+mod rigging;
+mod rotation_fields;
 mod topology_ops;
 mod undo_ops;
+mod view;
 mod weight_tools_ops;
 
-pub use weight_tools_ops::{PaintTool, SelectionSummary, TransferSource, WeightToolCommand, WeightToolsState};
+pub use weight_tools_ops::{SelectionSummary, WeightToolsState};
 
-pub use ik_ops::{IkCommand, IkState, MAX_CHAIN};
+pub use files::{FilesState, PendingOverwrite};
+pub use ik_ops::IkState;
 pub use modes::{Mode, PaintSettings, WeightDisplay};
 pub use paint_ops::HoverInfo;
-pub use pose_library_ops::{PoseLibraryCommand, PoseLibraryState};
+pub use painting::PaintingState;
+pub use pose_library_ops::PoseLibraryState;
+pub use posing::PosingState;
 pub use recovery_ops::RecoverySnapshot;
-pub use rig_ops::RigState;
+pub use rigging::RigState;
+pub use rotation_fields::{EulerOrder, RotationFields};
+pub use view::ViewState;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use glam::{DQuat, Vec3};
@@ -37,15 +49,13 @@ use glam::{DQuat, Vec3};
 use super::command::{skeleton_edit, Command};
 use super::frame_times::{FrameTimes, Stage};
 use super::history::History;
-use crate::io::SourceDocument;
+use crate::io::pose_file;
 use crate::model::Model;
-use crate::paint::{EditedVertices, ModelTopology, StrokeRecord, SurfaceScratch, Touch};
 use crate::render::gpu_changes::GpuChanges;
 use crate::render::overlays::SkeletonLayout;
 use crate::render::scene::deformed_bounds;
-use crate::render::{OrbitCamera, ViewOptions};
-use crate::rig::{pose_file, sample, Pose};
-use crate::skinning::{DeformedPrimitive, Deformer, SkinningMethod};
+use crate::rig::{sample, Pose};
+use crate::skinning::{DeformedPrimitive, Deformer};
 
 /// A message shown in the window.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -69,24 +79,10 @@ pub struct Stats {
     pub deform_ms: f64,
 }
 
-/// A command waiting for the user's confirmation: writing over the model's input file, or
-/// opening another model over unsaved weight edits.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PendingOverwrite {
-    /// The file that would be overwritten (or opened, when `discard`).
-    pub path: PathBuf,
-    /// The question is whether to discard unsaved weight edits (not whether to overwrite).
-    pub discard: bool,
-    /// The command to run (with `overwrite` set) when confirmed.
-    pub command: Command,
-}
-
 /// The editor state.
 pub struct EditorState {
     /// The model being posed (shared with the viewport's GPU scene).
     pub model: Arc<Model>,
-    /// The pose last copied (Copy Pose), for Paste and Paste Flipped.
-    pub pose_clipboard: Option<pose_tools::CopiedPose>,
     /// Its name for the title and status line.
     pub model_name: String,
     /// Bumped whenever `model` is replaced.
@@ -101,38 +97,21 @@ pub struct EditorState {
     pub pose: Pose,
     /// Undo/redo of pose edits.
     pub history: History,
-    /// The method of the (left) viewport.
-    pub method: SkinningMethod,
-    /// Whether the split view is shown.
-    pub split: bool,
-    /// The method of the right panel in split view.
-    pub compare: SkinningMethod,
-    /// Whether the skin is coloured by the distance between `method` and `compare`.
-    pub difference: bool,
+    /// Painting's settings, colours, brush caches and the stroke in progress.
+    pub painting: PaintingState,
+    /// The model's files: source document, paths, what was saved, a question waiting.
+    pub files: FilesState,
+    /// Posing's settings: IK, the pose library, the gizmo and rotation fields, the copied pose and
+    /// the timeline.
+    pub posing: PosingState,
+    /// What the viewport shows and from where.
+    pub view: ViewState,
     /// The selected joint node.
     pub selected: Option<usize>,
     /// What the editor is doing (pose, paint, rig).
     pub mode: Mode,
     /// Rig mode's state: the open gizmo drag and the automatic-weights job.
     pub rig: RigState,
-    /// IK dragging (Pose mode): on/off, chain length, pins, the drag in progress.
-    pub ik: IkState,
-    /// The model's pose library (read lazily, see [`EditorState::sync_pose_library`]).
-    pub poses: PoseLibraryState,
-    /// The rotation gizmo's settings (Local / World rings).
-    pub gizmo: super::gizmo::GizmoSettings,
-    /// The rotation fields' Euler order and the values typed into them.
-    pub rotation_fields: super::ui::rotation_fields::RotationFields,
-    /// Viewport drawing options.
-    pub view: ViewOptions,
-    /// The shared camera.
-    pub camera: OrbitCamera,
-    /// The clip on the timeline.
-    pub clip: Option<usize>,
-    /// Timeline position, seconds.
-    pub time_secs: f64,
-    /// Whether the clip is playing.
-    pub playing: bool,
     /// The last message (errors stay until the next action).
     pub message: Option<Message>,
     /// Status-line figures.
@@ -155,61 +134,18 @@ pub struct EditorState {
     picking: picking::Picking,
     /// Per-stage times of the last frames.
     pub frame_times: FrameTimes,
-    /// Whether the viewport shows the frame-time overlay (View ▸ Frame times).
-    pub show_frame_times: bool,
-    /// Whether anything was selected when the paint colours were last computed in full.
-    paint_any_selected: bool,
-    /// Weight-painting settings.
-    pub paint: PaintSettings,
     /// The analysis views (View ▸ Joint sets, the sweep panel).
     pub analysis: crate::app::analysis::AnalysisState,
-    /// The weight tools: selection mask, gradient, table and transfer settings.
-    pub weight_tools: WeightToolsState,
-    /// Paint-mode colours (`[instance][primitive][vertex]`, sRGB).
-    pub paint_colours: Vec<Vec<Vec<[u8; 4]>>>,
-    /// What the paint colours were last computed from in full (see `refresh`).
-    paint_colours_of: Option<refresh::PaintColoursKey>,
     /// Bumped by every edit of `model` in place except a dab's (which recolours its own vertices):
     /// weights, skeleton, clips, undo and redo.
     model_edits: u64,
-    /// Vertices painted since the model was opened or last saved.
-    pub edited: EditedVertices,
-    /// The glTF document the model came from (`None` for models that are not glTF).
-    pub source: Option<Arc<SourceDocument>>,
-    /// Where File ▸ Save writes (set by the first save).
-    pub save_path: Option<PathBuf>,
-    /// The file the model was opened from (`None`: the built-in demo or a new scene).
-    pub model_path: Option<PathBuf>,
-    /// The history revision last saved or loaded (`None`: restored work that was never saved).
-    clean_revision: Option<u64>,
     counts: edit_counts::EditCounts,
-    /// A command waiting for confirmation (overwrite the input file, discard unsaved edits).
-    pub pending_overwrite: Option<PendingOverwrite>,
-    discard_confirmed: bool,
-    /// Weld groups (coincident vertices) of the opened model whose weights disagree: the mesh
-    /// cracks there when posed (Paint ▸ Weld Weights fixes them).
-    pub weld_disagreements: usize,
-    topology: ModelTopology,
-    /// The background build of `topology` for a large model, while it runs.
-    topology_job: Option<crate::app::topology_job::TopologyJob>,
-    /// The skeleton changed since `topology` was built (its joint mirrors are rebuilt before the
-    /// next paint use).
-    topology_stale: bool,
-    surface_buffers: paint_ops::SurfaceBuffers,
-    stroke: Option<StrokeRecord>,
-    scratch: SurfaceScratch,
-    touches: Vec<Touch>,
     deformer: Deformer,
     deformer_right: Deformer,
     /// The geometry revision, and which primitives had weights, that both deformers' shading
     /// normals were computed for.
     shading_of: Option<(u64, Vec<bool>)>,
     dirty: bool,
-    /// Width / height of the whole viewport (both panels in split view).
-    aspect: f32,
-    /// The viewport has not reported its size yet: framing used a guessed aspect and is redone
-    /// once the real one arrives.
-    aspect_guessed: bool,
 }
 
 impl EditorState {
@@ -224,23 +160,13 @@ impl EditorState {
             model_bounds: (Vec3::ZERO, Vec3::ONE),
             pose: Pose::rest(),
             history: History::default(),
-            method: SkinningMethod::Lbs,
-            split: false,
-            compare: SkinningMethod::Sbs,
-            difference: false,
+            files: FilesState::default(),
+            painting: PaintingState::default(),
+            posing: PosingState::default(),
+            view: ViewState::default(),
             selected: None,
             mode: Mode::Pose,
             rig: RigState::default(),
-            ik: IkState::default(),
-            poses: PoseLibraryState::default(),
-            gizmo: super::gizmo::GizmoSettings::default(),
-            rotation_fields: super::ui::rotation_fields::RotationFields::default(),
-            view: ViewOptions::default(),
-            camera: OrbitCamera::default(),
-            clip: None,
-            pose_clipboard: None,
-            time_secs: 0.0,
-            playing: false,
             message: None,
             stats: Stats::default(),
             skeleton: SkeletonLayout::default(),
@@ -252,36 +178,13 @@ impl EditorState {
             gpu_changes: GpuChanges::all(),
             picking: picking::Picking::default(),
             frame_times: FrameTimes::default(),
-            show_frame_times: false,
-            paint_any_selected: false,
-            paint: PaintSettings::default(),
             analysis: crate::app::analysis::AnalysisState::default(),
-            weight_tools: WeightToolsState::default(),
-            paint_colours: Vec::new(),
-            paint_colours_of: None,
             model_edits: 0,
-            edited: EditedVertices::new(),
-            source: None,
-            save_path: None,
-            model_path: None,
-            clean_revision: None,
             counts: edit_counts::EditCounts::default(),
-            pending_overwrite: None,
-            discard_confirmed: false,
-            weld_disagreements: 0,
-            topology: ModelTopology::default(),
-            topology_job: None,
-            topology_stale: false,
-            surface_buffers: paint_ops::SurfaceBuffers::default(),
-            stroke: None,
-            scratch: SurfaceScratch::default(),
-            touches: Vec::new(),
             deformer: Deformer::new(),
             deformer_right: Deformer::new(),
             shading_of: None,
             dirty: true,
-            aspect: 1.6,
-            aspect_guessed: true,
         };
         s.replace_model(model, name);
         s
@@ -297,19 +200,16 @@ impl EditorState {
         };
         self.skeleton = SkeletonLayout::new(&model);
         let background = self.build_topology(&model);
-        self.weight_tools.last_transfer = None;
+        self.painting.weight_tools.last_transfer = None;
         self.rig = RigState::default();
-        self.ik.model_replaced();
         // A model without a skeleton opens in Rig mode, ready for its root joint.
         if model.skins.is_empty() && !model.rigid_instances.is_empty() {
             self.mode = Mode::Rig;
         }
         self.model = Arc::new(model);
-        self.edited.clear();
-        self.stroke = None;
-        self.save_path = None;
-        self.pending_overwrite = None;
-        self.paint.locked.clear();
+        self.painting.edited.clear();
+        self.painting.stroke = None;
+        self.painting.settings.locked.clear();
         self.model_name = name.to_owned();
         self.model_rev += 1;
         self.geometry_rev += 1;
@@ -318,13 +218,10 @@ impl EditorState {
         }
         self.pose = Pose::rest();
         self.history.clear();
-        self.clean_revision = Some(self.history.revision());
+        self.files.model_replaced(self.history.revision());
         self.counts.saved(&self.history);
-        self.model_path = None;
         self.selected = None;
-        self.clip = None;
-        self.time_secs = 0.0;
-        self.playing = false;
+        self.posing.model_replaced();
         self.dirty = true;
         self.refresh();
         self.model_bounds = deformed_bounds(&self.deformed[0], self.model.rest_bounds());
@@ -380,7 +277,7 @@ impl EditorState {
                 }
                 self.history.record(&self.pose, gesture);
                 self.pose.set_rotation(node, rotation);
-                self.playing = false;
+                self.posing.playing = false;
                 self.dirty = true;
             }
             Command::ResetJoint(node) => {
@@ -394,33 +291,22 @@ impl EditorState {
                 if !self.pose.overrides.is_empty() {
                     self.history.record(&self.pose, None);
                     self.pose = Pose::rest();
-                    self.playing = false;
+                    self.posing.playing = false;
                     self.dirty = true;
                 }
             }
             Command::Undo | Command::Redo => self.undo_redo(cmd == Command::Undo),
-            Command::SetMethod(m) => {
-                self.method = m;
-                self.dirty = true;
-            }
-            Command::SetSplit(on) => {
-                self.split = on;
-                self.dirty = true;
-            }
-            Command::SetCompare(m) => {
-                self.compare = m;
-                self.dirty = true;
-            }
-            Command::SetDifference(on) => {
-                self.difference = on;
-                self.dirty = true;
+            Command::SetMethod(_) | Command::SetSplit(_) | Command::SetCompare(_) | Command::SetDifference(_) => {
+                self.dirty |= self.view.apply(&cmd);
             }
             Command::OpenModel(path) => {
                 self.end_stroke();
-                if let Some(what) = self.unsaved_summary().filter(|_| !std::mem::take(&mut self.discard_confirmed)) {
+                if let Some(what) =
+                    self.unsaved_summary().filter(|_| !std::mem::take(&mut self.files.discard_confirmed))
+                {
                     self.set_info(format!("{what} not saved: confirm to discard them"));
                     let command = Command::OpenModel(path.clone());
-                    self.pending_overwrite = Some(PendingOverwrite { path, discard: true, command });
+                    self.files.pending_overwrite = Some(PendingOverwrite { path, discard: true, command });
                     return;
                 }
                 self.open_model(&path);
@@ -442,7 +328,7 @@ impl EditorState {
                 Ok(p) => {
                     self.history.record(&self.pose, None);
                     self.pose = p;
-                    self.playing = false;
+                    self.posing.playing = false;
                     self.dirty = true;
                     self.set_info(format!("loaded pose {}", path.display()));
                 }
@@ -456,12 +342,12 @@ impl EditorState {
                 }
             }
             Command::SelectClip(clip) => {
-                self.clip = clip.filter(|&c| c < self.model.clips.len());
-                self.playing = false;
-                if self.clip.is_some() {
+                self.posing.clip = clip.filter(|&c| c < self.model.clips.len());
+                self.posing.playing = false;
+                if self.posing.clip.is_some() {
                     // The pose shown now (a hand-made one, say) stays one Undo away.
                     self.history.record(&self.pose, None);
-                    self.apply(Command::SetTime(self.time_secs));
+                    self.apply(Command::SetTime(self.posing.time_secs));
                 }
             }
             Command::Key(k) => self.apply_key(k),
@@ -469,15 +355,15 @@ impl EditorState {
             Command::PastePose { flipped } => self.paste_pose(flipped),
             Command::SetTime(t) => {
                 let (a, b) = self.timeline_range();
-                let Some(clip) = self.clip.and_then(|c| self.model.clips.get(c)) else { return };
-                self.time_secs = if t.is_finite() { t.clamp(a, b) } else { a };
+                let Some(clip) = self.posing.clip.and_then(|c| self.model.clips.get(c)) else { return };
+                self.posing.time_secs = if t.is_finite() { t.clamp(a, b) } else { a };
                 let mut pose = Pose::rest();
-                sample::sample_clip(clip, self.time_secs, &mut pose);
+                sample::sample_clip(clip, self.posing.time_secs, &mut pose);
                 self.pose = pose;
                 self.history.close_gesture();
                 self.dirty = true;
             }
-            Command::Play(on) => self.playing = on && self.clip.is_some(),
+            Command::Play(on) => self.posing.play(on),
             Command::AddRomClip { joints, max_angle_rad, seconds_per_motion } => {
                 self.add_rom_clip(joints, max_angle_rad, seconds_per_motion);
             }
@@ -485,7 +371,8 @@ impl EditorState {
                 Some(p) => {
                     let (lo, hi) = deformed_bounds(&self.deformed[0], self.model.rest_bounds());
                     let r = (hi - lo).length() * 0.15;
-                    self.camera.frame(p - Vec3::splat(r), p + Vec3::splat(r), self.panel_aspect());
+                    let aspect = self.view.panel_aspect();
+                    self.view.camera.frame(p - Vec3::splat(r), p + Vec3::splat(r), aspect);
                 }
                 None => self.frame_all(),
             },
@@ -500,12 +387,26 @@ impl EditorState {
                 let name =
                     path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
                 self.replace_model(model, &name);
-                self.source = source.map(Arc::new);
-                self.model_path = Some(path.to_path_buf());
+                self.files.source = source.map(Arc::new);
+                self.files.model_path = Some(path.to_path_buf());
                 self.set_info(format!("opened {}{}", path.display(), self.weld_warning()));
             }
             Err(e) => self.set_error(format!("{e} (the current model is unchanged)")),
         }
+    }
+
+    /// Remembers the whole viewport's aspect ratio (for framing); the first report re-frames the
+    /// model, which was framed for a guessed aspect before the window had a size.
+    pub fn set_aspect(&mut self, aspect: f32) {
+        if self.view.set_aspect(aspect) {
+            self.frame_all();
+        }
+    }
+
+    /// Aims the camera at the whole deformed model.
+    pub fn frame_all(&mut self) {
+        let (lo, hi) = deformed_bounds(&self.deformed[0], self.model.rest_bounds());
+        self.view.frame_box(lo, hi);
     }
 
     /// Shows `pose` without recording it for undo (as playback does): `open --bench-frames`
@@ -529,12 +430,12 @@ impl EditorState {
 
     /// Advances playback by `dt_secs` (looping).
     pub fn advance(&mut self, dt_secs: f64) {
-        if !self.playing {
+        if !self.posing.playing {
             return;
         }
-        let Some(clip) = self.clip.and_then(|c| self.model.clips.get(c)) else { return };
+        let Some(clip) = self.posing.clip.and_then(|c| self.model.clips.get(c)) else { return };
         let (a, b) = clip.range();
-        let mut t = self.time_secs + dt_secs;
+        let mut t = self.posing.time_secs + dt_secs;
         if t > b {
             t = if b > a { a + (t - a) % (b - a) } else { a };
         }

@@ -144,18 +144,18 @@ impl Viewport {
         // View ▸ Joint sets colours the vertices by set outside paint mode.
         let sets = s.analysis.sets.on && s.mode != Mode::Paint;
         let colours = if s.mode == Mode::Paint {
-            Some(&s.paint_colours)
+            Some(&s.painting.colours)
         } else if sets {
             Some(&s.analysis.sets.colours)
         } else {
-            s.difference.then_some(&s.difference_colours)
+            s.view.difference.then_some(&s.difference_colours)
         };
         let source = ColourSource {
             model_rev: s.model_rev,
             paint: s.mode == Mode::Paint,
-            difference: s.difference,
+            difference: s.view.difference,
             sets: sets.then_some(s.analysis.sets.colour_rev),
-            looks_on: s.view.materials && colours.is_none() && scene.has_looks(),
+            looks_on: s.view.options.materials && colours.is_none() && scene.has_looks(),
         };
         if self.colour_source != Some(source) {
             changes.colours = Changed::All;
@@ -165,7 +165,7 @@ impl Viewport {
         self.right_behind.merge(right);
         for i in 0..2 {
             let deformed =
-                if i == 0 { Some(left.clone()) } else { s.split.then(|| std::mem::take(&mut self.right_behind)) };
+                if i == 0 { Some(left.clone()) } else { s.view.split.then(|| std::mem::take(&mut self.right_behind)) };
             let Some(panel) = scene.panel_mut(i) else { continue };
             if let Some(changed) = deformed.filter(|_| !s.deformed[i].is_empty()) {
                 panel.upload_changes(&s.deformed[i], &s.model_from_node, &changed);
@@ -202,7 +202,7 @@ impl Viewport {
     /// The looks of the state's model, read once per document (a failure is reported once and
     /// the surfaces are drawn plain).
     fn looks_of(&mut self, s: &mut EditorState) -> Option<Arc<Looks>> {
-        let source = s.source.as_ref()?;
+        let source = s.files.source.as_ref()?;
         let key = (source.path().to_path_buf(), s.model.meshes.len());
         if let Some((path, meshes, looks)) = &self.looks {
             if (path, *meshes) == (&key.0, key.1) {
@@ -228,7 +228,7 @@ impl Viewport {
         let rect = ui.available_rect_before_wrap();
         self.last_rect = Some(rect);
         let response = ui.allocate_rect(rect, egui::Sense::click_and_drag());
-        let panels = if s.split { 2 } else { 1 };
+        let panels = if s.view.split { 2 } else { 1 };
         let panel_w = rect.width() / panels as f32;
         let panel_rect = |i: usize| {
             egui::Rect::from_min_size(
@@ -246,10 +246,10 @@ impl Viewport {
         let joint = s.selected.and_then(|n| s.node_position(n));
         let gizmo = joint.filter(|_| s.mode == Mode::Pose).and_then(|j| {
             let frame = JointFrame::of(&s.model, &s.pose, &s.model_from_node, s.selected?)?;
-            let axes = frame.ring_axes(s.gizmo.orientation).map(|a| a.as_vec3());
-            Gizmo::new(&s.camera, j, axes, s.gizmo.orientation, size)
+            let axes = frame.ring_axes(s.posing.gizmo.orientation).map(|a| a.as_vec3());
+            Gizmo::new(&s.view.camera, j, axes, s.posing.gizmo.orientation, size)
         });
-        let mover = joint.filter(|_| s.mode == Mode::Rig).and_then(|j| TranslateGizmo::new(&s.camera, j, size));
+        let mover = joint.filter(|_| s.mode == Mode::Rig).and_then(|j| TranslateGizmo::new(&s.view.camera, j, size));
         let panel_of = |p: egui::Pos2| (((p.x - rect.min.x) / panel_w).floor().max(0.0) as usize).min(panels - 1);
 
         if s.mode == Mode::Paint {
@@ -278,11 +278,11 @@ impl Viewport {
         }
 
         let painter = ui.painter_at(rect);
-        let methods = s.shown_methods();
+        let methods = s.view.shown_methods();
         for (i, m) in methods.iter().enumerate() {
             let r = panel_rect(i);
             let shared = Arc::clone(&self.shared);
-            let (camera, view) = (s.camera, s.view);
+            let (camera, view) = (s.view.camera, s.view.options);
             let cb = egui_glow::CallbackFn::new(move |info, _painter| {
                 let Ok(mut g) = shared.lock() else { return };
                 let started = Instant::now();
@@ -326,10 +326,10 @@ impl Viewport {
             super::paint_overlay::draw(&painter, rect, s, self.hover.as_ref());
             self.select.draw(&painter, s, ui.input(|i| i.pointer.hover_pos()));
             super::paint_overlay::legend_ui(ui, rect, s, self.hover.as_ref());
-        } else if s.difference {
-            draw_legend(&painter, rect, s.max_difference, s.method.label(), s.compare.label());
+        } else if s.view.difference {
+            draw_legend(&painter, rect, s.max_difference, s.view.method.label(), s.view.compare.label());
         }
-        if s.show_frame_times {
+        if s.view.show_frame_times {
             super::frame_times::draw_overlay(&painter, rect, &s.frame_times);
         }
     }
@@ -361,7 +361,7 @@ impl Viewport {
         if let (Some(d), Some(p)) = (&mut self.drag, pointer) {
             if response.dragged() {
                 let (fine, snap) = ui.input(|i| (i.modifiers.shift, i.modifiers.command));
-                let rotation = d.update(local(p), fine, snap, &s.camera);
+                let rotation = d.update(local(p), fine, snap, &s.view.camera);
                 s.apply(Command::SetRotation { node: d.node, rotation, gesture: Some(d.gesture) });
             }
         }
@@ -373,21 +373,23 @@ impl Viewport {
             let d = response.drag_delta();
             let delta = Vec2::new(d.x, d.y);
             if secondary || middle || (primary && shift) {
-                s.camera.pan(delta, height);
+                s.view.camera.pan(delta, height);
             } else if primary {
-                s.camera.orbit(delta);
+                s.view.camera.orbit(delta);
             }
         }
         if response.hovered() {
             let scroll = ui.input(|i| i.smooth_scroll_delta.y);
             if scroll != 0.0 {
-                s.camera.zoom(scroll);
+                s.view.camera.zoom(scroll);
             }
         }
         if response.clicked() {
             if let Some(p) = pointer {
-                let picked =
-                    pick_joint(s, local(p), Vec2::new(response.rect.width() / if s.split { 2.0 } else { 1.0 }, height));
+                let picked = s.pick_joint(
+                    local(p),
+                    Vec2::new(response.rect.width() / if s.view.split { 2.0 } else { 1.0 }, height),
+                );
                 s.apply(Command::Select(picked));
             }
         }
@@ -415,21 +417,6 @@ pub fn wheel_notches(events: &[egui::Event]) -> i32 {
     } else {
         sign(points)
     }
-}
-
-/// The joint whose projected position is nearest to `p` (within 14 px), on the CPU.
-#[must_use]
-pub fn pick_joint(s: &EditorState, p: Vec2, size: Vec2) -> Option<usize> {
-    s.skeleton
-        .joints
-        .iter()
-        .filter_map(|&(n, _)| {
-            let q = s.camera.project(s.node_position(n)?, size)?;
-            let d = q.distance(p);
-            (d < 14.0).then_some((d, n))
-        })
-        .min_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, n)| n)
 }
 
 fn draw_panel(g: &GpuShared, info: &egui::PaintCallbackInfo, camera: &OrbitCamera, panel: usize, view: &ViewOptions) {

@@ -8,8 +8,10 @@ use std::time::Instant;
 
 use clap::Args;
 
+use super::bench_motion::Motion;
 use super::{load, CliError};
 use crate::bandwidth::{self, StreamBytes};
+use crate::maths::median;
 use crate::model::Model;
 use crate::rig::Pose;
 use crate::skinning::frame::{SET_LBS_FALLBACK, SET_ONE_JOINT, SET_STRETCH, SET_UNIFORM_STRETCH};
@@ -108,31 +110,6 @@ pub struct MethodTimes {
     pub split: crate::skinning::deformer::PassSplit,
     /// The deformer's estimate of the method's cost per vertex after the last frame (seconds).
     pub secs_per_vertex: f64,
-}
-
-/// The median of a non-empty list (0 for an empty one).
-#[must_use]
-pub fn median(values: &[f64]) -> f64 {
-    if values.is_empty() {
-        return 0.0;
-    }
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    let mid = v.len() / 2;
-    if v.len() % 2 == 1 {
-        v[mid]
-    } else {
-        0.5 * (v[mid - 1] + v[mid])
-    }
-}
-
-/// How the benchmark poses the model frame after frame.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Motion {
-    /// Joints moving per frame (`None`: all).
-    pub moving: Option<usize>,
-    /// Prepare every pose from scratch.
-    pub no_reuse: bool,
 }
 
 /// Deforms `frames` + 2 frames of changing poses with every method (interleaved, one deformer

@@ -3,9 +3,9 @@
 
 use std::time::Instant;
 
-use super::bench::median;
 use super::CliError;
 use crate::bind::{bind_skin, BindOptions, BindStats};
+use crate::maths::median;
 use crate::model::Model;
 
 /// Binds every skin of `model` `runs` times (after one warm-up) and prints the medians.

@@ -6,9 +6,9 @@
 use std::path::Path;
 use std::time::Instant;
 
-use super::bench::median;
 use super::CliError;
 use crate::io::{load_document_timed, LoadTimes};
+use crate::maths::median;
 use crate::paint::ModelTopology;
 use crate::rig::Pose;
 use crate::skinning::{Deformer, SkinningMethod};

@@ -9,8 +9,9 @@
 
 use std::time::{Duration, Instant};
 
-use super::bench::{median, Motion};
+use super::bench_motion::Motion;
 use super::CliError;
+use crate::maths::median;
 use crate::model::Model;
 use crate::rig::Pose;
 use crate::skinning::{DeformedPrimitive, Deformer, SkinningMethod};

@@ -7,9 +7,9 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::{CliError, PoseArgs};
+use crate::io::pose_file;
 use crate::io::{self, obj, Bake, Container, ExportOptions, OutputPlan, StagedSet, WeightsFormat};
 use crate::paint::{weld, ModelSurface};
-use crate::rig::pose_file;
 use crate::skinning::{Deformer, SkinningMethod};
 
 /// Arguments of `skinlab export`.

@@ -36,7 +36,7 @@ pub fn run(args: &InfoArgs) -> Result<(), CliError> {
     }
     let model = load(&args.model)?;
     if args.sets {
-        return super::info_sets::run(args, &model);
+        return super::info_sets::run(&args.model, &args.pose, args.json, &model);
     }
     super::print_out(&describe(&model, &args.model.display().to_string()))
 }

@@ -5,8 +5,9 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::info::InfoArgs;
-use super::CliError;
+use std::path::Path;
+
+use super::{CliError, PoseArgs};
 use crate::analysis::joint_sets::{far_centre_extents, joint_set_table, SkinSets};
 use crate::model::Model;
 
@@ -19,17 +20,18 @@ struct SetsReport<'a> {
     skins: &'a [SkinSets],
 }
 
-/// Prints the set table of `model` in the pose `args` choose.
-pub fn run(args: &InfoArgs, model: &Model) -> Result<(), CliError> {
-    let pose = args.pose.resolve_for_file(model, &args.model)?;
-    let pose_text = match (&args.pose.pose, &args.pose.animation) {
+/// Prints the set table of `model`, read from `path`, in the pose `choice` names, as JSON when
+/// `json` is set.
+pub fn run(path: &Path, choice: &PoseArgs, json: bool, model: &Model) -> Result<(), CliError> {
+    let pose = choice.resolve_for_file(model, path)?;
+    let pose_text = match (&choice.pose, &choice.animation) {
         (Some(p), _) => format!("pose file {}", p.display()),
-        (None, Some(a)) => format!("animation {a:?} at {} s", args.pose.time.unwrap_or(0.0)),
+        (None, Some(a)) => format!("animation {a:?} at {} s", choice.time.unwrap_or(0.0)),
         (None, None) => "rest".to_owned(),
     };
     let skins = joint_set_table(model, &pose);
-    let title = args.model.display().to_string();
-    if args.json {
+    let title = path.display().to_string();
+    if json {
         let report =
             SetsReport { model: title, pose: pose_text, far_centre_extents: far_centre_extents(), skins: &skins };
         crate::outln!("{}", serde_json::to_string_pretty(&report)?);

@@ -9,9 +9,9 @@ use clap::Args;
 use glam::DVec3;
 
 use super::{CliError, PoseArgs};
+use crate::io::pose_file;
 use crate::io::{atomic_write, OutputPlan};
 use crate::rig::ik::{self, IkGoal, IkSolver};
-use crate::rig::pose_file;
 
 /// Arguments of `skinlab pose`.
 #[derive(Debug, Args)]

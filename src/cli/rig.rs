@@ -90,7 +90,8 @@ pub fn run(args: &RigArgs) -> Result<(), CliError> {
         super::load_document_checked(crate::io::OutputPlan::new().write("--out", &args.out), &args.model, args.force)?;
     let mut done = Vec::new();
     for edit in &args.edits {
-        let label = apply_edit(&mut model, edit).map_err(|e| super::one_line(&format!("--edit {edit:?}: {e}")))?;
+        let label =
+            apply_edit(&mut model, edit).map_err(|e| crate::error_line::one_line(&format!("--edit {edit:?}: {e}")))?;
         done.push(label);
     }
     let options = ExportOptions { container, overwrite_source: args.force, ..ExportOptions::default() };

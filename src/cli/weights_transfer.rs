@@ -8,8 +8,9 @@ use clap::Args;
 
 use super::CliError;
 use crate::io::OutputPlan;
+use crate::model::StrokeRecord;
 use crate::paint::transfer::{apply_transfer, plan_transfer, TransferOptions};
-use crate::paint::{ModelSurface, StrokeRecord, WeightRules};
+use crate::paint::{ModelSurface, WeightRules};
 
 /// Arguments of `skinlab weights transfer`.
 #[derive(Debug, Args)]

@@ -1,7 +1,7 @@
 //! Animation clips as JSON: the recovery file's `clips` section (the clips made or changed in
 //! the editor). Every time and value is written as a JSON number that reads back to the same
 //! `f64` (serde_json's `float_roundtrip`), so clips round-trip bit for bit; channels name their
-//! node by its key in the model (`rig::pose_file`'s joint keys).
+//! node by its key in the model (`io::pose_file`'s joint keys).
 //!
 //! ```json
 //! [{"name": "Action", "channels": [{"node": "elbow", "path": "rotation",

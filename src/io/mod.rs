@@ -38,6 +38,7 @@ pub mod materials;
 pub mod obj;
 pub mod obj_import;
 pub mod output_plan;
+pub mod pose_file;
 pub mod pose_library;
 pub mod recovery;
 pub mod source_document;

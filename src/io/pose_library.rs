@@ -11,7 +11,7 @@
 //!   ]
 //! }
 //! ```
-//! Each entry's `pose` is the contract's pose file (`rig::pose_file`) listing exactly the joints
+//! Each entry's `pose` is the contract's pose file (`io::pose_file`) listing exactly the joints
 //! the entry holds (a joint at rest is listed with its rest rotation, so applying the entry puts
 //! it back to rest); `thumbnail` is a PNG in standard base64, so the library is one file that is
 //! replaced atomically. Names are unique and non-empty.
@@ -22,8 +22,9 @@ use base64::Engine as _;
 use serde_json::{Map, Value};
 
 use super::atomic_write;
+use super::pose_file;
 use crate::model::NodeTree;
-use crate::rig::{pose_file, JointOverride, Pose};
+use crate::rig::{JointOverride, Pose};
 
 /// The `format` value of a pose library.
 pub const FORMAT: &str = "skinlab-pose-library";

@@ -1,5 +1,7 @@
 //! Dense f64 linear algebra through nalgebra: polar decomposition of joint matrices and the
 //! least-squares centre of rotation of the SBS paper (section 4). The only module that uses nalgebra.
+//! Also the geometry and statistics every layer shares: closest points on triangles
+//! (`triangle`), a hash grid of points (`point_grid`) and the median of samples (`median`).
 //!
 //! In detail: polar decomposition (SVD, and `polar_newton.rs`: Newton–Schulz / scaled Newton for the
 //! per-frame joint parts), least-squares centre (`centre_sums.rs`: normal equations from per-joint
@@ -9,11 +11,14 @@
 //! Invariants: the only `nalgebra` user.
 
 mod centre_sums;
+mod median;
+pub mod point_grid;
 mod polar_newton;
 mod procrustes;
 pub mod triangle;
 
 pub use centre_sums::{CentreSums, NORMAL_EQUATIONS_MIN_SINGULAR};
+pub use median::median;
 pub use polar_newton::polar_newton;
 pub use procrustes::procrustes_rotation;
 

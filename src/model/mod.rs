@@ -1,5 +1,5 @@
 //! The imported model, independent of any file format: the node tree, meshes, skins with their
-//! joint-set tables, per-vertex influences and animation clips. The editor, the deformation core
+//! joint-set tables, per-vertex influences, undo records of weight edits and animation clips. The editor, the deformation core
 //! and the exporter all work on these types; nothing here knows about glTF or the GUI.
 //!
 //! In detail: `Model`: node tree (`skeleton.rs`), meshes (`mesh.rs`, with `vertex_normals`:
@@ -25,10 +25,12 @@ pub mod influences;
 pub mod joint_set_table;
 pub mod lane_order;
 pub mod mesh;
+pub mod reorder;
 pub mod skeleton;
 pub mod skin;
 pub mod slot_influences;
 pub mod vertex_order;
+pub mod weight_record;
 
 pub use animation::{Channel, ChannelPath, Clip, Interpolation};
 pub use densify::{densify, Densified, DensifyError, PrimitiveRefinement};
@@ -39,6 +41,7 @@ pub use skeleton::{Node, NodeTransform, NodeTree, Trs};
 pub use skin::Skin;
 pub use slot_influences::SlotInfluences;
 pub use vertex_order::VertexOrder;
+pub use weight_record::{StrokeRecord, TouchedPrimitive};
 
 /// A node of the default scene that draws a mesh with a skin (the unit that `deform` writes).
 #[derive(Clone, Debug, PartialEq)]

@@ -5,7 +5,7 @@
 
 use glam::Vec3;
 
-use super::grid::{relative_tolerance, PointGrid};
+use crate::maths::point_grid::{relative_tolerance, PointGrid};
 use crate::prefetch::prefetch;
 
 /// Default weld tolerance as a fraction of the bounding-box diagonal.

@@ -13,68 +13,16 @@
 
 use super::blend::{accumulate, blend_joint, blend_towards, set_weight, weight_of, BlendMode};
 use super::brush::BrushSettings;
+use super::error::PaintError;
 use super::footprint::Touch;
 use super::model_surface::ModelSurface;
 use super::normalize::{apply_rules, WeightRules};
-use super::stroke::{StrokeRecord, TouchedPrimitive};
+use super::target::DabTarget;
 use super::topology::ModelTopology;
-use super::weld::{ensure_all_influences, GroupWriter};
-use crate::model::{InfluenceError, Model};
-
-/// Why a dab or tool could not run.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-pub enum PaintError {
-    /// The instance index is out of range.
-    #[error("no skinned instance {0}")]
-    NoInstance(usize),
-    /// The primitive index is out of range.
-    #[error("mesh {mesh} has no primitive {prim}")]
-    NoPrimitive {
-        /// Mesh index.
-        mesh: usize,
-        /// Primitive index.
-        prim: usize,
-    },
-    /// The primitive has no influences (see [`super::weld::ensure_all_influences`]).
-    #[error("primitive {prim} of mesh {mesh} has no skin weights")]
-    NoInfluences {
-        /// Mesh index.
-        mesh: usize,
-        /// Primitive index.
-        prim: usize,
-    },
-    /// The painted joint is not in the skin.
-    #[error("joint {joint} is beyond the skin's {joints} joints")]
-    JointOutOfRange {
-        /// The joint index.
-        joint: u16,
-        /// Joints in the skin.
-        joints: usize,
-    },
-    /// The topology cache does not match the model.
-    #[error("no brush topology for primitive {prim} of mesh {mesh}")]
-    NoTopology {
-        /// Mesh index.
-        mesh: usize,
-        /// Primitive index.
-        prim: usize,
-    },
-    /// The tool writes a locked joint.
-    #[error("joint {0} is locked")]
-    JointLocked(u16),
-    /// Writing a vertex failed.
-    #[error(transparent)]
-    Influence(#[from] InfluenceError),
-}
-
-/// Which primitive a dab paints.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DabTarget {
-    /// Index into `Model::instances`.
-    pub instance: usize,
-    /// Primitive index within the instance's mesh.
-    pub prim: usize,
-}
+use super::weld::GroupWriter;
+use super::writable::{ensure_all_influences, ensure_surface_slots};
+use crate::model::Model;
+use crate::model::{StrokeRecord, TouchedPrimitive};
 
 /// One dab: the painted joint, the brush, its radius in model units and the footprint.
 #[derive(Clone, Copy, Debug)]
@@ -107,25 +55,6 @@ pub struct DabOutcome {
     pub layout_changed: bool,
     /// Joint sets appended to the skin's table.
     pub new_sets: usize,
-}
-
-/// Makes the instance's skin hold at least `rules.limit()` slots per vertex (re-padding every
-/// primitive drawn with it). Returns whether the layout changed.
-pub fn ensure_slots(model: &mut Model, skin: usize, rules: &WeightRules) -> bool {
-    let limit = rules.limit();
-    match model.skins.get(skin) {
-        Some(s) if s.sets.slots() < limit => model.grow_skin_slots(skin, limit),
-        _ => false,
-    }
-}
-
-/// Makes every skin of the surface hold at least `rules.limit()` slots. Returns whether a layout
-/// changed.
-pub fn ensure_surface_slots(model: &mut Model, surface: &ModelSurface, rules: &WeightRules) -> bool {
-    let mut skins: Vec<usize> = surface.parts().iter().map(|p| p.skin).collect();
-    skins.sort_unstable();
-    skins.dedup();
-    skins.into_iter().fold(false, |changed, skin| ensure_slots(model, skin, rules) | changed)
 }
 
 /// Per-group amounts (strength × falloff) of the touches, one per weld group (its largest, on

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::stroke::StrokeRecord;
+use crate::model::StrokeRecord;
 
 /// Edited vertices per `(mesh, primitive)`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

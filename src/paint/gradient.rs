@@ -10,15 +10,17 @@
 
 use glam::Vec3;
 
-use super::dab::{fallback_joint, PaintError};
+use super::dab::fallback_joint;
+
+use super::error::PaintError;
 use super::model_surface::ModelSurface;
 use super::normalize::WeightRules;
-use super::stroke::StrokeRecord;
 use super::surface::{bounded_distances, SurfaceScratch};
 use super::tools::write_groups;
 use super::weight_table::{set_joint_held, TableOutcome};
-use super::weld::ensure_all_influences;
+use super::writable::ensure_all_influences;
 use crate::model::Model;
+use crate::model::StrokeRecord;
 
 /// A point of the surface: a triangle (surface numbering) and barycentric weights on it.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -6,8 +6,8 @@
 use glam::{DVec3, Vec3};
 use rayon::prelude::*;
 
-use super::grid::{relative_tolerance, PointGrid};
 use super::model_surface::ModelSurface;
+use crate::maths::point_grid::{relative_tolerance, PointGrid};
 use crate::maths::triangle::closest_on_triangle;
 use crate::model::Model;
 

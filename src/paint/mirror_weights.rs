@@ -5,12 +5,13 @@
 //! limit respected.
 
 use super::blend::{accumulate, set_weight, weight_of};
-use super::dab::{ensure_surface_slots, PaintError};
+use super::error::PaintError;
 use super::normalize::{apply_rules, WeightRules};
-use super::stroke::StrokeRecord;
 use super::topology::ModelTopology;
 use super::weld::write_group;
+use super::writable::ensure_surface_slots;
 use crate::model::Model;
+use crate::model::StrokeRecord;
 
 /// Which side is copied onto which (along the mirror axis).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -62,7 +63,7 @@ pub fn mirror_weights(
     ensure_surface_slots(model, surface, rules);
     let axis = topology.mirror_axis;
     let rest = surface.rest_positions();
-    let plane = super::grid::relative_tolerance(rest, super::mirror::MIRROR_FRACTION) * 0.5;
+    let plane = crate::maths::point_grid::relative_tolerance(rest, crate::rig::symmetry::MIRROR_FRACTION) * 0.5;
     let adj = surface.adjacency();
     let destination = |g: u32| {
         let c = rest[g as usize][axis];

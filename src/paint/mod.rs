@@ -1,12 +1,12 @@
 //! Weight painting below the GUI: brush settings and falloffs, CPU picking on the deformed mesh,
 //! brush footprints over the surface or the volume, blend modes, the weight rules (locks,
 //! normalisation over unlocked joints, influence limit, Clean), x-mirror painting, whole-model
-//! tools, the selection mask, gradient fill, the weight table, weight transfer and undo records.
-//! No GUI crate is used here.
+//! tools, the selection mask, gradient fill, the weight table and weight transfer (their undo
+//! records are `model::StrokeRecord`s). No GUI crate is used here.
 //!
 //! Invariant: every vertex a dab or tool writes satisfies the `Influences` invariants (finite,
 //! non-negative weights summing to 1 over at least one joint, at most the influence limit), and
-//! every change is recorded in a [`StrokeRecord`] that restores it bit for bit.
+//! every change is recorded in a [`crate::model::StrokeRecord`] that restores it bit for bit.
 //!
 //! One dab, as the editor drives it:
 //! 1. [`pick_model`] the ray against every instance's deformed positions → [`Hit`];
@@ -51,9 +51,9 @@ pub mod brush;
 pub mod dab;
 pub mod display;
 pub mod edited;
+pub mod error;
 pub mod footprint;
 pub mod gradient;
-pub mod grid;
 pub mod mirror;
 pub mod mirror_match;
 pub mod mirror_weights;
@@ -62,30 +62,32 @@ pub mod normalize;
 pub mod pick;
 pub mod pick_boxes;
 pub mod selection;
-pub mod stroke;
 pub mod surface;
+pub mod target;
 pub mod tools;
 pub mod topology;
 pub mod transfer;
 pub mod volume_pick;
 pub mod weight_table;
 pub mod weld;
+pub mod writable;
 
 pub use adjacency::Adjacency;
 pub use blend::BlendMode;
 pub use brush::{BrushSettings, Falloff, RadiusUnit};
-pub use dab::{apply_dab, apply_surface_dab, Dab, DabOutcome, DabTarget, PaintError};
+pub use dab::{apply_dab, apply_surface_dab, Dab, DabOutcome};
 pub use edited::EditedVertices;
+pub use error::PaintError;
 pub use footprint::{footprint, FootprintOptions, Touch, View};
 pub use gradient::{gradient_fill, Gradient, SurfacePoint};
-pub use mirror::{joint_mirror_map, mirror_name, symmetry_axis, MirrorMap};
+pub use mirror::MirrorMap;
 pub use model_surface::ModelSurface;
 pub use normalize::{WeightRules, DEFAULT_LIMIT};
 pub use pick::{pick, pick_model, Hit, Ray};
 pub use pick_boxes::{ModelPickBoxes, PickBoxes};
 pub use selection::{ScreenProjection, SelectOp, Selection};
-pub use stroke::{StrokeRecord, TouchedPrimitive};
 pub use surface::SurfaceScratch;
+pub use target::DabTarget;
 pub use topology::ModelTopology;
 pub use transfer::{apply_transfer, plan_transfer, TransferOptions, TransferReport};
 pub use weight_table::{apply_table_op, weight_table, TableOp, WeightTable};

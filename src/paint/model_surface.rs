@@ -10,8 +10,8 @@
 use glam::Vec3;
 
 use super::adjacency::Adjacency;
-use super::grid::relative_tolerance;
 use super::normalize::WeightRules;
+use crate::maths::point_grid::relative_tolerance;
 use crate::model::{Influences, Model};
 
 /// Marks a surface joint that a skin does not have.
@@ -314,7 +314,7 @@ impl ModelSurface {
     pub fn patch_deformed(
         &self,
         deformed: &[Vec<crate::skinning::DeformedPrimitive>],
-        touched: &[super::TouchedPrimitive],
+        touched: &[crate::model::TouchedPrimitive],
         out: &mut [Vec3],
         normals: &mut [Vec3],
     ) {

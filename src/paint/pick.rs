@@ -303,7 +303,7 @@ pub fn pick_model(
     ray: &Ray,
     model: &crate::model::Model,
     deformed: &[Vec<crate::skinning::DeformedPrimitive>],
-) -> Option<(super::dab::DabTarget, Hit)> {
+) -> Option<(super::target::DabTarget, Hit)> {
     nearest_primitive(model, deformed, |_, _, positions, triangles| pick(ray, positions, triangles))
 }
 
@@ -314,8 +314,8 @@ pub(super) fn nearest_primitive(
     model: &crate::model::Model,
     deformed: &[Vec<crate::skinning::DeformedPrimitive>],
     pick_primitive: impl Fn(usize, usize, &[Vec3], &[[u32; 3]]) -> Option<Hit>,
-) -> Option<(super::dab::DabTarget, Hit)> {
-    let mut best: Option<(super::dab::DabTarget, Hit)> = None;
+) -> Option<(super::target::DabTarget, Hit)> {
+    let mut best: Option<(super::target::DabTarget, Hit)> = None;
     for (i, inst) in model.instances.iter().enumerate() {
         let Some(mesh) = model.meshes.get(inst.mesh) else { continue };
         for (p, prim) in mesh.primitives.iter().enumerate() {
@@ -325,7 +325,7 @@ pub(super) fn nearest_primitive(
             }
             if let Some(hit) = pick_primitive(i, p, &buf.positions, &prim.triangles) {
                 if best.as_ref().is_none_or(|b| hit.t < b.1.t) {
-                    best = Some((super::dab::DabTarget { instance: i, prim: p }, hit));
+                    best = Some((super::target::DabTarget { instance: i, prim: p }, hit));
                 }
             }
         }

@@ -13,10 +13,10 @@
 
 use glam::Vec3;
 
-use super::dab::DabTarget;
 use super::pick::{each_crossing, hit_of, nearer, nearest_in, nearest_primitive, pick, usable, Hit, Ray};
-use super::stroke::TouchedPrimitive;
+use super::target::DabTarget;
 use crate::model::Model;
+use crate::model::TouchedPrimitive;
 use crate::skinning::DeformedPrimitive;
 
 /// Triangles per run (one box each).

@@ -4,13 +4,14 @@
 //! vertex it changes valid (finite, non-negative, summing to 1, at least one influence).
 
 use super::blend::{accumulate, blend_towards};
-use super::dab::{ensure_surface_slots, PaintError};
+use super::error::PaintError;
 use super::model_surface::ModelSurface;
 use super::normalize::{self, apply_rules, WeightRules};
-use super::stroke::StrokeRecord;
 use super::topology::ModelTopology;
 use super::weld::write_group;
+use super::writable::ensure_surface_slots;
 use crate::model::Model;
+use crate::model::StrokeRecord;
 
 /// What a tool changed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -6,10 +6,11 @@
 //! the joint mirror map over the surface joints (by mirrored bind position, names where the
 //! position agrees or is missing; see [`super::mirror_match`]).
 
-use super::mirror::{joint_mirror_map, symmetry_axis, MirrorMap};
+use super::mirror::MirrorMap;
 use super::mirror_match::{closest_mirrors, joint_mirror_by_position, ClosestMirror, JointMirror};
 use super::model_surface::ModelSurface;
 use crate::model::Model;
+use crate::rig::symmetry::{joint_mirror_map, symmetry_axis};
 
 /// The brush caches of a whole model.
 #[derive(Clone, Debug, Default, PartialEq)]

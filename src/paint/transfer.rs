@@ -21,17 +21,17 @@
 use glam::{DVec3, Vec3};
 
 use super::blend::accumulate;
-use super::dab::PaintError;
-use super::grid::relative_tolerance;
+use super::error::PaintError;
 use super::mirror_match::joint_bind_positions;
 use super::model_surface::ModelSurface;
 use super::normalize::{apply_rules, WeightRules};
-use super::stroke::StrokeRecord;
 use super::tools::{write_groups, ToolOutcome};
-use super::weld::ensure_all_influences;
+use super::writable::ensure_all_influences;
 use crate::bind::inpaint::inpaint;
 use crate::bind::TriangleBvh;
+use crate::maths::point_grid::relative_tolerance;
 use crate::model::Model;
+use crate::model::StrokeRecord;
 
 /// Joints whose bind positions are this close (a share of the target's diagonal) match when
 /// their names do not.

@@ -9,13 +9,14 @@
 //! nearest joint in the hierarchy (as Subtract does) instead of normalising it straight back.
 
 use super::blend::{set_weight, weight_of};
-use super::dab::{fallback_joint, PaintError};
+use super::dab::fallback_joint;
+use super::error::PaintError;
 use super::model_surface::ModelSurface;
 use super::normalize::{apply_rules, WeightRules};
-use super::stroke::StrokeRecord;
 use super::tools::{write_groups, ToolOutcome};
-use super::weld::ensure_all_influences;
+use super::writable::ensure_all_influences;
 use crate::model::Model;
+use crate::model::StrokeRecord;
 
 /// The table: joints (surface joints, ascending) and one row of weights per weld group.
 #[derive(Clone, Debug, Default, PartialEq)]

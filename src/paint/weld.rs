@@ -5,12 +5,11 @@
 //!
 //! Copies in different skins hold the same weights for the same joint nodes, bit for bit.
 
-use super::dab::PaintError;
+use super::error::PaintError;
 use super::model_surface::ModelSurface;
 use super::normalize::{apply_rules, WeightRules};
-use super::stroke::StrokeRecord;
-use crate::model::influences::VertexInfluences;
-use crate::model::{Influences, Model};
+use crate::model::Model;
+use crate::model::StrokeRecord;
 
 /// Where the weights of a disagreeing weld group come from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -32,24 +31,6 @@ impl WeldSource {
             Self::LargerSide => "larger side",
         }
     }
-}
-
-/// Makes every primitive of the surface that has no influences hold empty ones (vertices that are
-/// not moved), so that any vertex can be written. Returns whether anything was added.
-pub fn ensure_all_influences(model: &mut Model, surface: &ModelSurface) -> Result<bool, PaintError> {
-    let mut added = false;
-    for part in surface.parts() {
-        let Model { meshes, skins, .. } = &mut *model;
-        let Some(prim) = meshes.get_mut(part.mesh).and_then(|m| m.primitives.get_mut(part.prim)) else { continue };
-        if prim.influences.is_some() {
-            continue;
-        }
-        let table = &mut skins.get_mut(part.skin).ok_or(PaintError::NoInstance(part.instance))?.sets;
-        let empty = vec![VertexInfluences::default(); prim.positions.len()];
-        prim.influences = Some(Influences::from_vertices(&empty, table)?);
-        added = true;
-    }
-    Ok(added)
 }
 
 /// Sorted by joint, for comparing weights regardless of slot order.
@@ -238,7 +219,7 @@ fn weld_these(
     rules: &WeightRules,
     record: &mut StrokeRecord,
 ) -> Result<(), PaintError> {
-    super::dab::ensure_surface_slots(model, surface, rules);
+    super::writable::ensure_surface_slots(model, surface, rules);
     let mut changed = Vec::new();
     for &g in groups.iter().filter(|&&g| rules.may_change(g)) {
         let members = surface.adjacency().welded(g);

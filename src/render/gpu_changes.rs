@@ -7,7 +7,7 @@
 
 use std::ops::Range;
 
-use crate::paint::TouchedPrimitive;
+use crate::model::TouchedPrimitive;
 
 /// Vertices closer than this (in vertices) to the previous range join it instead of starting a
 /// new one.

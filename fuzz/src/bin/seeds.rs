@@ -34,7 +34,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         pose.set_rotation(node, glam::DQuat::from_rotation_z(0.3 * node as f64));
         pose.set_scale(node, glam::DVec3::new(1.0, 1.5, 1.0));
     }
-    fs::write(dir("pose")?.join("demo_pose.json"), skinlab::rig::pose_file::pose_to_json(&pose, &model.nodes))?;
+    fs::write(dir("pose")?.join("demo_pose.json"), skinlab::io::pose_file::pose_to_json(&pose, &model.nodes))?;
     let (weights, _) = skinlab::io::weights_file::weights_to_json(&model, None);
     let wdir = dir("weights")?;
     fs::write(wdir.join("demo_all.json"), &weights)?;
@@ -54,7 +54,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut sections = std::collections::BTreeMap::new();
     let clips = skinlab::io::clips_json::clips_to_json(&model.clips, &model.nodes);
     sections.insert(skinlab::io::recovery::CLIPS.to_owned(), clips);
-    let pose_text = skinlab::rig::pose_file::pose_to_json(&pose, &model.nodes);
+    let pose_text = skinlab::io::pose_file::pose_to_json(&pose, &model.nodes);
     sections.insert(skinlab::io::recovery::POSE.to_owned(), serde_json::from_str(&pose_text)?);
     // Three vertices painted: the weights section lists only what differs from the file.
     let mut painted = model.clone();

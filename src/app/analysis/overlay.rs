@@ -21,8 +21,8 @@ pub fn hover_at(s: &EditorState, rect: egui::Rect, panels: usize, pointer: egui:
     let panel = (((pointer.x - rect.min.x) / panel_w).floor().max(0.0) as usize).min(panels.max(1) - 1);
     let size = Vec2::new(panel_w, rect.height());
     let local = Vec2::new(pointer.x - rect.min.x - panel_w * panel as f32, pointer.y - rect.min.y);
-    let (origin, direction) = s.camera.ray(local, size);
-    let (target, hit) = s.pick_deformed(&Ray { origin, direction }, usize::from(s.split && panel == 1))?;
+    let (origin, direction) = s.view.camera.ray(local, size);
+    let (target, hit) = s.pick_deformed(&Ray { origin, direction }, s.view.deformation_of_panel(panel))?;
     let inst = s.model.instances.get(target.instance)?;
     let inf = s.model.meshes.get(inst.mesh)?.primitives.get(target.prim)?.influences.as_ref()?;
     let set = (hit.vertex as usize) < inf.len();
@@ -40,7 +40,7 @@ pub fn draw(painter: &egui::Painter, rect: egui::Rect, panels: usize, s: &Editor
         let origin = rect.min + egui::vec2(panel_w * panel as f32, 0.0);
         let clip = egui::Rect::from_min_size(origin, egui::vec2(panel_w, rect.height()));
         let painter = painter.with_clip_rect(clip);
-        let at = |p: Vec3| s.camera.project(p, size).map(|q| origin + egui::vec2(q.x, q.y));
+        let at = |p: Vec3| s.view.camera.project(p, size).map(|q| origin + egui::vec2(q.x, q.y));
         // Highlighted sets last, so they are drawn on top.
         let mut rows: Vec<_> = table.rows.iter().collect();
         rows.sort_by_key(|r| Some(r.set) == view.chosen || Some(r.set) == hovered);

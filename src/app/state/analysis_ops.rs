@@ -68,7 +68,7 @@ impl EditorState {
             _ => self.pose.clone(),
         };
         self.pose = pose.clone();
-        self.playing = false;
+        self.posing.playing = false;
         self.dirty = true;
         self.analysis.sweep.scrub = Some(Scrub { step, saved, shown: pose });
     }
@@ -90,8 +90,8 @@ impl EditorState {
             clips.push(rom.clip);
             true
         }) {
-            self.clip = Some(at);
-            self.playing = false;
+            self.posing.clip = Some(at);
+            self.posing.playing = false;
             self.apply(Command::SetTime(0.0));
             self.set_info(format!("added clip {name:?}: {motions} motions, {end:.2} s"));
         }

@@ -34,7 +34,7 @@ impl EditorState {
     /// load; at least 1 while any painted vertex differs from the saved weights.
     #[must_use]
     pub fn unsaved_strokes(&self) -> usize {
-        if !self.edited.is_dirty() {
+        if !self.painting.edited.is_dirty() {
             return 0;
         }
         let steps = self.history.paint_steps().abs_diff(self.counts.clean_paint_steps);

@@ -13,43 +13,9 @@ use std::collections::BTreeSet;
 use glam::{DMat4, DVec3};
 
 use super::EditorState;
+use crate::app::command::{IkCommand, MAX_CHAIN};
 use crate::rig::ik::{self, IkError, IkGoal, IkSolver};
 use crate::rig::{fk, Pose};
-
-/// The longest chain the chain-length field offers.
-pub const MAX_CHAIN: usize = 32;
-
-/// An IK operation (see the module documentation).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum IkCommand {
-    /// Turn IK dragging on or off.
-    SetEnabled(bool),
-    /// Bones that follow the dragged joint (1 to [`MAX_CHAIN`]).
-    SetChain(usize),
-    /// Pin or unpin a joint (pinned joints keep their model-space position during IK drags).
-    TogglePin(usize),
-    /// Forget every pin.
-    ClearPins,
-    /// Move `end` to `target` (model space); the chain follows. Consecutive drags of the same
-    /// joint solve from the pose at the first one, until [`IkCommand::End`].
-    Drag {
-        /// The dragged end joint.
-        end: usize,
-        /// Where it goes, model space.
-        target: DVec3,
-    },
-    /// Bend the two-bone chain ending at `end` toward `pole` (model space), the end kept in place.
-    Pole {
-        /// The chain's end joint.
-        end: usize,
-        /// The pole point the middle joint turns toward.
-        pole: DVec3,
-    },
-    /// Finish the drag: one undo step when the pose changed.
-    End,
-    /// Abandon the drag: the pose at its start comes back.
-    Cancel,
-}
 
 /// A drag in progress: the joint and the pose it started from.
 #[derive(Clone, Debug, PartialEq)]
@@ -85,6 +51,18 @@ impl IkState {
         self.drag.is_some()
     }
 
+    /// Sets how many bones follow the dragged joint (1 to [`MAX_CHAIN`]).
+    pub fn set_chain(&mut self, bones: usize) {
+        self.chain = bones.clamp(1, MAX_CHAIN);
+    }
+
+    /// Pins `node`, or unpins it when it is pinned.
+    pub fn toggle_pin(&mut self, node: usize) {
+        if !self.pinned.remove(&node) {
+            self.pinned.insert(node);
+        }
+    }
+
     /// Forgets the pins and the drag (another model was loaded); the settings stay.
     pub fn model_replaced(&mut self) {
         self.pinned.clear();
@@ -98,16 +76,12 @@ impl EditorState {
         match cmd {
             IkCommand::SetEnabled(on) => {
                 self.end_ik_drag();
-                self.ik.enabled = on;
+                self.posing.ik.enabled = on;
             }
-            IkCommand::SetChain(n) => self.ik.chain = n.clamp(1, MAX_CHAIN),
-            IkCommand::TogglePin(node) if node < self.model.nodes.len() => {
-                if !self.ik.pinned.remove(&node) {
-                    self.ik.pinned.insert(node);
-                }
-            }
+            IkCommand::SetChain(n) => self.posing.ik.set_chain(n),
+            IkCommand::TogglePin(node) if node < self.model.nodes.len() => self.posing.ik.toggle_pin(node),
             IkCommand::TogglePin(_) => {}
-            IkCommand::ClearPins => self.ik.pinned.clear(),
+            IkCommand::ClearPins => self.posing.ik.pinned.clear(),
             IkCommand::Drag { end, target } => self.ik_solve(end, target, None),
             IkCommand::Pole { end, pole } => {
                 let target = self.ik_drag_start(end).map(|d| d.end_at_start);
@@ -117,7 +91,7 @@ impl EditorState {
             }
             IkCommand::End => self.end_ik_drag(),
             IkCommand::Cancel => {
-                if let Some(d) = self.ik.drag.take() {
+                if let Some(d) = self.posing.ik.drag.take() {
                     self.pose = d.start;
                     self.dirty = true;
                 }
@@ -127,7 +101,7 @@ impl EditorState {
 
     /// Records the open IK drag as one undo step (nothing when the pose did not change).
     pub(super) fn end_ik_drag(&mut self) {
-        let Some(d) = self.ik.drag.take() else { return };
+        let Some(d) = self.posing.ik.drag.take() else { return };
         if d.start != self.pose {
             self.history.record(&d.start, None);
         }
@@ -138,16 +112,16 @@ impl EditorState {
         if end >= self.model.nodes.len() {
             return None;
         }
-        if self.ik.drag.as_ref().is_none_or(|d| d.end != end) {
+        if self.posing.ik.drag.as_ref().is_none_or(|d| d.end != end) {
             self.end_ik_drag();
             self.end_gesture();
-            self.playing = false;
+            self.posing.playing = false;
             let mut globals = Vec::new();
             fk::model_from_node(&self.model.nodes, &self.pose, &mut globals);
             let end_at_start = globals[end].w_axis.truncate();
-            self.ik.drag = Some(IkDrag { end, start: self.pose.clone(), end_at_start });
+            self.posing.ik.drag = Some(IkDrag { end, start: self.pose.clone(), end_at_start });
         }
-        self.ik.drag.as_ref()
+        self.posing.ik.drag.as_ref()
     }
 
     fn ik_solve(&mut self, end: usize, target: DVec3, pole: Option<DVec3>) {
@@ -161,7 +135,7 @@ impl EditorState {
             }
         };
         let goal = IkGoal { end, target, chain, pole, solver: IkSolver::Auto };
-        let pinned: Vec<usize> = self.ik.pinned.iter().copied().collect();
+        let pinned: Vec<usize> = self.posing.ik.pinned.iter().copied().collect();
         match ik::solve(&self.model.nodes, &mut pose, &goal, &pinned) {
             Ok(_) if pose == self.pose => {}
             Ok(_) => {
@@ -175,20 +149,20 @@ impl EditorState {
     /// The chain length used for `end`: the setting, or fewer bones when the hierarchy above
     /// the joint is shorter (as far as the root).
     fn ik_chain_length(&self, end: usize) -> Result<usize, IkError> {
-        match ik::chain_nodes(&self.model.nodes, end, self.ik.chain) {
+        match ik::chain_nodes(&self.model.nodes, end, self.posing.ik.chain) {
             Err(IkError::ChainTooLong { available, .. }) if available > 0 => Ok(available),
             Err(e) => Err(e),
-            Ok(_) => Ok(self.ik.chain),
+            Ok(_) => Ok(self.posing.ik.chain),
         }
     }
 
     /// The chain an IK drag of `end` moves, root first (pins shorten it), or why there is none.
     pub fn ik_chain(&self, end: usize) -> Result<Vec<usize>, IkError> {
         let mut chain = ik::chain_nodes(&self.model.nodes, end, self.ik_chain_length(end)?)?;
-        if self.ik.pinned.contains(&end) {
+        if self.posing.ik.pinned.contains(&end) {
             return Err(IkError::EndPinned(self.model.nodes.key(end)));
         }
-        if let Some(k) = chain.iter().rposition(|n| self.ik.pinned.contains(n)) {
+        if let Some(k) = chain.iter().rposition(|n| self.posing.ik.pinned.contains(n)) {
             chain.drain(..k);
         }
         Ok(chain)

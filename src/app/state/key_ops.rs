@@ -20,9 +20,9 @@ impl EditorState {
                     clips.push(Clip { name: Some(name), channels: Vec::new() });
                     true
                 }) {
-                    self.clip = Some(at);
-                    self.playing = false;
-                    self.time_secs = 0.0;
+                    self.posing.clip = Some(at);
+                    self.posing.playing = false;
+                    self.posing.time_secs = 0.0;
                 }
             }
             KeyCommand::Set { whole_pose } => {
@@ -34,29 +34,29 @@ impl EditorState {
                     self.set_error("nothing to key: the model has no joints".into());
                     return;
                 }
-                if self.clip.is_none_or(|c| c >= self.model.clips.len()) {
+                if self.posing.clip.is_none_or(|c| c >= self.model.clips.len()) {
                     self.apply_key(KeyCommand::NewClip);
                 }
-                let Some(clip) = self.clip else { return };
-                let (tree, pose, time) = (self.model.nodes.clone(), self.pose.clone(), self.time_secs);
+                let Some(clip) = self.posing.clip else { return };
+                let (tree, pose, time) = (self.model.nodes.clone(), self.pose.clone(), self.posing.time_secs);
                 let label = if nodes.len() == 1 { "Set Key" } else { "Set Key (whole pose)" };
                 if self.edit_clips(label, |clips| {
                     keys::set_keys(&mut clips[clip], &tree, &pose, &nodes, time);
                     true
                 }) {
-                    self.set_info(format!("keyed {} joint(s) at {:.2} s", nodes.len(), self.time_secs));
+                    self.set_info(format!("keyed {} joint(s) at {:.2} s", nodes.len(), self.posing.time_secs));
                 }
             }
             KeyCommand::Delete { whole_pose } => {
-                let Some(clip) = self.clip else { return };
+                let Some(clip) = self.posing.clip else { return };
                 let nodes = if whole_pose { None } else { self.selected.map(|n| vec![n]) };
-                let time = self.time_secs;
+                let time = self.posing.time_secs;
                 if !self.edit_clips("Delete Key", |clips| keys::delete_keys(&mut clips[clip], nodes.as_deref(), time)) {
                     self.set_info(format!("no key at {time:.2} s"));
                 }
             }
             KeyCommand::Move { from_secs, to_secs } => {
-                let Some(clip) = self.clip else { return };
+                let Some(clip) = self.posing.clip else { return };
                 if self.edit_clips("Move Keys", |clips| keys::move_keys(&mut clips[clip], None, from_secs, to_secs)) {
                     self.apply(crate::app::command::Command::SetTime(keys::f32_exact(to_secs.max(0.0))));
                 }
@@ -91,7 +91,7 @@ impl EditorState {
     /// start, if earlier) to a second past its end, so new keys can be set after the last one.
     #[must_use]
     pub fn timeline_range(&self) -> (f64, f64) {
-        let (a, b) = self.clip.and_then(|c| self.model.clips.get(c)).map_or((0.0, 0.0), Clip::range);
+        let (a, b) = self.posing.clip.and_then(|c| self.model.clips.get(c)).map_or((0.0, 0.0), Clip::range);
         (a.min(0.0), b.max(a) + 1.0)
     }
 }

@@ -10,9 +10,10 @@ use super::{EditorState, Mode, PendingOverwrite, Stage, WeightDisplay};
 use crate::app::command::{Command, ExportChoice, WeightTool};
 use crate::io::{Bake, Container, ExportOptions};
 use crate::model::Model;
+use crate::model::{StrokeRecord, TouchedPrimitive};
 use crate::paint::{
     apply_surface_dab, brush, display, footprint, reskin_after_dab, tools, weld, Dab, DabTarget, FootprintOptions, Hit,
-    Ray, StrokeRecord, TouchedPrimitive, View, WeightRules,
+    Ray, View, WeightRules,
 };
 use crate::render::gpu_changes::Changed;
 
@@ -85,7 +86,7 @@ impl EditorState {
     #[must_use]
     pub fn with_document(model: Model, source: crate::io::SourceDocument, name: &str) -> Self {
         let mut s = Self::new(model, name);
-        s.source = Some(std::sync::Arc::new(source));
+        s.files.source = Some(std::sync::Arc::new(source));
         s
     }
 
@@ -104,9 +105,9 @@ impl EditorState {
             .model
             .skins
             .get(skin)
-            .map(|s| s.joints.iter().map(|n| self.paint.locked.contains(n)).collect())
+            .map(|s| s.joints.iter().map(|n| self.painting.settings.locked.contains(n)).collect())
             .unwrap_or_default();
-        WeightRules { locked, limit: self.paint.limit, mask: None }
+        WeightRules { locked, limit: self.painting.settings.limit, mask: None }
     }
 
     /// The weight rules over the whole surface (surface joints; locks by node, the limit, the
@@ -115,40 +116,49 @@ impl EditorState {
     pub fn surface_rules(&self) -> WeightRules {
         WeightRules {
             mask: self.editable_mask(),
-            ..self.topology.surface.rules(|n| self.paint.locked.contains(&n), self.paint.limit)
+            ..self
+                .painting
+                .topology
+                .surface
+                .rules(|n| self.painting.settings.locked.contains(&n), self.painting.settings.limit)
         }
     }
 
     /// The brush caches: the model as one surface, its vertex and joint mirrors.
     #[must_use]
     pub fn topology(&self) -> &crate::paint::ModelTopology {
-        &self.topology
+        &self.painting.topology
     }
 
     /// The name of surface joint `joint`.
     #[must_use]
     pub fn surface_joint_name(&self, joint: u16) -> String {
-        self.topology.surface.joint_nodes().get(joint as usize).map_or_else(String::new, |&n| self.model.nodes.key(n))
+        self.painting
+            .topology
+            .surface
+            .joint_nodes()
+            .get(joint as usize)
+            .map_or_else(String::new, |&n| self.model.nodes.key(n))
     }
 
     /// The selected joint as a surface joint.
     #[must_use]
     pub fn selected_surface_joint(&self) -> Option<u16> {
         let node = self.selected?;
-        self.topology.surface.joint_nodes().iter().position(|&n| n == node).map(|j| j as u16)
+        self.painting.topology.surface.joint_nodes().iter().position(|&n| n == node).map(|j| j as u16)
     }
 
     /// `"; N weld groups …"` when the model's weld groups disagree (for load, save and export
     /// messages), else empty.
     pub(super) fn weld_warning(&self) -> String {
-        weld::disagreement_warning(&self.model, &self.topology.surface)
+        weld::disagreement_warning(&self.model, &self.painting.topology.surface)
             .map_or_else(String::new, |w| format!("; warning: {w}"))
     }
 
     /// Counts the weld groups that disagree again (after a tool, a stroke or an undo).
     pub(super) fn recount_welds(&mut self) {
-        self.weld_disagreements =
-            weld::disagreeing_groups(&self.model, &self.topology.surface, weld::AGREEMENT_TOLERANCE).len();
+        self.painting.weld_disagreements =
+            weld::disagreeing_groups(&self.model, &self.painting.topology.surface, weld::AGREEMENT_TOLERANCE).len();
     }
 
     /// The selected node's joint index in skin `skin`.
@@ -161,8 +171,8 @@ impl EditorState {
 
     /// Model units per screen pixel at `point` for a viewport `height_px` tall.
     fn units_per_px(&self, point: glam::Vec3, height_px: f32) -> f32 {
-        let depth = (point - self.camera.eye()).dot(-self.camera.back());
-        brush::model_units_per_px(self.camera.fov_y_rad, height_px, depth)
+        let depth = (point - self.view.camera.eye()).dot(-self.view.camera.back());
+        brush::model_units_per_px(self.view.camera.fov_y_rad, height_px, depth)
     }
 
     /// What the brush is over (for the brush circle and the hover read-out) in viewport panel
@@ -172,9 +182,9 @@ impl EditorState {
         let (target, hit) = self.pick_deformed(ray, self.panel(panel))?;
         let inst = self.model.instances.get(target.instance)?;
         let upp = self.units_per_px(hit.point, viewport_height_px);
-        let radius_px = match self.paint.brush.radius_unit {
-            brush::RadiusUnit::Screen => self.paint.brush.radius,
-            brush::RadiusUnit::Model => self.paint.brush.radius / upp.max(1e-12),
+        let radius_px = match self.painting.settings.brush.radius_unit {
+            brush::RadiusUnit::Screen => self.painting.settings.brush.radius,
+            brush::RadiusUnit::Model => self.painting.settings.brush.radius / upp.max(1e-12),
         };
         let skin = self.model.skins.get(inst.skin)?;
         let prim = self.model.meshes.get(inst.mesh)?.primitives.get(target.prim)?;
@@ -199,47 +209,35 @@ impl EditorState {
         match cmd {
             Command::BeginStroke => {
                 self.end_stroke();
-                self.stroke = Some(StrokeRecord::new(format!("Paint {}", self.paint.brush.mode.label())));
+                self.painting.stroke =
+                    Some(StrokeRecord::new(format!("Paint {}", self.painting.settings.brush.mode.label())));
             }
             Command::Dab { ray, viewport_height_px, panel } => self.dab(&ray, viewport_height_px, self.panel(panel)),
             Command::EndStroke => self.end_stroke(),
             Command::SampleWeight { ray, panel } => self.sample_weight(&ray, self.panel(panel)),
             Command::Tool(tool) => self.run_tool(tool),
-            Command::SetLocked { node, locked } => {
-                if locked {
-                    self.paint.locked.insert(node);
-                } else {
-                    self.paint.locked.remove(&node);
-                }
-            }
+            Command::SetLocked { node, locked } => self.painting.set_locked(node, locked),
             Command::SaveModel { path, overwrite } => self.save_model(&path, overwrite),
             Command::SaveWeights(path) => {
-                let base = self.source.as_deref().map(crate::io::SourceDocument::original);
+                let base = self.files.source.as_deref().map(crate::io::SourceDocument::original);
                 match crate::io::write_weights_file(&path, &self.model, base) {
                     Ok(n) => self.set_info(format!("saved weights of {n} vertices to {}", path.display())),
                     Err(e) => self.set_error(e.to_string()),
                 }
             }
             Command::Export { path, choice, overwrite } => self.export(&path, choice, overwrite),
-            Command::ConfirmOverwrite(yes) => {
-                if let Some(p) = self.pending_overwrite.take() {
-                    if yes {
-                        self.discard_confirmed = p.discard;
-                        self.apply(p.command);
-                    } else if p.discard {
-                        self.set_info(format!("{} was not opened", p.path.display()));
-                    } else {
-                        self.set_info(format!("{} was not overwritten", p.path.display()));
-                    }
-                }
-            }
+            Command::ConfirmOverwrite(yes) => match self.files.answer(yes) {
+                Some(Ok(command)) => self.apply(command),
+                Some(Err(not_done)) => self.set_info(not_done),
+                None => {}
+            },
             _ => {}
         }
     }
 
     /// A valid panel index (the right panel only exists in split view).
     fn panel(&self, panel: usize) -> usize {
-        usize::from(self.split && panel == 1)
+        self.view.deformation_of_panel(panel)
     }
 
     fn dab(&mut self, ray: &Ray, viewport_height_px: f32, panel: usize) {
@@ -249,8 +247,8 @@ impl EditorState {
         self.refresh();
         let Some((target, hit)) = self.pick_deformed(ray, panel) else { return };
         let Some(inst) = self.model.instances.get(target.instance).cloned() else { return };
-        let brush = self.paint.brush.clone();
-        let surface = &self.topology.surface;
+        let brush = self.painting.settings.brush.clone();
+        let surface = &self.painting.topology.surface;
         let joint = self.paint_joint(inst.skin).and_then(|j| surface.surface_joint(inst.skin, j));
         if brush.mode.paints_joint() && joint.is_none() {
             self.set_error("select a joint of this skin to paint its weights".into());
@@ -265,7 +263,7 @@ impl EditorState {
             vertex: hit.vertex + part.first_vertex,
             ..hit
         };
-        let buffers = &mut self.surface_buffers;
+        let buffers = &mut self.painting.surface_buffers;
         if buffers.holds != Some((self.model_rev, self.frame_rev, panel)) {
             surface.gather_deformed(&self.deformed[panel], &mut buffers.positions, &mut buffers.normals);
         }
@@ -274,7 +272,7 @@ impl EditorState {
             radius,
             whole_volume: brush.whole_volume,
             front_faces_only: brush.front_faces_only,
-            view: Some(View::Perspective { eye: self.camera.eye() }),
+            view: Some(View::Perspective { eye: self.view.camera.eye() }),
         };
         footprint(
             &hit,
@@ -283,21 +281,23 @@ impl EditorState {
             surface.triangles(),
             surface.adjacency(),
             &options,
-            &mut self.scratch,
-            &mut self.touches,
+            &mut self.painting.scratch,
+            &mut self.painting.touches,
         );
-        if self.touches.is_empty() {
+        if self.painting.touches.is_empty() {
             return;
         }
         // Not counted in `model_edits`: the dab recolours the vertices it touched itself.
         let model = Arc::make_mut(&mut self.model);
-        let stroke = self.stroke.get_or_insert_with(|| StrokeRecord::new(format!("Paint {}", brush.mode.label())));
-        let dab = Dab { joint: joint.unwrap_or(0), brush: &brush, radius, touches: &self.touches };
-        match apply_surface_dab(model, target, &dab, &rules, &self.topology, stroke) {
+        let stroke =
+            self.painting.stroke.get_or_insert_with(|| StrokeRecord::new(format!("Paint {}", brush.mode.label())));
+        let dab = Dab { joint: joint.unwrap_or(0), brush: &brush, radius, touches: &self.painting.touches };
+        match apply_surface_dab(model, target, &dab, &rules, &self.painting.topology, stroke) {
             Ok(outcome) => {
                 if let Some(to) = outcome.fallback_joint.filter(|_| outcome.moved_to_fallback > 0) {
-                    let name =
-                        |j: u16| self.topology.surface.joint_nodes().get(j as usize).map(|&n| self.model.nodes.key(n));
+                    let name = |j: u16| {
+                        self.painting.topology.surface.joint_nodes().get(j as usize).map(|&n| self.model.nodes.key(n))
+                    };
                     self.set_info(format!(
                         "Subtract: {} vertices had {} as their only free influence: the removed weight went to {}",
                         outcome.moved_to_fallback,
@@ -317,7 +317,7 @@ impl EditorState {
                     self.gpu_changes.deformed[0].add_vertices(&outcome.parts);
                     let right_started = Instant::now();
                     self.frame_times.add(Stage::DeformLeft, (right_started - started).as_secs_f64());
-                    if self.split || self.difference {
+                    if self.view.split || self.view.difference {
                         let right = &mut self.deformed[1];
                         reskin_after_dab(&mut self.deformer_right, &model, &self.pose, &outcome, right);
                         self.gpu_changes.deformed[1].add_vertices(&outcome.parts);
@@ -327,9 +327,13 @@ impl EditorState {
                     self.update_paint_colours_of(&outcome.parts);
                     self.frame_times.add(Stage::Colours, colours_started.elapsed().as_secs_f64());
                     self.frame_rev += 1;
-                    self.refit_picking(self.frame_rev - 1, &outcome.parts, [true, self.split || self.difference]);
-                    let b = &mut self.surface_buffers;
-                    let surface = &self.topology.surface;
+                    self.refit_picking(
+                        self.frame_rev - 1,
+                        &outcome.parts,
+                        [true, self.view.split || self.view.difference],
+                    );
+                    let b = &mut self.painting.surface_buffers;
+                    let surface = &self.painting.topology.surface;
                     surface.patch_deformed(&self.deformed[panel], &outcome.parts, &mut b.positions, &mut b.normals);
                     b.holds = Some((self.model_rev, self.frame_rev, panel));
                 }
@@ -340,13 +344,13 @@ impl EditorState {
 
     /// Finishes the stroke in progress, if any: one undo step, and its vertices count as edited.
     pub(super) fn end_stroke(&mut self) {
-        if let Some(stroke) = self.stroke.take() {
-            self.edited.note(&stroke);
-            if self.weld_disagreements > 0 {
+        if let Some(stroke) = self.painting.stroke.take() {
+            self.painting.edited.note(&stroke);
+            if self.painting.weld_disagreements > 0 {
                 self.recount_welds();
             }
             self.history.record_paint(stroke);
-            if self.difference {
+            if self.view.difference {
                 // The overlay's distances depend on the weights: recompute them once per stroke.
                 self.dirty = true;
             }
@@ -371,8 +375,8 @@ impl EditorState {
             .influences
             .as_ref()
             .map_or(0.0, |inf| display::sample_weight(inf, &skin.sets, &prim.triangles, &hit, joint));
-        self.paint.brush.value = w;
-        self.paint.brush.mode = crate::paint::BlendMode::Replace;
+        self.painting.settings.brush.value = w;
+        self.painting.settings.brush.mode = crate::paint::BlendMode::Replace;
         self.set_info(format!("sampled weight {w:.3} (Replace value)"));
     }
 
@@ -380,14 +384,17 @@ impl EditorState {
         self.end_stroke();
         let mut record = StrokeRecord::new(tool.label());
         let rules = self.surface_rules();
-        let (threshold, strength, rounds) =
-            (self.paint.clean_threshold, self.paint.smooth_strength, self.paint.smooth_iterations);
+        let (threshold, strength, rounds) = (
+            self.painting.settings.clean_threshold,
+            self.painting.settings.smooth_strength,
+            self.painting.settings.smooth_iterations,
+        );
         let selected = self.selected_surface_joint();
         if let (WeightTool::MirrorWeights { all_joints: false, .. }, None) = (tool, selected) {
             self.set_error(format!("{}: select a joint first", tool.label()));
             return;
         }
-        let topology = &self.topology;
+        let topology = &self.painting.topology;
         let model = super::refresh::edit_model(&mut self.model, &mut self.model_edits);
         let mut note = String::new();
         let out = match tool {
@@ -413,7 +420,7 @@ impl EditorState {
         };
         match out {
             Ok(o) => {
-                self.edited.note(&record);
+                self.painting.edited.note(&record);
                 self.history.record_paint(record);
                 self.dirty = true;
                 self.recount_welds();
@@ -434,12 +441,12 @@ impl EditorState {
         if self.mode != Mode::Paint {
             return;
         }
-        let out = &mut self.paint_colours;
-        let surface = &self.topology.surface;
-        let sel = &self.weight_tools.selection;
+        let out = &mut self.painting.colours;
+        let surface = &self.painting.topology.surface;
+        let sel = &self.painting.weight_tools.selection;
         let sel = (sel.len() == surface.len()).then_some(sel);
         let any_selected = sel.is_some_and(|s| !s.selected_groups(surface.adjacency()).is_empty());
-        self.paint_any_selected = any_selected;
+        self.painting.any_selected = any_selected;
         out.resize_with(self.model.instances.len(), Vec::new);
         for (i, inst) in self.model.instances.iter().enumerate() {
             let (Some(mesh), Some(skin)) = (self.model.meshes.get(inst.mesh), self.model.skins.get(inst.skin)) else {
@@ -455,7 +462,9 @@ impl EditorState {
                     colours.resize(prim.positions.len(), UNWEIGHTED);
                     continue;
                 };
-                colours.extend((0..inf.len()).map(|v| weight_colour(self.paint.display, inf, &skin.sets, v, joint)));
+                colours.extend(
+                    (0..inf.len()).map(|v| weight_colour(self.painting.settings.display, inf, &skin.sets, v, joint)),
+                );
                 if let (Some(sel), Some(first)) = (sel, first) {
                     for (v, c) in colours.iter_mut().enumerate() {
                         *c = mark_selection(*c, first + v as u32, sel, any_selected);
@@ -472,15 +481,17 @@ impl EditorState {
         if self.mode != Mode::Paint {
             return;
         }
-        let surface = &self.topology.surface;
-        let sel = &self.weight_tools.selection;
+        let surface = &self.painting.topology.surface;
+        let sel = &self.painting.weight_tools.selection;
         let sel = (sel.len() == surface.len()).then_some(sel);
         for part in parts {
             for (i, inst) in self.model.instances.iter().enumerate().filter(|(_, inst)| inst.mesh == part.mesh) {
                 let Some(skin) = self.model.skins.get(inst.skin) else { continue };
                 let prim = self.model.meshes.get(inst.mesh).and_then(|m| m.primitives.get(part.prim));
                 let Some(inf) = prim.and_then(|p| p.influences.as_ref()) else { continue };
-                let Some(colours) = self.paint_colours.get_mut(i).and_then(|c| c.get_mut(part.prim)) else { continue };
+                let Some(colours) = self.painting.colours.get_mut(i).and_then(|c| c.get_mut(part.prim)) else {
+                    continue;
+                };
                 let joint = self.selected.and_then(|n| skin.joints.iter().position(|&j| j == n)).map(|j| j as u16);
                 let first = surface.part_of(inst.mesh, part.prim).map(|k| surface.parts()[k].first_vertex);
                 for &v in &part.vertices {
@@ -488,9 +499,9 @@ impl EditorState {
                     if v >= colours.len() || v >= inf.len() {
                         continue;
                     }
-                    let mut c = weight_colour(self.paint.display, inf, &skin.sets, v, joint);
+                    let mut c = weight_colour(self.painting.settings.display, inf, &skin.sets, v, joint);
                     if let (Some(sel), Some(first)) = (sel, first) {
-                        c = mark_selection(c, first + v as u32, sel, self.paint_any_selected);
+                        c = mark_selection(c, first + v as u32, sel, self.painting.any_selected);
                     }
                     colours[v] = c;
                 }
@@ -507,9 +518,9 @@ impl EditorState {
     }
 
     fn confirm_needed(&mut self, path: &Path, overwrite: bool, command: Command) -> bool {
-        let is_input = self.source.as_ref().is_some_and(|s| s.is_source_file(path));
+        let is_input = self.files.source.as_ref().is_some_and(|s| s.is_source_file(path));
         if is_input && !overwrite {
-            self.pending_overwrite = Some(PendingOverwrite { path: path.to_path_buf(), discard: false, command });
+            self.files.pending_overwrite = Some(PendingOverwrite { path: path.to_path_buf(), discard: false, command });
             self.set_info(format!("{} is the model's input file: confirm to overwrite it", path.display()));
             return true;
         }
@@ -521,7 +532,7 @@ impl EditorState {
         if self.confirm_needed(path, overwrite, Command::SaveModel { path: path.to_path_buf(), overwrite: true }) {
             return;
         }
-        let Some(source) = &self.source else {
+        let Some(source) = &self.files.source else {
             self.set_error(format!("{}: only models opened from glTF can be saved", path.display()));
             return;
         };
@@ -531,18 +542,18 @@ impl EditorState {
         };
         let options = ExportOptions {
             container,
-            max_influences: self.paint.limit.max(crate::paint::DEFAULT_LIMIT),
+            max_influences: self.painting.settings.limit.max(crate::paint::DEFAULT_LIMIT),
             overwrite_source: overwrite,
             ..ExportOptions::default()
         };
         match crate::io::export_model(&self.model, source, &options, path) {
             Ok(_) => {
-                let n = self.edited.len();
-                self.edited.clear();
+                let n = self.painting.edited.len();
+                self.painting.edited.clear();
                 self.rig.unsaved = 0;
-                self.clean_revision = Some(self.history.revision());
+                self.files.clean_revision = Some(self.history.revision());
                 self.counts.saved(&self.history);
-                self.save_path = Some(path.to_path_buf());
+                self.files.save_path = Some(path.to_path_buf());
                 self.set_info(format!("saved {} ({n} edited vertices){}", path.display(), self.weld_warning()));
             }
             Err(e) => self.set_error(e.to_string()),
@@ -555,15 +566,15 @@ impl EditorState {
         if self.confirm_needed(&path, overwrite, Command::Export { path: path.clone(), choice, overwrite: true }) {
             return;
         }
-        let Some(source) = &self.source else {
+        let Some(source) = &self.files.source else {
             self.set_error(format!("{}: only models opened from glTF can be exported", path.display()));
             return;
         };
         let options = ExportOptions {
             container: if choice.glb { Container::Glb } else { Container::GltfEmbedded },
             weights_format: choice.weights,
-            max_influences: self.paint.limit.max(crate::paint::DEFAULT_LIMIT),
-            bake: choice.bake.then(|| Bake { pose: self.pose.clone(), method: self.method }),
+            max_influences: self.painting.settings.limit.max(crate::paint::DEFAULT_LIMIT),
+            bake: choice.bake.then(|| Bake { pose: self.pose.clone(), method: self.view.method }),
             overwrite_source: overwrite,
             keep_weights: false,
         };

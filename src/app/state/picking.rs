@@ -2,12 +2,15 @@
 //! through pick boxes (`paint::ModelPickBoxes`) per panel, fitted lazily to the deformation the
 //! pick sees from its second pick on: at 1M vertices a pick tests a few runs of triangles instead
 //! of all 2M (4–15 ms), fitting costs about one such pick, and a dab refits only the runs of the
-//! vertices it re-skinned.
+//! vertices it re-skinned. Joints are picked by their projected positions (`pick_joint`).
 
 use std::sync::Mutex;
 
+use glam::Vec2;
+
 use super::EditorState;
-use crate::paint::{pick_model, DabTarget, Hit, ModelPickBoxes, Ray, TouchedPrimitive};
+use crate::model::TouchedPrimitive;
+use crate::paint::{pick_model, DabTarget, Hit, ModelPickBoxes, Ray};
 
 /// What a panel's boxes were fitted to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,5 +90,21 @@ impl EditorState {
                 panel.fitted = Some(now);
             }
         }
+    }
+
+    /// The joint whose projected position in a panel of `size` pixels is nearest to `p` (within
+    /// 14 px), on the CPU.
+    #[must_use]
+    pub fn pick_joint(&self, p: Vec2, size: Vec2) -> Option<usize> {
+        self.skeleton
+            .joints
+            .iter()
+            .filter_map(|&(n, _)| {
+                let q = self.view.camera.project(self.node_position(n)?, size)?;
+                let d = q.distance(p);
+                (d < 14.0).then_some((d, n))
+            })
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, n)| n)
     }
 }

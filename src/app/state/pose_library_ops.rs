@@ -10,40 +10,9 @@ use std::path::PathBuf;
 
 use super::pose_tools::mirror_partners;
 use super::EditorState;
+use crate::app::command::PoseLibraryCommand;
 use crate::io::pose_library::{held_pose, library_path, LibraryPose, PoseLibrary, THUMBNAIL_PX};
 use crate::rig::mirror_pose::paste_mirrored;
-
-/// A pose-library operation.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PoseLibraryCommand {
-    /// Add the current pose under `name` (replacing a pose of that name): the selected joint and
-    /// those below it (`selected_only`), or every joint.
-    Add {
-        /// The new pose's name.
-        name: String,
-        /// Only the selected limb (the whole pose when nothing is selected).
-        selected_only: bool,
-    },
-    /// Apply pose `index` (one undo step); `flipped` applies it across the symmetry plane.
-    Apply {
-        /// The pose's position in the library.
-        index: usize,
-        /// Onto the mirror partners, reflected.
-        flipped: bool,
-    },
-    /// Rename pose `index`.
-    Rename {
-        /// The pose's position in the library.
-        index: usize,
-        /// Its new name.
-        name: String,
-    },
-    /// Delete pose `index`.
-    Delete(usize),
-    /// Start an empty library in place of a file that could not be read (it is overwritten by
-    /// the next change).
-    ReplaceBroken,
-}
 
 /// The library of the model shown, where it is kept and what went wrong reading it.
 #[derive(Clone, Debug, Default)]
@@ -65,11 +34,11 @@ pub struct PoseLibraryState {
 impl EditorState {
     /// Reads the model's pose library if the model changed since it was last read.
     pub fn sync_pose_library(&mut self) {
-        let key = (self.model_rev, self.model_path.clone());
-        if self.poses.loaded_for.as_ref() == Some(&key) {
+        let key = (self.model_rev, self.files.model_path.clone());
+        if self.posing.poses.loaded_for.as_ref() == Some(&key) {
             return;
         }
-        let path = self.model_path.as_deref().map(library_path);
+        let path = self.files.model_path.as_deref().map(library_path);
         let (library, problem) = match &path {
             Some(p) => match PoseLibrary::read(p, &self.model.nodes) {
                 Ok(lib) => (lib.unwrap_or_default(), None),
@@ -77,7 +46,8 @@ impl EditorState {
             },
             None => (PoseLibrary::default(), None),
         };
-        self.poses = PoseLibraryState { library, path, problem, loaded_for: Some(key), ..PoseLibraryState::default() };
+        self.posing.poses =
+            PoseLibraryState { library, path, problem, loaded_for: Some(key), ..PoseLibraryState::default() };
     }
 
     /// Carries out one pose-library command.
@@ -88,26 +58,26 @@ impl EditorState {
             PoseLibraryCommand::Apply { index, flipped } => self.apply_library_pose(index, flipped),
             PoseLibraryCommand::Rename { index, name } => {
                 let name = name.trim().to_owned();
-                if index >= self.poses.library.poses.len() || name.is_empty() {
+                if index >= self.posing.poses.library.poses.len() || name.is_empty() {
                     return;
                 }
-                if self.poses.library.find(&name).is_some_and(|i| i != index) {
+                if self.posing.poses.library.find(&name).is_some_and(|i| i != index) {
                     self.set_error(format!("a pose called {name:?} is already in the library"));
                     return;
                 }
-                let mut lib = self.poses.library.clone();
+                let mut lib = self.posing.poses.library.clone();
                 lib.poses[index].name.clone_from(&name);
                 self.store_library(lib, format!("renamed the pose to {name:?}"));
             }
             PoseLibraryCommand::Delete(index) => {
-                if index < self.poses.library.poses.len() {
-                    let mut lib = self.poses.library.clone();
+                if index < self.posing.poses.library.poses.len() {
+                    let mut lib = self.posing.poses.library.clone();
                     let gone = lib.poses.remove(index);
                     self.store_library(lib, format!("deleted the pose {:?}", gone.name));
                 }
             }
             PoseLibraryCommand::ReplaceBroken => {
-                if let Some(problem) = self.poses.problem.take() {
+                if let Some(problem) = self.posing.poses.problem.take() {
                     self.set_info(format!(
                         "started a new library; the next change replaces the broken file ({problem})"
                     ));
@@ -128,7 +98,7 @@ impl EditorState {
             return;
         }
         self.refresh();
-        let rgba = crate::thumbnail::draw(&self.model, &self.deformed[0], self.camera.view(), THUMBNAIL_PX);
+        let rgba = crate::thumbnail::draw(&self.model, &self.deformed[0], self.view.camera.view(), THUMBNAIL_PX);
         let thumbnail_png = match crate::thumbnail::encode_png(&rgba, THUMBNAIL_PX, THUMBNAIL_PX) {
             Ok(png) => png,
             Err(e) => {
@@ -141,7 +111,7 @@ impl EditorState {
             pose: held_pose(&self.model.nodes, &self.pose, &nodes),
             thumbnail_png,
         };
-        let mut lib = self.poses.library.clone();
+        let mut lib = self.posing.poses.library.clone();
         match lib.find(name) {
             Some(i) => lib.poses[i] = entry,
             None => lib.poses.push(entry),
@@ -150,7 +120,7 @@ impl EditorState {
     }
 
     fn apply_library_pose(&mut self, index: usize, flipped: bool) {
-        let Some(entry) = self.poses.library.poses.get(index) else { return };
+        let Some(entry) = self.posing.poses.library.poses.get(index) else { return };
         let tree = &self.model.nodes;
         let nodes: Vec<usize> = entry.pose.overrides.keys().copied().filter(|&n| n < tree.len()).collect();
         let pose = if flipped {
@@ -168,7 +138,7 @@ impl EditorState {
             self.end_gesture();
             self.history.record(&self.pose, None);
             self.pose = pose;
-            self.playing = false;
+            self.posing.playing = false;
             self.dirty = true;
         }
         self.set_info(what);
@@ -177,17 +147,17 @@ impl EditorState {
     /// Makes `lib` the library and writes it to its file (unless it is kept in memory, or its
     /// file could not be read and the user has not chosen to replace it).
     fn store_library(&mut self, lib: PoseLibrary, done: String) {
-        if let Some(problem) = &self.poses.problem {
+        if let Some(problem) = &self.posing.poses.problem {
             self.set_error(format!("the pose library is not changed: {problem}"));
             return;
         }
-        if let Some(path) = &self.poses.path {
+        if let Some(path) = &self.posing.poses.path {
             if let Err(e) = lib.write(path, &self.model.nodes) {
                 self.set_error(e);
                 return;
             }
         }
-        self.poses.library = lib;
+        self.posing.poses.library = lib;
         self.set_info(done);
     }
 }

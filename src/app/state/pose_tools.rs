@@ -8,8 +8,8 @@ use glam::{DMat4, DVec3};
 
 use super::EditorState;
 use crate::model::Model;
-use crate::paint::mirror::mirror_name;
 use crate::rig::mirror_pose::{partners_by_position, paste_mirrored, plane_normal};
+use crate::rig::symmetry::mirror_name;
 use crate::rig::{fk, keys, Pose};
 
 /// A copied pose and the joints it covers.
@@ -26,7 +26,7 @@ impl EditorState {
     pub(super) fn copy_pose(&mut self) {
         let nodes = self.limb_or_all();
         self.set_info(format!("copied the pose of {} joint(s)", nodes.len()));
-        self.pose_clipboard = Some(CopiedPose { pose: self.pose.clone(), nodes });
+        self.posing.clipboard = Some(CopiedPose { pose: self.pose.clone(), nodes });
     }
 
     /// The selected joint and every joint below it, or every posable joint with none selected.
@@ -47,7 +47,7 @@ impl EditorState {
 
     /// Pastes the copied pose onto the same joints, or flipped onto their mirror partners.
     pub(super) fn paste_pose(&mut self, flipped: bool) {
-        let Some(copied) = self.pose_clipboard.clone() else {
+        let Some(copied) = self.posing.clipboard.clone() else {
             self.set_error("nothing to paste: Copy Pose first".into());
             return;
         };
@@ -70,7 +70,7 @@ impl EditorState {
             self.end_gesture();
             self.history.record(&self.pose, None);
             self.pose = pose;
-            self.playing = false;
+            self.posing.playing = false;
             self.dirty = true;
         }
     }

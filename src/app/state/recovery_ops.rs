@@ -8,11 +8,11 @@ use std::sync::Arc;
 
 use super::EditorState;
 use crate::io::clips_json::{clips_from_json, clips_to_json};
+use crate::io::pose_file;
 use crate::io::recovery::{self, RecoveryFile};
 use crate::io::weights_file::{apply_weights, ordered_influences, weights_to_json};
 use crate::model::ModelEdit;
-use crate::paint::StrokeRecord;
-use crate::rig::pose_file;
+use crate::model::StrokeRecord;
 
 /// The label of the undo step a restore records.
 pub const RESTORE_STEP: &str = "Restore unsaved work";
@@ -103,7 +103,7 @@ impl EditorState {
     /// from a recovery file and not saved since).
     #[must_use]
     pub fn has_unsaved_work(&self) -> bool {
-        self.clean_revision != Some(self.history.revision())
+        self.files.clean_revision != Some(self.history.revision())
     }
 
     /// The recovery file describing the current unsaved work, written by process `pid`: the
@@ -119,12 +119,13 @@ impl EditorState {
     pub fn recovery_snapshot(&self) -> RecoverySnapshot {
         RecoverySnapshot {
             model: Arc::clone(&self.model),
-            source: self.source.clone(),
+            source: self.files.source.clone(),
             pose: (!self.pose.overrides.is_empty()).then(|| self.pose.clone()),
-            model_path: self.model_path.clone(),
+            model_path: self.files.model_path.clone(),
             model_name: self.model_name.clone(),
             strokes: self.history.paint_steps(),
             skeleton_changed: self
+                .files
                 .source
                 .as_deref()
                 .is_some_and(|s| skeleton_differs(&self.model, crate::io::SourceDocument::original(s))),
@@ -134,7 +135,7 @@ impl EditorState {
     /// Opens the recovery file's model (unless it is the one shown) and applies its weights and
     /// pose; returns a one-line summary. Nothing is changed when a section does not apply.
     pub fn restore(&mut self, file: &RecoveryFile) -> Result<String, String> {
-        let same_model = match (&file.model, &self.model_path) {
+        let same_model = match (&file.model, &self.files.model_path) {
             (Some(a), Some(b)) => same_file(a, b),
             (None, None) => self.model_name == file.model_name,
             _ => false,
@@ -164,12 +165,12 @@ impl EditorState {
         };
         if let Some((m, source, name)) = fresh {
             self.replace_model(m, &name);
-            self.source = Some(std::sync::Arc::new(source));
-            self.model_path = file.model.clone();
+            self.files.source = Some(std::sync::Arc::new(source));
+            self.files.model_path = file.model.clone();
         }
         // Mark every vertex whose weights differ from the model's file as edited.
         let mut marks = StrokeRecord::new("Restore");
-        let base = self.source.as_deref().map(crate::io::SourceDocument::original).unwrap_or(&self.model);
+        let base = self.files.source.as_deref().map(crate::io::SourceDocument::original).unwrap_or(&self.model);
         for inst in &model.instances {
             let table = &model.skins[inst.skin].sets;
             for (p, prim) in model.meshes[inst.mesh].primitives.iter().enumerate() {
@@ -201,12 +202,12 @@ impl EditorState {
             // one unsaved skeleton edit in the status line.
             self.model_edited();
         }
-        self.clip = self.clip.filter(|&c| c < self.model.clips.len());
-        self.edited.note(&marks);
+        self.posing.clip = self.posing.clip.filter(|&c| c < self.model.clips.len());
+        self.painting.edited.note(&marks);
         if let Some(pose) = pose {
             self.pose = pose;
         }
-        self.clean_revision = None;
+        self.files.clean_revision = None;
         self.counts.restored(file.strokes);
         self.dirty = true;
         self.refresh();

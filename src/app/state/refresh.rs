@@ -25,7 +25,7 @@ impl EditorState {
         self.refresh_topology();
         let started = Instant::now();
         let model = Arc::clone(&self.model);
-        let methods = self.shown_methods();
+        let methods = self.view.shown_methods();
         let rest = Pose::rest();
         // Rig mode shows the bind pose (rest = bind); the pose comes back with the other modes.
         let pose = if self.mode == Mode::Rig { &rest } else { &self.pose };
@@ -53,8 +53,8 @@ impl EditorState {
         let mut right_secs = None;
         if let Some(&m) = methods.get(1) {
             right_secs = Some(deform_right(&mut self.deformer_right, m, right));
-        } else if self.difference {
-            right_secs = Some(deform_right(&mut self.deformer_right, self.compare, right));
+        } else if self.view.difference {
+            right_secs = Some(deform_right(&mut self.deformer_right, self.view.compare, right));
         }
         if let Some((secs, prep)) = right_secs {
             prepare += prep;
@@ -65,19 +65,19 @@ impl EditorState {
         self.model_from_node.clear();
         self.model_from_node.extend_from_slice(self.deformer.model_from_node());
         let colours_started = Instant::now();
-        if self.difference {
+        if self.view.difference {
             let [left, right] = &self.deformed;
             self.max_difference = difference_overlay(left, right, 1e-9, &mut self.difference_colours);
         }
         // The paint colours do not depend on the pose: a new pose only (a joint rotated, a clip
         // played) keeps them, and they are not sent again (at 1M vertices, 10 ms to compute and
         // 32 MB to send in split view, every frame of posing in paint mode).
-        let recoloured = self.mode == Mode::Paint && self.paint_colours_of != Some(self.paint_colours_key());
+        let recoloured = self.mode == Mode::Paint && self.painting.colours_of != Some(self.paint_colours_key());
         if recoloured {
             self.update_paint_colours_now();
         }
         self.frame_times.add(Stage::Colours, colours_started.elapsed().as_secs_f64());
-        let colours = if recoloured || self.difference { Changed::All } else { Changed::Nothing };
+        let colours = if recoloured || self.view.difference { Changed::All } else { Changed::Nothing };
         self.gpu_changes.merge(GpuChanges { deformed: [Changed::All, Changed::All], colours });
         self.frame_rev += 1;
     }
@@ -90,14 +90,14 @@ impl EditorState {
             model: (self.model_rev, self.model_edits),
             selected: self.selected,
             paint: self.mode == Mode::Paint,
-            surface: self.topology.surface.len(),
+            surface: self.painting.topology.surface.len(),
         }
     }
 
     /// Computes the paint colours in full and notes what from.
     pub(super) fn update_paint_colours_now(&mut self) {
         self.update_paint_colours();
-        self.paint_colours_of = Some(self.paint_colours_key());
+        self.painting.colours_of = Some(self.paint_colours_key());
     }
 }
 

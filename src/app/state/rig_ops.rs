@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use glam::{DMat4, DVec3, Vec3};
 
+use super::rigging::OpenEdit;
 use super::{EditorState, Mode};
 use crate::app::bind_job::BindJob;
 use crate::app::command::Command;
@@ -31,49 +32,10 @@ enum Placed {
     Rigid(usize),
 }
 
-/// An edit still growing (a gizmo or field drag): its moves so far as one record, and the pose
-/// before it.
-struct OpenEdit {
-    gesture: u64,
-    record: Option<SkeletonRecord>,
-    pose: Pose,
-}
-
 /// What a finished skeleton edit tells its command: where each old node went and the new nodes.
 struct Done {
     node_map: Vec<Option<usize>>,
     created: Vec<usize>,
-}
-
-/// Rig mode's state besides the model: the open drag and the running automatic-weights job.
-#[derive(Default)]
-pub struct RigState {
-    open: Option<OpenEdit>,
-    job: Option<BindJob>,
-    /// Assign Automatic also recomputes the selected joint's descendants.
-    pub with_children: bool,
-    /// Model edits (skeleton edits, binds, key edits, their undos and redos) since the last save.
-    pub(super) unsaved: usize,
-}
-
-impl RigState {
-    /// The running automatic-weights job's name and progress (0 to 1), if one runs.
-    #[must_use]
-    pub fn job_progress(&self) -> Option<(&str, f32)> {
-        self.job.as_ref().map(|j| (j.label(), j.progress()))
-    }
-
-    /// Model edits (skeleton edits, binds, key edits, their undos and redos) since the last save.
-    #[must_use]
-    pub fn unsaved_edits(&self) -> usize {
-        self.unsaved
-    }
-
-    /// Whether a joint drag is open (its edits become one undo step when it ends).
-    #[must_use]
-    pub fn dragging(&self) -> bool {
-        self.open.is_some()
-    }
 }
 
 impl EditorState {
@@ -84,8 +46,8 @@ impl EditorState {
         let parts: Vec<String> = [
             (self.rig.unsaved > 0)
                 .then(|| plural(self.rig.unsaved, "skeleton or animation edit", "skeleton or animation edits")),
-            self.edited.is_dirty().then(|| {
-                let vertices = plural(self.edited.len(), "vertex", "vertices");
+            self.painting.edited.is_dirty().then(|| {
+                let vertices = plural(self.painting.edited.len(), "vertex", "vertices");
                 format!("{} ({vertices})", plural(self.unsaved_strokes(), "weight edit", "weight edits"))
             }),
         ]
@@ -100,7 +62,7 @@ impl EditorState {
         self.end_stroke();
         self.end_gesture();
         if mode == Mode::Rig {
-            self.playing = false;
+            self.posing.playing = false;
         }
         self.mode = mode;
         self.dirty = true;
@@ -273,7 +235,7 @@ impl EditorState {
     /// camera; with the rigid mesh node under the cursor, if any.
     #[must_use]
     pub fn placement(&self, ray: &Ray, panel: usize) -> Option<(Vec3, Option<usize>)> {
-        let panel = usize::from(self.split && panel == 1);
+        let panel = self.view.deformation_of_panel(panel);
         let surfaces = self.placement_surfaces(panel);
         let (lo, hi) = self.model_bounds;
         let merge = (hi - lo).length().max(1e-6) * 1e-5;
@@ -301,7 +263,7 @@ impl EditorState {
             return Some((p, rigid));
         }
         let through = self.selected.and_then(|n| self.node_position(n)).unwrap_or((lo + hi) * 0.5);
-        on_view_plane(ray, through, self.camera.back()).map(|p| (p, None))
+        on_view_plane(ray, through, self.view.camera.back()).map(|p| (p, None))
     }
 
     fn add_joint(&mut self, ray: &Ray, panel: usize) {
@@ -349,9 +311,9 @@ impl EditorState {
         self.stats.vertices = self.model.skinned_vertex_count();
         self.selected = self.selected.filter(|&n| n < self.model.nodes.len());
         let nodes = self.model.nodes.len();
-        self.paint.locked.retain(|&n| n < nodes);
+        self.painting.settings.locked.retain(|&n| n < nodes);
         self.pose.overrides.retain(|&n, _| n < nodes);
-        self.topology_stale = true;
+        self.painting.topology_stale = true;
         self.dirty = true;
     }
 
@@ -360,11 +322,11 @@ impl EditorState {
     /// at 1M vertices), unless the skinned primitives changed (a first bind). While the caches
     /// are still being built in the background, taking them does this.
     pub(super) fn refresh_topology(&mut self) {
-        if self.topology_stale && self.mode != Mode::Rig && self.topology_job.is_none() {
-            if !self.topology.rejoint(&self.model) {
-                self.topology = ModelTopology::new(&self.model);
+        if self.painting.topology_stale && self.mode != Mode::Rig && self.painting.topology_job.is_none() {
+            if !self.painting.topology.rejoint(&self.model) {
+                self.painting.topology = ModelTopology::new(&self.model);
             }
-            self.topology_stale = false;
+            self.painting.topology_stale = false;
         }
     }
 
@@ -393,8 +355,8 @@ impl EditorState {
         } else {
             None
         };
-        let locked: Vec<usize> = self.paint.locked.iter().copied().collect();
-        let limit = self.paint.limit;
+        let locked: Vec<usize> = self.painting.settings.locked.iter().copied().collect();
+        let limit = self.painting.settings.limit;
         let label = if selected_only { "Assign Automatic" } else { "Bind" };
         let work = Box::new(move |m: &mut Model, progress: &mut dyn FnMut(f32)| {
             crate::app::bind_job::bind_all_skins(m, joints.as_deref(), &locked, limit, progress)

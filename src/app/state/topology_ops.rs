@@ -13,7 +13,7 @@ impl EditorState {
     /// Builds the brush caches of `model` now when it is small; a large one gets empty caches
     /// until [`EditorState::start_topology_job`] has run.
     pub(super) fn build_topology(&mut self, model: &Model) -> bool {
-        self.topology_job = None;
+        self.painting.topology_job = None;
         let background = model.skinned_vertex_count() >= BACKGROUND_VERTICES;
         let topology = if background { ModelTopology::default() } else { ModelTopology::new(model) };
         let disagreements = if background {
@@ -27,25 +27,25 @@ impl EditorState {
 
     /// Starts building the current model's brush caches on a background thread.
     pub(super) fn start_topology_job(&mut self) {
-        self.topology_job = Some(TopologyJob::start(&self.model, self.model_rev, self.geometry_rev));
+        self.painting.topology_job = Some(TopologyJob::start(&self.model, self.model_rev, self.geometry_rev));
     }
 
     fn install_topology(&mut self, built: Built) {
-        self.topology = built.topology;
-        self.topology_stale = false;
-        self.weight_tools.selection = Selection::new(self.topology.surface.len());
-        self.weld_disagreements = built.disagreements;
+        self.painting.topology = built.topology;
+        self.painting.topology_stale = false;
+        self.painting.weight_tools.selection = Selection::new(self.painting.topology.surface.len());
+        self.painting.weld_disagreements = built.disagreements;
     }
 
     /// The brush caches' build progress (0 to 1) while they are being built in the background.
     #[must_use]
     pub fn topology_progress(&self) -> Option<f32> {
-        self.topology_job.as_ref().map(TopologyJob::progress)
+        self.painting.topology_job.as_ref().map(TopologyJob::progress)
     }
 
     /// Takes the brush caches if their background build has finished; true while it runs.
     pub fn poll_topology(&mut self) -> bool {
-        match &self.topology_job {
+        match &self.painting.topology_job {
             None => false,
             Some(job) if !job.is_finished() => true,
             Some(_) => {
@@ -99,13 +99,13 @@ impl EditorState {
             | Command::Export { .. }
             | Command::ConfirmOverwrite(_) => true,
         };
-        if self.topology_job.is_some() && needs {
+        if self.painting.topology_job.is_some() && needs {
             self.finish_topology(true);
         }
     }
 
     fn finish_topology(&mut self, waited: bool) {
-        let Some(job) = self.topology_job.take() else { return };
+        let Some(job) = self.painting.topology_job.take() else { return };
         let (rev, geometry, secs) = (job.model_rev(), job.geometry_rev(), job.elapsed_secs());
         let t = std::time::Instant::now();
         match job.wait() {
@@ -113,7 +113,7 @@ impl EditorState {
                 // Skeleton edits made while it ran: the same surface, their joints.
                 let current = rev == self.model_rev || built.topology.rejoint(&self.model);
                 self.install_topology(built);
-                self.topology_stale = !current;
+                self.painting.topology_stale = !current;
                 let warning = self.weld_warning();
                 if waited {
                     self.message = Some(Message {

@@ -12,7 +12,7 @@ impl EditorState {
         // Only a step that changes the model makes it unique (copies it while shared).
         let shared = &mut self.model;
         let edits = &mut self.model_edits;
-        let edited = &mut self.edited;
+        let edited = &mut self.painting.edited;
         let mut restore_step = false;
         let mut label = None;
         let apply = |e: Edit<'_>| {
@@ -33,7 +33,7 @@ impl EditorState {
         match step {
             Undone::Pose(p) => {
                 self.pose = p;
-                self.playing = false;
+                self.posing.playing = false;
                 self.dirty = true;
             }
             Undone::Paint => {
@@ -42,9 +42,9 @@ impl EditorState {
             }
             Undone::Model(p) => {
                 self.pose = p;
-                self.playing = false;
+                self.posing.playing = false;
                 // Undoing an added clip (New Clip, Add ROM clip) leaves no clip to show.
-                self.clip = self.clip.filter(|&c| c < self.model.clips.len());
+                self.posing.clip = self.posing.clip.filter(|&c| c < self.model.clips.len());
                 // A restored recovery file changed weights, not the skeleton.
                 if restore_step {
                     self.model_changed();

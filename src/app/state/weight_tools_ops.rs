@@ -3,128 +3,13 @@
 //! the weight table's operations and weight transfer. Each edit is one undo step through the
 //! paint history; the core work is in `paint::{selection, gradient, weight_table, transfer}`.
 
-use std::path::PathBuf;
-
 use glam::Vec2;
 
 use super::EditorState;
+use crate::app::command::{PaintTool, TransferSource, WeightToolCommand};
+use crate::model::StrokeRecord;
 use crate::paint::transfer::{apply_transfer, plan_transfer, TransferOptions, TransferReport};
-use crate::paint::{
-    apply_table_op, gradient_fill, ModelSurface, Ray, ScreenProjection, SelectOp, Selection, StrokeRecord,
-    SurfacePoint, TableOp,
-};
-
-/// What a left drag does in Paint mode.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum PaintTool {
-    /// Paints with the brush.
-    #[default]
-    Brush,
-    /// Draws a selection box (B).
-    Select,
-    /// Drags a gradient from where the drag starts to where it ends.
-    Gradient,
-}
-
-impl PaintTool {
-    /// Every tool, in toolbar order.
-    pub const ALL: [Self; 3] = [Self::Brush, Self::Select, Self::Gradient];
-
-    /// The label in the paint panel.
-    #[must_use]
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::Brush => "Brush",
-            Self::Select => "Select",
-            Self::Gradient => "Gradient",
-        }
-    }
-}
-
-/// Where a transfer reads weights from.
-#[derive(Clone, Debug, PartialEq)]
-pub enum TransferSource {
-    /// Another model file (its skins onto the whole model, or onto `to_skin`).
-    File(PathBuf),
-    /// Skin `from` of this model onto skin `to` (both drawn with their own primitives).
-    Skin {
-        /// Source skin.
-        from: usize,
-        /// Target skin.
-        to: usize,
-    },
-}
-
-/// One weight-tool action.
-#[derive(Clone, Debug, PartialEq)]
-pub enum WeightToolCommand {
-    /// Choose what a left drag does.
-    SetTool(PaintTool),
-    /// Box select in viewport panel `panel` (`size` pixels) between two panel-local pixels.
-    SelectBox {
-        /// One corner (panel pixels).
-        a: Vec2,
-        /// The opposite corner.
-        b: Vec2,
-        /// The panel's size in pixels.
-        size: Vec2,
-        /// Replace, add (Shift) or subtract (Ctrl).
-        op: SelectOp,
-        /// The panel (0 left, 1 right in split view).
-        panel: usize,
-    },
-    /// Lasso select: the closed polygon `points` (panel pixels).
-    SelectLasso {
-        /// The lasso (panel pixels).
-        points: Vec<Vec2>,
-        /// The panel's size in pixels.
-        size: Vec2,
-        /// Replace, add or subtract.
-        op: SelectOp,
-        /// The panel.
-        panel: usize,
-    },
-    /// Select every visible vertex (A).
-    SelectAll,
-    /// Deselect everything (Alt+A).
-    SelectNone,
-    /// Invert the selection (Ctrl+I).
-    Invert,
-    /// Grow the selection by one ring (Ctrl+numpad +).
-    Grow,
-    /// Shrink the selection by one ring (Ctrl+numpad −).
-    Shrink,
-    /// Hide the selected (H) or the unselected (Shift+H) vertices.
-    Hide {
-        /// Hide the unselected ones instead.
-        unselected: bool,
-    },
-    /// Reveal every hidden vertex, selected (Alt+H).
-    Reveal,
-    /// Paint and run tools only on the selection.
-    SetRestrict(bool),
-    /// Gradient of the selected joint from where `start` meets the mesh (its start value) to
-    /// where `end` does (its end value).
-    Gradient {
-        /// Ray through the drag's start.
-        start: Ray,
-        /// Ray through the drag's end.
-        end: Ray,
-        /// The panel.
-        panel: usize,
-    },
-    /// A weight-table operation on the selected vertices (or only on `group`).
-    Table {
-        /// The operation.
-        op: TableOp,
-        /// One weld group (a table cell's row) instead of the selection.
-        group: Option<u32>,
-    },
-    /// Copy a vertex's weights (its weld group) for Paste.
-    Copy(u32),
-    /// Transfer weights (one undo step).
-    Transfer(TransferSource),
-}
+use crate::paint::{apply_table_op, gradient_fill, ModelSurface, Ray, ScreenProjection, Selection, SurfacePoint};
 
 /// The weight tools' settings and the selection.
 #[derive(Clone, Debug)]
@@ -189,54 +74,54 @@ impl Default for WeightToolsState {
 impl EditorState {
     /// The selection, resized (cleared) when the surface changed.
     pub(super) fn selection_mut(&mut self) -> &mut Selection {
-        let n = self.topology.surface.len();
-        if self.weight_tools.selection.len() != n {
-            self.weight_tools.selection = Selection::new(n);
+        let n = self.painting.topology.surface.len();
+        if self.painting.weight_tools.selection.len() != n {
+            self.painting.weight_tools.selection = Selection::new(n);
         }
-        &mut self.weight_tools.selection
+        &mut self.painting.weight_tools.selection
     }
 
     /// The vertices dabs and tools may change (`None`: all).
     #[must_use]
     pub fn editable_mask(&self) -> Option<Vec<bool>> {
-        let s = &self.weight_tools.selection;
-        if s.len() != self.topology.surface.len() {
+        let s = &self.painting.weight_tools.selection;
+        if s.len() != self.painting.topology.surface.len() {
             return None;
         }
-        s.editable_mask(self.weight_tools.restrict)
+        s.editable_mask(self.painting.weight_tools.restrict)
     }
 
     /// How many weld groups are selected, the first `rows` of them, and how many surface
     /// vertices are hidden: [`EditorState::selected_groups`]'s length and first entries, computed
     /// again only when the selection or the surface changed.
     pub fn selection_summary(&mut self, rows: usize) -> &SelectionSummary {
-        let surface = &self.topology.surface;
-        let s = &self.weight_tools.selection;
+        let surface = &self.painting.topology.surface;
+        let s = &self.painting.weight_tools.selection;
         let key = Some((s.stamp(), surface.len(), rows));
-        if self.weight_tools.summary.key != key {
+        if self.painting.weight_tools.summary.key != key {
             let (selected, first) =
                 if s.len() == surface.len() { s.selected_summary(surface.adjacency(), rows) } else { (0, Vec::new()) };
-            self.weight_tools.summary = SelectionSummary { selected, first, hidden: s.hidden_count(), key };
+            self.painting.weight_tools.summary = SelectionSummary { selected, first, hidden: s.hidden_count(), key };
         }
-        &self.weight_tools.summary
+        &self.painting.weight_tools.summary
     }
 
     /// The selected weld groups (representatives).
     #[must_use]
     pub fn selected_groups(&self) -> Vec<u32> {
-        let s = &self.weight_tools.selection;
-        if s.len() != self.topology.surface.len() {
+        let s = &self.painting.weight_tools.selection;
+        if s.len() != self.painting.topology.surface.len() {
             return Vec::new();
         }
-        s.selected_groups(self.topology.surface.adjacency())
+        s.selected_groups(self.painting.topology.surface.adjacency())
     }
 
     /// Carries out a weight-tool command.
     pub(super) fn apply_weight_tools(&mut self, cmd: WeightToolCommand) {
         self.end_stroke();
         match cmd {
-            WeightToolCommand::SetTool(t) => self.weight_tools.tool = t,
-            WeightToolCommand::SetRestrict(on) => self.weight_tools.restrict = on,
+            WeightToolCommand::SetTool(t) => self.painting.weight_tools.tool = t,
+            WeightToolCommand::SetRestrict(on) => self.painting.weight_tools.restrict = on,
             WeightToolCommand::SelectBox { a, b, size, op, panel } => {
                 self.region_select(size, panel, |sel, adj, pos, proj| sel.select_box(adj, pos, proj, a, b, op));
             }
@@ -261,7 +146,7 @@ impl EditorState {
                 let rules = self.surface_rules();
                 let model = super::refresh::edit_model(&mut self.model, &mut self.model_edits);
                 let mut record = StrokeRecord::new(label);
-                let out = apply_table_op(model, &self.topology.surface, &rules, &groups, &op, &mut record);
+                let out = apply_table_op(model, &self.painting.topology.surface, &rules, &groups, &op, &mut record);
                 match out {
                     Ok(o) => {
                         let moved = if o.moved_to_fallback > 0 {
@@ -278,13 +163,13 @@ impl EditorState {
                 }
             }
             WeightToolCommand::Copy(g) => {
-                let w = self.topology.surface.weights(&self.model, g);
+                let w = self.painting.topology.surface.weights(&self.model, g);
                 if w.is_empty() {
                     self.set_error("copy: that vertex has no weights".into());
                 } else {
-                    let shown = self.topology.surface.file_number(&self.model, g);
+                    let shown = self.painting.topology.surface.file_number(&self.model, g);
                     self.set_info(format!("copied the weights of vertex {shown} ({} joints)", w.len()));
-                    self.weight_tools.clipboard = Some(w);
+                    self.painting.weight_tools.clipboard = Some(w);
                 }
             }
             WeightToolCommand::Transfer(source) => self.transfer(&source),
@@ -293,7 +178,7 @@ impl EditorState {
 
     /// Records a finished weight edit as one undo step and reports it.
     fn finish_weight_edit(&mut self, record: StrokeRecord, info: String) {
-        self.edited.note(&record);
+        self.painting.edited.note(&record);
         self.history.record_paint(record);
         self.dirty = true;
         self.recount_welds();
@@ -314,22 +199,24 @@ impl EditorState {
         f: impl FnOnce(&mut Selection, &crate::paint::Adjacency, &[glam::Vec3], &ScreenProjection),
     ) {
         self.refresh();
-        let panel = usize::from(self.split && panel == 1);
-        let projection =
-            ScreenProjection { view_proj: self.camera.projection(size.x / size.y.max(1.0)) * self.camera.view(), size };
+        let panel = self.view.deformation_of_panel(panel);
+        let projection = ScreenProjection {
+            view_proj: self.view.camera.projection(size.x / size.y.max(1.0)) * self.view.camera.view(),
+            size,
+        };
         let mut positions = Vec::new();
         let mut normals = Vec::new();
-        self.topology.surface.gather_deformed(&self.deformed[panel], &mut positions, &mut normals);
+        self.painting.topology.surface.gather_deformed(&self.deformed[panel], &mut positions, &mut normals);
         self.selection_mut();
-        let sel = &mut self.weight_tools.selection;
-        f(sel, self.topology.surface.adjacency(), &positions, &projection);
+        let sel = &mut self.painting.weight_tools.selection;
+        f(sel, self.painting.topology.surface.adjacency(), &positions, &projection);
         self.selection_changed();
     }
 
     fn select_op(&mut self, cmd: &WeightToolCommand) {
         self.selection_mut();
-        let adj = self.topology.surface.adjacency();
-        let sel = &mut self.weight_tools.selection;
+        let adj = self.painting.topology.surface.adjacency();
+        let sel = &mut self.painting.weight_tools.selection;
         match cmd {
             WeightToolCommand::SelectAll => sel.select_all(adj),
             WeightToolCommand::SelectNone => sel.select_none(),
@@ -345,8 +232,8 @@ impl EditorState {
 
     /// Reports the selection and redraws its marks.
     fn selection_changed(&mut self) {
-        let s = &self.weight_tools.selection;
-        let n = s.selected_groups(self.topology.surface.adjacency()).len();
+        let s = &self.painting.weight_tools.selection;
+        let n = s.selected_groups(self.painting.topology.surface.adjacency()).len();
         let hidden = s.hidden_count();
         let hidden = if hidden > 0 { format!(", {hidden} hidden") } else { String::new() };
         self.set_info(format!("{n} vertices selected{hidden}"));
@@ -357,14 +244,14 @@ impl EditorState {
     fn surface_point(&self, ray: &Ray, panel: usize) -> Option<SurfacePoint> {
         let (target, hit) = self.pick_deformed(ray, panel)?;
         let inst = self.model.instances.get(target.instance)?;
-        let surface = &self.topology.surface;
+        let surface = &self.painting.topology.surface;
         let part = surface.parts()[surface.part_of(inst.mesh, target.prim)?];
         Some(SurfacePoint { triangle: part.first_triangle + hit.triangle as u32, barycentric: hit.barycentric })
     }
 
     fn gradient(&mut self, start: &Ray, end: &Ray, panel: usize) {
         self.refresh();
-        let panel = usize::from(self.split && panel == 1);
+        let panel = self.view.deformation_of_panel(panel);
         let Some(joint) = self.selected_surface_joint() else {
             self.set_error("gradient: select the joint to fill in the joint tree".into());
             return;
@@ -373,7 +260,7 @@ impl EditorState {
             self.set_error("gradient: drag from one point of the mesh to another".into());
             return;
         };
-        let w = &self.weight_tools;
+        let w = &self.painting.weight_tools;
         let gradient = crate::paint::Gradient {
             joint,
             start: a,
@@ -384,7 +271,7 @@ impl EditorState {
         let rules = self.surface_rules();
         let model = super::refresh::edit_model(&mut self.model, &mut self.model_edits);
         let mut record = StrokeRecord::new("Gradient");
-        match gradient_fill(model, &self.topology.surface, &rules, &gradient, &mut record) {
+        match gradient_fill(model, &self.painting.topology.surface, &rules, &gradient, &mut record) {
             Ok(o) => {
                 let name = self.surface_joint_name(joint);
                 self.finish_weight_edit(record, format!("Gradient of {name}: {} vertices changed", o.tool.changed));
@@ -394,7 +281,7 @@ impl EditorState {
     }
 
     fn transfer(&mut self, source: &TransferSource) {
-        let mut options = self.weight_tools.transfer;
+        let mut options = self.painting.weight_tools.transfer;
         let rules = self.surface_rules();
         let loaded;
         let (source_model, label) = match source {
@@ -417,19 +304,26 @@ impl EditorState {
         };
         let source_surface = match source {
             TransferSource::File(_) => ModelSurface::new(source_model),
-            TransferSource::Skin { .. } => self.topology.surface.clone(),
+            TransferSource::Skin { .. } => self.painting.topology.surface.clone(),
         };
-        let plan = plan_transfer(source_model, &source_surface, &self.model, &self.topology.surface, &rules, &options);
+        let plan = plan_transfer(
+            source_model,
+            &source_surface,
+            &self.model,
+            &self.painting.topology.surface,
+            &rules,
+            &options,
+        );
         let plan = match plan {
             Ok(p) => p,
             Err(e) => return self.set_error(format!("transfer from {label}: {e}")),
         };
         let model = super::refresh::edit_model(&mut self.model, &mut self.model_edits);
         let mut record = StrokeRecord::new("Transfer Weights");
-        match apply_transfer(model, &self.topology.surface, &rules, &plan, &mut record) {
+        match apply_transfer(model, &self.painting.topology.surface, &rules, &plan, &mut record) {
             Ok(report) => {
                 let text = format!("Transfer from {label}: {}", report.summary());
-                self.weight_tools.last_transfer = Some(report);
+                self.painting.weight_tools.last_transfer = Some(report);
                 self.finish_weight_edit(record, text);
             }
             Err(e) => self.fail_weight_edit(record, format!("transfer from {label}: {e}")),

@@ -5,13 +5,14 @@
 use eframe::egui;
 
 use crate::app::command::Command;
-use crate::app::state::{EditorState, IkCommand, MAX_CHAIN};
+use crate::app::command::{IkCommand, MAX_CHAIN};
+use crate::app::state::EditorState;
 
 /// Draws the IK section and returns the commands it issued.
 pub fn ik_panel_ui(ui: &mut egui::Ui, s: &EditorState) -> Vec<Command> {
     let mut cmds = Vec::new();
     ui.heading("IK");
-    let mut on = s.ik.enabled;
+    let mut on = s.posing.ik.enabled;
     if ui
         .checkbox(&mut on, "IK drag (Ctrl+I)")
         .on_hover_text(
@@ -23,7 +24,7 @@ pub fn ik_panel_ui(ui: &mut egui::Ui, s: &EditorState) -> Vec<Command> {
     }
     ui.horizontal(|ui| {
         let l = ui.label("Chain length");
-        let mut chain = s.ik.chain;
+        let mut chain = s.posing.ik.chain;
         if ui
             .add(egui::DragValue::new(&mut chain).range(1..=MAX_CHAIN).speed(0.05))
             .labelled_by(l.id)
@@ -35,17 +36,17 @@ pub fn ik_panel_ui(ui: &mut egui::Ui, s: &EditorState) -> Vec<Command> {
     });
     ui.horizontal(|ui| {
         if let Some(node) = s.selected {
-            let mut pinned = s.ik.pinned.contains(&node);
+            let mut pinned = s.posing.ik.pinned.contains(&node);
             if ui.checkbox(&mut pinned, "Pin joint (P)").on_hover_text("IK drags keep this joint in place").changed() {
                 cmds.push(Command::Ik(IkCommand::TogglePin(node)));
             }
         }
-        let pins = s.ik.pinned.len();
+        let pins = s.posing.ik.pinned.len();
         if ui.add_enabled(pins > 0, egui::Button::new(format!("Clear pins ({pins})"))).clicked() {
             cmds.push(Command::Ik(IkCommand::ClearPins));
         }
     });
-    if s.ik.enabled {
+    if s.posing.ik.enabled {
         match s.selected.map(|n| s.ik_chain(n)) {
             Some(Ok(chain)) => {
                 let names: Vec<String> = chain.iter().map(|&n| s.model.nodes.key(n)).collect();
@@ -67,7 +68,7 @@ pub fn ik_panel_ui(ui: &mut egui::Ui, s: &EditorState) -> Vec<Command> {
 pub fn ik_shortcuts(i: &mut egui::InputState, s: &EditorState) -> Vec<Command> {
     let mut cmds = Vec::new();
     if i.consume_key(egui::Modifiers::COMMAND, egui::Key::I) {
-        cmds.push(Command::Ik(IkCommand::SetEnabled(!s.ik.enabled)));
+        cmds.push(Command::Ik(IkCommand::SetEnabled(!s.posing.ik.enabled)));
     }
     if let Some(node) = s.selected {
         if i.consume_key(egui::Modifiers::NONE, egui::Key::P) {

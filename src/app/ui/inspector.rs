@@ -22,7 +22,7 @@ pub fn inspector_ui(ui: &mut egui::Ui, s: &mut EditorState, gesture: &mut u64) -
         if ui.button("Copy Pose").on_hover_text(format!("copy the pose of {what}")).clicked() {
             cmds.push(Command::CopyPose);
         }
-        let has = s.pose_clipboard.is_some();
+        let has = s.posing.clipboard.is_some();
         if ui.add_enabled(has, egui::Button::new("Paste")).on_hover_text("paste onto the same joints").clicked() {
             cmds.push(Command::PastePose { flipped: false });
         }
@@ -49,20 +49,20 @@ pub fn inspector_ui(ui: &mut egui::Ui, s: &mut EditorState, gesture: &mut u64) -
 pub fn view_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
     let mut cmds = Vec::new();
     ui.heading("View");
-    ui.checkbox(&mut s.view.wireframe, "Wireframe").on_hover_text("the mesh's edges over its shading");
+    ui.checkbox(&mut s.view.options.wireframe, "Wireframe").on_hover_text("the mesh's edges over its shading");
     ui.horizontal(|ui| {
-        ui.checkbox(&mut s.view.bones, "Bones");
-        ui.add_enabled(s.view.bones, egui::Checkbox::new(&mut s.view.xray_bones, "X-ray"))
+        ui.checkbox(&mut s.view.options.bones, "Bones");
+        ui.add_enabled(s.view.options.bones, egui::Checkbox::new(&mut s.view.options.xray_bones, "X-ray"))
             .on_hover_text("bones drawn through the mesh (off: hidden where the mesh is in front)");
     });
-    ui.checkbox(&mut s.view.grid, "Grid");
-    ui.checkbox(&mut s.view.materials, "Materials")
+    ui.checkbox(&mut s.view.options.grid, "Grid");
+    ui.checkbox(&mut s.view.options.materials, "Materials")
         .on_hover_text("the materials' base colours and textures (paint mode shows weights instead)");
     ui.checkbox(&mut s.analysis.sets.on, "Joint sets").on_hover_text(
         "SBS internals: each joint set's centre of rotation with lines to its joints, vertices coloured by set, \
          the set table (Pose and Rig mode)",
     );
-    ui.checkbox(&mut s.show_frame_times, "Frame times")
+    ui.checkbox(&mut s.view.show_frame_times, "Frame times")
         .on_hover_text("median CPU time of each frame stage over the last 60 frames");
     ui.horizontal_wrapped(|ui| {
         for axis in ViewAxis::ALL {
@@ -75,7 +75,7 @@ pub fn view_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
                 ViewAxis::Bottom => "Ctrl+keypad 7",
             };
             if ui.small_button(axis.label()).on_hover_text(format!("{key} (NumLock off)")).clicked() {
-                axis.apply(&mut s.camera);
+                axis.apply(&mut s.view.camera);
             }
         }
     });
@@ -99,22 +99,23 @@ pub fn skinning_ui(ui: &mut egui::Ui, s: &EditorState) -> Vec<Command> {
     ui.heading("Skinning");
     ui.horizontal(|ui| {
         for m in SkinningMethod::MENU {
-            if ui.selectable_label(s.method == m, m.label()).on_hover_text(format!("key {}", key_of(m))).clicked() {
+            if ui.selectable_label(s.view.method == m, m.label()).on_hover_text(format!("key {}", key_of(m))).clicked()
+            {
                 cmds.push(Command::SetMethod(m));
             }
         }
     });
-    let mut split = s.split;
+    let mut split = s.view.split;
     if ui.checkbox(&mut split, "Split view").changed() {
         cmds.push(Command::SetSplit(split));
     }
     ui.horizontal(|ui| {
         let l = ui.label("Compare with");
         egui::ComboBox::from_id_salt("compare")
-            .selected_text(s.compare.label())
+            .selected_text(s.view.compare.label())
             .show_ui(ui, |ui| {
                 for m in SkinningMethod::MENU {
-                    if ui.selectable_label(s.compare == m, m.label()).clicked() {
+                    if ui.selectable_label(s.view.compare == m, m.label()).clicked() {
                         cmds.push(Command::SetCompare(m));
                     }
                 }
@@ -122,7 +123,7 @@ pub fn skinning_ui(ui: &mut egui::Ui, s: &EditorState) -> Vec<Command> {
             .response
             .labelled_by(l.id);
     });
-    let mut diff = s.difference;
+    let mut diff = s.view.difference;
     if ui.checkbox(&mut diff, "Difference overlay").changed() {
         cmds.push(Command::SetDifference(diff));
     }
@@ -146,8 +147,8 @@ fn joint_ui(ui: &mut egui::Ui, s: &mut EditorState, node: usize, gesture: &mut u
                 Orientation::Local => "rings about the joint's own axes (key , toggles)",
                 Orientation::World => "rings about the world's X, Y and Z (key , toggles)",
             };
-            if ui.selectable_label(s.gizmo.orientation == o, o.label()).on_hover_text(hover).clicked() {
-                s.gizmo.orientation = o;
+            if ui.selectable_label(s.posing.gizmo.orientation == o, o.label()).on_hover_text(hover).clicked() {
+                s.posing.gizmo.orientation = o;
             }
         }
     });

@@ -198,7 +198,7 @@ impl OutlinerState {
 }
 
 fn lock_box(ui: &mut egui::Ui, s: &EditorState, node: usize, cmds: &mut Vec<Command>) {
-    let mut locked = s.paint.locked.contains(&node);
+    let mut locked = s.painting.settings.locked.contains(&node);
     let r =
         ui.add(egui::Checkbox::without_text(&mut locked)).on_hover_text("locked: painting and tools leave it alone");
     let text = format!("Lock {}", s.model.nodes.key(node));

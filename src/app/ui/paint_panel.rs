@@ -19,12 +19,12 @@ pub fn paint_panel_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
         ui.add(egui::ProgressBar::new(done).text(format!("building the brush caches: {:.0} %", done * 100.0)))
             .on_hover_text("welded surface and mirrors of this large model; the first dab waits for them if needed");
     }
-    let before = s.paint.display;
+    let before = s.painting.settings.display;
     ui.horizontal(|ui| {
-        ui.selectable_value(&mut s.paint.display, WeightDisplay::SelectedJoint, "Joint weight");
-        ui.selectable_value(&mut s.paint.display, WeightDisplay::Dominant, "Dominant joint");
+        ui.selectable_value(&mut s.painting.settings.display, WeightDisplay::SelectedJoint, "Joint weight");
+        ui.selectable_value(&mut s.painting.settings.display, WeightDisplay::Dominant, "Dominant joint");
     });
-    if s.paint.display != before {
+    if s.painting.settings.display != before {
         s.repaint_colours();
     }
     match s.selected {
@@ -33,7 +33,7 @@ pub fn paint_panel_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
     };
     ui.separator();
     ui.heading("Brush");
-    let b = &mut s.paint.brush;
+    let b = &mut s.painting.settings.brush;
     ui.horizontal_wrapped(|ui| {
         for m in BlendMode::ALL {
             ui.selectable_value(&mut b.mode, m, m.label());
@@ -78,11 +78,11 @@ pub fn paint_panel_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
     let mut model_units = b.radius_unit == RadiusUnit::Model;
     if ui.checkbox(&mut model_units, "Radius in model units").changed() {
         let diagonal = (s.model_bounds.1 - s.model_bounds.0).length().max(1e-3);
-        let b = &mut s.paint.brush;
+        let b = &mut s.painting.settings.brush;
         (b.radius_unit, b.radius) =
             if model_units { (RadiusUnit::Model, diagonal * 0.05) } else { (RadiusUnit::Screen, 40.0) };
     }
-    let b = &mut s.paint.brush;
+    let b = &mut s.painting.settings.brush;
     ui.checkbox(&mut b.front_faces_only, "Front faces only");
     ui.checkbox(&mut b.whole_volume, "Whole volume");
     ui.checkbox(&mut b.mirror_x, "X-mirror");
@@ -91,11 +91,16 @@ pub fn paint_panel_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
     ui.heading("Rules");
     egui::Grid::new("rules").num_columns(2).show(ui, |ui| {
         let l = ui.label("Influence limit");
-        ui.add(egui::DragValue::new(&mut s.paint.limit).range(1..=16)).labelled_by(l.id);
+        ui.add(egui::DragValue::new(&mut s.painting.settings.limit).range(1..=16)).labelled_by(l.id);
         ui.end_row();
         let l = ui.label("Clean threshold");
-        ui.add(egui::DragValue::new(&mut s.paint.clean_threshold).speed(0.001).range(0.0..=1.0).fixed_decimals(3))
-            .labelled_by(l.id);
+        ui.add(
+            egui::DragValue::new(&mut s.painting.settings.clean_threshold)
+                .speed(0.001)
+                .range(0.0..=1.0)
+                .fixed_decimals(3),
+        )
+        .labelled_by(l.id);
         ui.end_row();
     });
     ui.horizontal_wrapped(|ui| {
@@ -133,7 +138,7 @@ pub fn rounded_radius(v: f64) -> String {
 
 /// The weld report: how many groups of coincident vertices disagree, and the Weld Weights tool.
 fn weld_ui(ui: &mut egui::Ui, s: &EditorState, cmds: &mut Vec<Command>) {
-    let n = s.weld_disagreements;
+    let n = s.painting.weld_disagreements;
     if n == 0 {
         ui.weak("Coincident vertices agree (no cracks).");
         return;

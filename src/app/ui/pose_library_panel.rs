@@ -9,7 +9,8 @@ use std::hash::{Hash, Hasher};
 use eframe::egui;
 
 use crate::app::command::Command;
-use crate::app::state::{EditorState, PoseLibraryCommand};
+use crate::app::command::PoseLibraryCommand;
+use crate::app::state::EditorState;
 use crate::io::pose_library::decode_thumbnail;
 
 /// Thumbnail size on screen (points).
@@ -21,7 +22,7 @@ pub fn pose_library_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
     let mut cmds = Vec::new();
     let lib = |c| Command::PoseLibrary(c);
     ui.heading("Pose Library");
-    match &s.poses.path {
+    match &s.posing.poses.path {
         Some(p) => {
             let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             ui.weak(format!("saved beside the model as {name}")).on_hover_text(p.display().to_string());
@@ -30,7 +31,7 @@ pub fn pose_library_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
             ui.weak("the built-in demo has no file: this library is kept in memory only");
         }
     }
-    if let Some(problem) = s.poses.problem.clone() {
+    if let Some(problem) = s.posing.poses.problem.clone() {
         ui.colored_label(egui::Color32::from_rgb(240, 110, 90), problem);
         if ui.button("Start a new library (replaces the broken file)").clicked() {
             cmds.push(lib(PoseLibraryCommand::ReplaceBroken));
@@ -38,11 +39,11 @@ pub fn pose_library_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
     }
     ui.horizontal(|ui| {
         let l = ui.label("Name");
-        ui.add(egui::TextEdit::singleline(&mut s.poses.name_field).desired_width(140.0).hint_text("pose name"))
+        ui.add(egui::TextEdit::singleline(&mut s.posing.poses.name_field).desired_width(140.0).hint_text("pose name"))
             .labelled_by(l.id);
     });
     ui.horizontal(|ui| {
-        let name = s.poses.name_field.trim().to_owned();
+        let name = s.posing.poses.name_field.trim().to_owned();
         let named = !name.is_empty();
         if ui.add_enabled(named, egui::Button::new("Add Pose")).on_hover_text("every joint's pose").clicked() {
             cmds.push(lib(PoseLibraryCommand::Add { name: name.clone(), selected_only: false }));
@@ -52,13 +53,13 @@ pub fn pose_library_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
             cmds.push(lib(PoseLibraryCommand::Add { name, selected_only: true }));
         }
     });
-    if s.poses.library.poses.is_empty() {
+    if s.posing.poses.library.poses.is_empty() {
         ui.weak("no poses yet");
         return cmds;
     }
     let columns = ((ui.available_width() / (CELL + 12.0)).floor() as usize).max(1);
     egui::Grid::new("pose_library").num_columns(columns).spacing([8.0, 8.0]).show(ui, |ui| {
-        for (i, p) in s.poses.library.poses.iter().enumerate() {
+        for (i, p) in s.posing.poses.library.poses.iter().enumerate() {
             ui.vertical(|ui| {
                 ui.set_width(CELL);
                 match thumbnail(ui.ctx(), &p.thumbnail_png) {
@@ -91,7 +92,7 @@ pub fn pose_library_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
                         }
                     }
                 }
-                match &mut s.poses.renaming {
+                match &mut s.posing.poses.renaming {
                     Some((k, text)) if *k == i => {
                         let l = ui.weak("New name (Enter)");
                         let r = ui.add(egui::TextEdit::singleline(text).desired_width(CELL)).labelled_by(l.id);
@@ -112,7 +113,7 @@ pub fn pose_library_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
                         cmds.push(lib(PoseLibraryCommand::Apply { index: i, flipped: true }));
                     }
                     if ui.small_button("Rename").clicked() {
-                        s.poses.renaming = Some((i, p.name.clone()));
+                        s.posing.poses.renaming = Some((i, p.name.clone()));
                     }
                     if ui.small_button("Delete").clicked() {
                         cmds.push(lib(PoseLibraryCommand::Delete(i)));
@@ -125,7 +126,7 @@ pub fn pose_library_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
         }
     });
     if cmds.iter().any(|c| matches!(c, Command::PoseLibrary(PoseLibraryCommand::Rename { .. }))) {
-        s.poses.renaming = None;
+        s.posing.poses.renaming = None;
     }
     cmds
 }

@@ -17,8 +17,8 @@ pub fn rig_panel_ui(ui: &mut egui::Ui, s: &mut EditorState, gesture: &mut u64) -
     let mut cmds = Vec::new();
     ui.heading("Rig");
     ui.weak("The mesh is shown in its bind pose.");
-    ui.checkbox(&mut s.view.wireframe, "Wireframe");
-    ui.checkbox(&mut s.view.bones, "Bones");
+    ui.checkbox(&mut s.view.options.wireframe, "Wireframe");
+    ui.checkbox(&mut s.view.options.bones, "Bones");
     ui.separator();
     ui.heading("Joint");
     match s.selected {
@@ -91,7 +91,7 @@ fn weights_ui(ui: &mut egui::Ui, s: &mut EditorState, cmds: &mut Vec<Command>) {
     }
     egui::Grid::new("bind_options").num_columns(2).show(ui, |ui| {
         let l = ui.label("Influence limit");
-        ui.add(egui::DragValue::new(&mut s.paint.limit).range(1..=16)).labelled_by(l.id);
+        ui.add(egui::DragValue::new(&mut s.painting.settings.limit).range(1..=16)).labelled_by(l.id);
         ui.end_row();
     });
     let has_skin = !s.model.skins.is_empty();

@@ -19,16 +19,16 @@ pub fn timeline_ui(ui: &mut egui::Ui, s: &EditorState) -> Vec<Command> {
     let mut cmds = Vec::new();
     ui.horizontal(|ui| {
         let name = |i: usize| s.model.clips[i].name.clone().unwrap_or_else(|| format!("#{i}"));
-        let current = s.clip.map_or_else(|| "(no animation)".to_owned(), name);
+        let current = s.posing.clip.map_or_else(|| "(no animation)".to_owned(), name);
         let l = ui.label("Animation");
         egui::ComboBox::from_id_salt("clip")
             .selected_text(current)
             .show_ui(ui, |ui| {
-                if ui.selectable_label(s.clip.is_none(), "(no animation)").clicked() {
+                if ui.selectable_label(s.posing.clip.is_none(), "(no animation)").clicked() {
                     cmds.push(Command::SelectClip(None));
                 }
                 for i in 0..s.model.clips.len() {
-                    if ui.selectable_label(s.clip == Some(i), name(i)).clicked() {
+                    if ui.selectable_label(s.posing.clip == Some(i), name(i)).clicked() {
                         cmds.push(Command::SelectClip(Some(i)));
                     }
                 }
@@ -46,7 +46,7 @@ pub fn timeline_ui(ui: &mut egui::Ui, s: &EditorState) -> Vec<Command> {
         if ui.button("Key Whole Pose").on_hover_text("key every joint here (Shift+I)").clicked() {
             cmds.push(Command::Key(KeyCommand::Set { whole_pose: true }));
         }
-        let Some(clip) = s.clip.and_then(|c| s.model.clips.get(c)) else {
+        let Some(clip) = s.posing.clip.and_then(|c| s.model.clips.get(c)) else {
             ui.weak(if s.model.clips.is_empty() {
                 "this model has no animations: Set Key starts one"
             } else {
@@ -57,15 +57,15 @@ pub fn timeline_ui(ui: &mut egui::Ui, s: &EditorState) -> Vec<Command> {
         if ui.button("Delete Key").on_hover_text("delete the keys here (Alt+I)").clicked() {
             cmds.push(Command::Key(KeyCommand::Delete { whole_pose: s.selected.is_none() }));
         }
-        if ui.button(if s.playing { "Pause" } else { "Play" }).clicked() {
-            cmds.push(Command::Play(!s.playing));
+        if ui.button(if s.posing.playing { "Pause" } else { "Play" }).clicked() {
+            cmds.push(Command::Play(!s.posing.playing));
         }
         let _ = clip;
     });
-    if s.clip.and_then(|c| s.model.clips.get(c)).is_some() {
+    if s.posing.clip.and_then(|c| s.model.clips.get(c)).is_some() {
         ui.horizontal(|ui| {
             let (a, b) = s.timeline_range();
-            let mut t = s.time_secs;
+            let mut t = s.posing.time_secs;
             ui.spacing_mut().slider_width = strip_width(ui);
             let l = ui.label("Time (s)");
             let r = ui.add(egui::Slider::new(&mut t, a..=b.max(a + 1e-6)).fixed_decimals(2)).labelled_by(l.id);
@@ -80,7 +80,7 @@ pub fn timeline_ui(ui: &mut egui::Ui, s: &EditorState) -> Vec<Command> {
 
 /// The clip's keys under the scrubber: diamonds to click (go to that time) and drag (move them).
 fn key_strip(ui: &mut egui::Ui, s: &EditorState, cmds: &mut Vec<Command>) {
-    let Some(clip) = s.clip.and_then(|c| s.model.clips.get(c)) else { return };
+    let Some(clip) = s.posing.clip.and_then(|c| s.model.clips.get(c)) else { return };
     let (a, b) = s.timeline_range();
     let span = (b - a).max(1e-6);
     let label_width = ui.fonts_mut(|f| {
@@ -95,7 +95,7 @@ fn key_strip(ui: &mut egui::Ui, s: &EditorState, cmds: &mut Vec<Command>) {
     let y = strip.center().y;
     painter.line_segment([egui::pos2(x0, y), egui::pos2(x1, y)], ui.visuals().widgets.noninteractive.bg_stroke);
     painter.line_segment(
-        [egui::pos2(x_of(s.time_secs), strip.top()), egui::pos2(x_of(s.time_secs), strip.bottom())],
+        [egui::pos2(x_of(s.posing.time_secs), strip.top()), egui::pos2(x_of(s.posing.time_secs), strip.bottom())],
         egui::Stroke::new(1.5, egui::Color32::from_rgb(90, 160, 255)),
     );
     let selected: Vec<f64> = s.selected.map(|n| keys::key_times(clip, Some(&[n]))).unwrap_or_default();

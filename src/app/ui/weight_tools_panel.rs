@@ -6,9 +6,10 @@
 use eframe::egui;
 
 use crate::app::command::Command;
+use crate::app::command::{PaintTool, TransferSource, WeightToolCommand};
 use crate::app::dialogs::FileRequest;
 use crate::app::file_menu::Files;
-use crate::app::state::{EditorState, PaintTool, TransferSource, WeightToolCommand};
+use crate::app::state::EditorState;
 use crate::paint::{weight_table, TableOp};
 
 /// Rows the table shows at most (the operations still apply to the whole selection).
@@ -25,14 +26,14 @@ pub fn weight_tools_ui(ui: &mut egui::Ui, s: &mut EditorState, files: &mut Files
     ui.heading("Selection");
     ui.horizontal(|ui| {
         for t in PaintTool::ALL {
-            if ui.selectable_label(s.weight_tools.tool == t, t.label()).clicked() {
+            if ui.selectable_label(s.painting.weight_tools.tool == t, t.label()).clicked() {
                 cmds.push(tool(WeightToolCommand::SetTool(t)));
             }
         }
     });
     let summary = s.selection_summary(TABLE_ROWS).clone();
     ui.label(format!("selected: {} vertices, hidden: {}", summary.selected, summary.hidden));
-    let mut restrict = s.weight_tools.restrict;
+    let mut restrict = s.painting.weight_tools.restrict;
     if ui
         .checkbox(&mut restrict, "Restrict to selection")
         .on_hover_text("dabs and tools change only the selection")
@@ -60,10 +61,10 @@ pub fn weight_tools_ui(ui: &mut egui::Ui, s: &mut EditorState, files: &mut Files
     ui.heading("Gradient");
     egui::Grid::new("gradient").num_columns(2).show(ui, |ui| {
         let l = ui.label("Start weight");
-        ui.add(egui::Slider::new(&mut s.weight_tools.gradient_start, 0.0..=1.0)).labelled_by(l.id);
+        ui.add(egui::Slider::new(&mut s.painting.weight_tools.gradient_start, 0.0..=1.0)).labelled_by(l.id);
         ui.end_row();
         let l = ui.label("End weight");
-        ui.add(egui::Slider::new(&mut s.weight_tools.gradient_end, 0.0..=1.0)).labelled_by(l.id);
+        ui.add(egui::Slider::new(&mut s.painting.weight_tools.gradient_end, 0.0..=1.0)).labelled_by(l.id);
         ui.end_row();
     });
     ui.weak("Gradient tool: drag from A to B on the mesh; the selected joint's weight follows the surface distance.");
@@ -119,7 +120,7 @@ fn table_ui(ui: &mut egui::Ui, s: &mut EditorState, shown: &[u32], selected: usi
     let joint = s.selected_surface_joint();
     let name = joint.map_or_else(|| "(select a joint)".to_owned(), |j| s.surface_joint_name(j));
     let on = ui.label(format!("On the selection, joint {name}:"));
-    let w = &mut s.weight_tools;
+    let w = &mut s.painting.weight_tools;
     ui.horizontal(|ui| {
         ui.add(egui::DragValue::new(&mut w.set_value).speed(0.01).range(0.0..=1.0).fixed_decimals(3))
             .labelled_by(on.id);
@@ -156,7 +157,7 @@ fn table_ui(ui: &mut egui::Ui, s: &mut EditorState, shown: &[u32], selected: usi
 
 fn transfer_ui(ui: &mut egui::Ui, s: &mut EditorState, files: &mut Files, cmds: &mut Vec<Command>) {
     ui.heading("Transfer weights");
-    let t = &mut s.weight_tools.transfer;
+    let t = &mut s.painting.weight_tools.transfer;
     egui::Grid::new("transfer").num_columns(2).show(ui, |ui| {
         let l = ui.label("Max distance");
         ui.add(egui::DragValue::new(&mut t.max_distance).speed(0.001).range(0.0..=1.0).suffix(" × diagonal"))
@@ -184,7 +185,7 @@ fn transfer_ui(ui: &mut egui::Ui, s: &mut EditorState, files: &mut Files, cmds: 
         });
         ui.data_mut(|d| d.insert_temp(id, (from, to)));
     }
-    if let Some(r) = &s.weight_tools.last_transfer {
+    if let Some(r) = &s.painting.weight_tools.last_transfer {
         ui.label(format!("last: {} matched, {} inpainted, {} unreached", r.matched, r.inpainted, r.unreached));
         if !r.unmatched_joints.is_empty() {
             ui.colored_label(

@@ -23,7 +23,7 @@ impl Viewport {
     ) {
         let preview = || {
             let node = s.selected?;
-            let p = s.camera.project(s.node_position(node)?, panel_size)?;
+            let p = s.view.camera.project(s.node_position(node)?, panel_size)?;
             Some(response.rect.min + egui::vec2(p.x, p.y))
         };
         let pointer = if self.preview_brush {
@@ -41,7 +41,7 @@ impl Viewport {
                 i.pointer.middle_down(),
             )
         });
-        let camera = s.camera;
+        let camera = s.view.camera;
         let ray_at = |p: egui::Pos2| {
             let (origin, direction) = camera.ray(local(p), panel_size);
             crate::paint::Ray { origin, direction }
@@ -51,7 +51,7 @@ impl Viewport {
             self.hover = None;
             return;
         }
-        let brush = s.weight_tools.tool == crate::app::state::PaintTool::Brush;
+        let brush = s.painting.weight_tools.tool == crate::app::command::PaintTool::Brush;
         if pressed && response.hovered() && brush {
             if let Some(p) = pointer {
                 if ctrl {
@@ -81,21 +81,21 @@ impl Viewport {
             let d = response.drag_delta();
             let delta = Vec2::new(d.x, d.y);
             if middle || (secondary && shift) {
-                s.camera.pan(delta, height);
+                s.view.camera.pan(delta, height);
             } else if secondary {
-                s.camera.orbit(delta);
+                s.view.camera.orbit(delta);
             }
         }
         if response.hovered() {
             let steps = ui.input(|i| wheel_notches(&i.raw.events));
             if ctrl {
-                s.paint.brush.step_radius(steps);
+                s.painting.settings.brush.step_radius(steps);
             } else if shift {
-                s.paint.brush.step_strength(steps);
+                s.painting.settings.brush.step_strength(steps);
             } else {
                 let scroll = ui.input(|i| i.smooth_scroll_delta.y);
                 if scroll != 0.0 {
-                    s.camera.zoom(scroll);
+                    s.view.camera.zoom(scroll);
                 }
             }
         }

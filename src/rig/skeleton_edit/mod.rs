@@ -33,8 +33,8 @@ pub use symmetrize::symmetrize;
 
 use super::fk::model_from_node;
 use super::Pose;
+use crate::model::StrokeRecord;
 use crate::model::{Clip, Influences, Model, Node, NodeTransform, NodeTree, Skin, SkinnedInstance};
-use crate::paint::stroke::StrokeRecord;
 
 /// Why a skeleton edit was refused (nothing was changed). Displays as one line.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]

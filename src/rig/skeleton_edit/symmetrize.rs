@@ -1,6 +1,6 @@
 //! Symmetrize a chain: mirror a joint and its side-marked descendants across the model's symmetry
 //! plane (Blender's Armature ▸ Symmetrize). Joints of the other side are created, or moved when
-//! they exist, with mirrored names (`paint::mirror::mirror_name`), positions, frames and tails.
+//! they exist, with mirrored names (`rig::symmetry::mirror_name`), positions, frames and tails.
 
 use glam::{DMat3, DMat4, DVec3, Vec3};
 
@@ -9,8 +9,8 @@ use super::{
     set_local, EditLog, SkeletonEditError, SkeletonRecord,
 };
 use crate::model::{Model, Node, NodeTree};
-use crate::paint::mirror::{mirror_name, symmetry_axis};
 use crate::rig::bone::roll_of_frame;
+use crate::rig::symmetry::{mirror_name, symmetry_axis};
 
 /// The reflection across the origin plane normal to `axis` (0 = x, 1 = y, 2 = z).
 fn reflection(axis: usize) -> DMat4 {

@@ -5,9 +5,9 @@
 
 use std::collections::hash_map::Entry;
 
-use super::grid::IntegerMap;
-use crate::model::influences::VertexSnapshot;
-use crate::model::{Influences, Model};
+use super::influences::VertexSnapshot;
+use super::{Influences, Model};
+use crate::maths::point_grid::IntegerMap;
 
 /// One touched vertex: where it is and its states before and after ([`StrokeRecord::before`],
 /// [`StrokeRecord::after`]).

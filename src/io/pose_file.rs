@@ -6,8 +6,8 @@ use std::path::Path;
 use glam::{DQuat, DVec3};
 use serde_json::{Map, Value};
 
-use super::{JointOverride, Pose};
 use crate::model::NodeTree;
+use crate::rig::{JointOverride, Pose};
 
 /// The `format` value a pose file must carry.
 pub const FORMAT: &str = "skinlab-pose";
@@ -29,7 +29,7 @@ pub fn read_pose_file(path: &Path, tree: &NodeTree) -> Result<Pose, PoseFileErro
     let err = |problem: String| PoseFileError { path: path.display().to_string(), problem };
     // At most a generous 4 KiB per node (names, TRS, whitespace) plus 1 MiB.
     let cap = (1u64 << 20) + 4096 * tree.len() as u64;
-    let text = crate::io::input_file::read_input_text(path, cap).map_err(err)?;
+    let text = super::input_file::read_input_text(path, cap).map_err(err)?;
     parse_pose(&text, tree).map_err(err)
 }
 
