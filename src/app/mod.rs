@@ -40,7 +40,7 @@
 //! pose, or with `--rig --select` a joint drag), `state/refresh.rs` (the per-frame deformation, timed
 //! per stage; the paint colours computed in full only when what they depend on changed: `model_rev`,
 //! `EditorState::model_edits` (every in-place model edit but a dab's, through `refresh::edit_model`),
-//! the joint shown, the mode, the surface, so a new pose sends no colours), `state/panels.rs` (the
+//! the joint shown, the mode, the surface, so a new pose sends no colours), `state/view.rs` (the
 //! shown methods, the viewport's aspect, framing), `screenshot.rs` (`open --screenshot`: save the
 //! window after N frames, then close), `panic_guard.rs` (the window loop run so that a panic on its
 //! thread, such as winit's X11 start-up without the X keyboard data, becomes one error line and status

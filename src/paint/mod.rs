@@ -33,8 +33,8 @@
 //! the eighth so far), `mirror_weights.rs` (the Mirror Weights operator), adjacency and surface
 //! distance (`surface.rs`: Dijkstra bounded by the radius, generation-stamped scratch so a dab touches
 //! only what it reaches, each group's neighbour list prefetched when the walk first reaches it),
-//! picking, footprint, dabs, tools, stroke undo records (`stroke.rs`: each vertex's first and last
-//! state, their significant weights in one pool), weight display; `selection.rs` (the vertex selection
+//! picking, footprint, dabs, tools (their undo records are `model::StrokeRecord`: each vertex's
+//! first and last state, their significant weights in one pool), weight display; `selection.rs` (the vertex selection
 //! mask: box/lasso by projected deformed positions, grow/shrink, hide/reveal; `editable_mask` goes into
 //! `WeightRules::mask`, which every writer checks; a stamp new on every edit, which keeps the panel's
 //! counts (`EditorState::selection_summary`) from being recounted every frame), `gradient.rs` (gradient
