@@ -135,7 +135,7 @@ pub fn run(args: &ExportArgs) -> Result<(), CliError> {
             Some(_) => super::export_emulate::plain_bytes(&model, &source, &options, &args.out)?,
             None => report.files.iter().map(|f| f.1).sum(),
         };
-        let line = super::export_emulate::finish(
+        let (line, report_json) = super::export_emulate::finish(
             done,
             &args.emulation,
             &args.model,
@@ -143,8 +143,10 @@ pub fn run(args: &ExportArgs) -> Result<(), CliError> {
             &report,
             plain_bytes,
             helpers_bytes,
-            &mut companions,
         )?;
+        if let (Some(path), Some(text)) = (&args.emulation.report, report_json) {
+            companions.stage(path, |w| w.write_all(&text))?;
+        }
         summary.push(line);
     }
     companions.commit()?;

@@ -13,7 +13,7 @@ use serde_json::json;
 use super::CliError;
 use crate::emulate::{emulate, EmulateRequest, Emulation};
 use crate::io::gltf_export::KeyMorphs;
-use crate::io::{ExportOptions, ExportReport, SourceDocument, StagedSet};
+use crate::io::{ExportOptions, ExportReport, SourceDocument};
 use crate::model::Model;
 use crate::skinning::SkinningMethod;
 
@@ -129,8 +129,8 @@ pub fn plain_bytes(
     Ok(files.main.len() + files.bin.map_or(0, |b| b.1.len()))
 }
 
-/// The summary line and, with `--report`, the JSON report, staged with the export's other
-/// companions.
+/// The summary line and, with `--report`, the JSON report's bytes (the caller stages them with
+/// the export's other companions).
 pub fn finish(
     done: &Emulated,
     args: &EmulateArgs,
@@ -139,8 +139,7 @@ pub fn finish(
     export: &ExportReport,
     plain_bytes: usize,
     helpers_bytes: usize,
-    companions: &mut StagedSet,
-) -> Result<String, CliError> {
+) -> Result<(String, Option<Vec<u8>>), CliError> {
     let e = &done.emulation;
     let written: usize = export.files.iter().map(|f| f.1).sum();
     let bytes_added = written as i64 - plain_bytes as i64;
@@ -163,7 +162,7 @@ pub fn finish(
         100.0 * (emu_sq / n.max(1.0)).sqrt(),
         e.clips.len()
     );
-    if let Some(path) = &args.report {
+    if args.report.is_some() {
         let clips: Vec<serde_json::Value> = e
             .clips
             .iter()
@@ -196,7 +195,7 @@ pub fn finish(
             "clips": clips,
         });
         let text = serde_json::to_vec_pretty(&report).map_err(|e| format!("cannot serialise the report: {e}"))?;
-        companions.stage(path, |w| w.write_all(&text))?;
+        return Ok((summary, Some(text)));
     }
-    Ok(summary)
+    Ok((summary, None))
 }
