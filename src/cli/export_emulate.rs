@@ -85,12 +85,7 @@ pub fn prepare(
     let mut clips = Vec::new();
     for name in &args.clips {
         let clip = model.find_clip(name).ok_or_else(|| {
-            let names: Vec<String> = model
-                .clips
-                .iter()
-                .enumerate()
-                .map(|(i, c)| c.name.clone().unwrap_or_else(|| format!("#{i}")))
-                .collect();
+            let names = model.clip_keys();
             let known = if names.is_empty() { "the model has none".to_owned() } else { names.join(", ") };
             format!("{}: --clips {name:?}: no such clip ({known})", model_path.display())
         })?;

@@ -123,12 +123,7 @@ impl PoseArgs {
             return Ok(Pose::rest());
         };
         let clip = model.find_clip(name).ok_or_else(|| {
-            let names: Vec<String> = model
-                .clips
-                .iter()
-                .enumerate()
-                .map(|(i, c)| c.name.clone().unwrap_or_else(|| format!("#{i}")))
-                .collect();
+            let names = model.clip_keys();
             if names.is_empty() {
                 format!("--animation {name:?}: the model has no animations")
             } else {

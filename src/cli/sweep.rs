@@ -80,8 +80,7 @@ pub(super) fn joints(model: &Model, names: &[String], path: &Path) -> Result<Vec
 fn clip<'m>(model: &'m Model, name: &str, path: &Path) -> Result<&'m Clip, CliError> {
     let by_index = name.strip_prefix('#').and_then(|n| n.parse::<usize>().ok()).and_then(|n| model.clips.get(n));
     by_index.or_else(|| model.clips.iter().find(|c| c.name.as_deref() == Some(name))).ok_or_else(|| {
-        let names: Vec<String> =
-            model.clips.iter().enumerate().map(|(i, c)| c.name.clone().unwrap_or_else(|| format!("#{i}"))).collect();
+        let names = model.clip_keys();
         let known = if names.is_empty() { "the model has none".to_owned() } else { names.join(", ") };
         format!("{}: --clip {name:?}: no such clip ({known})", path.display()).into()
     })

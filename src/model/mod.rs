@@ -137,6 +137,12 @@ impl Model {
         true
     }
 
+    /// Each clip's key for messages and [`Model::find_clip`]: its name, or `#N` when it has none.
+    #[must_use]
+    pub fn clip_keys(&self) -> Vec<String> {
+        self.clips.iter().enumerate().map(|(i, c)| c.name.clone().unwrap_or_else(|| format!("#{i}"))).collect()
+    }
+
     /// Finds a clip by name or `#N` index key.
     pub fn find_clip(&self, key: &str) -> Option<usize> {
         if let Some(idx) = key.strip_prefix('#').and_then(|n| n.parse::<usize>().ok()) {
