@@ -8,25 +8,10 @@
 // Usage: node scripts/three_pose.mjs FILE.glb CLIP_NAME TIME [TIME ...]
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 
-globalThis.ProgressEvent ??= class ProgressEvent extends Event {
-  constructor(type, init = {}) {
-    super(type);
-    Object.assign(this, init);
-  }
-};
+import { loadThree } from './three_node.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const threeDir = process.env.THREE_DIR || path.join(here, '..', 'target', 'tools', 'node_modules', 'three');
-let THREE, GLTFLoader;
-try {
-  THREE = await import(pathToFileURL(path.join(threeDir, 'build', 'three.module.js')).href);
-  ({ GLTFLoader } = await import(pathToFileURL(path.join(threeDir, 'examples', 'jsm', 'loaders', 'GLTFLoader.js')).href));
-} catch (e) {
-  console.error(`three_pose: cannot load three.js from ${threeDir} (run scripts/setup.sh): ${e.message}`);
-  process.exit(1);
-}
+const { THREE, GLTFLoader } = await loadThree('three_pose');
 
 const warnings = [];
 console.warn = (...args) => warnings.push(args.map(String).join(' '));
