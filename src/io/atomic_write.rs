@@ -36,14 +36,7 @@ impl StagedFile {
     /// permissions.
     pub fn write(target: &Path, fill: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<Self> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
-        let old = match fs::metadata(target) {
-            Ok(meta) if !meta.is_file() => {
-                let kind = super::input_file::kind_of(&meta);
-                return Err(io::Error::other(format!("is {kind}, not a regular file: cannot write over it")));
-            }
-            Ok(meta) => Some(meta.permissions()),
-            Err(_) => None,
-        };
+        let old = existing_target(target).map_err(io::Error::other)?;
         let (dir, name) = dir_and_name(target);
         remove_stale_temporaries(&dir, &name);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
@@ -81,6 +74,19 @@ impl Drop for StagedFile {
         if !self.committed {
             let _ = fs::remove_file(&self.tmp);
         }
+    }
+}
+
+/// The permissions of the regular file at `target` (`None` when there is none yet), or the problem
+/// (without the path) when `target` is something a rename would replace by a regular file: a
+/// device, a FIFO, a socket or a directory.
+pub fn existing_target(target: &Path) -> Result<Option<fs::Permissions>, String> {
+    match fs::metadata(target) {
+        Ok(meta) if !meta.is_file() => {
+            Err(format!("is {}, not a regular file: cannot write over it", super::input_file::kind_of(&meta)))
+        }
+        Ok(meta) => Ok(Some(meta.permissions())),
+        Err(_) => Ok(None),
     }
 }
 

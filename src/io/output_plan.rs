@@ -12,8 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::atomic_write::StagedFile;
-use super::input_file::kind_of;
+use super::atomic_write::{existing_target, StagedFile};
 
 /// What identifies a file on disk: its canonical path, and its device and inode where it exists.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -131,12 +130,7 @@ impl OutputPlan {
 /// Refuses an existing `path` that is not a regular file (after following links): writing would
 /// replace a device, a FIFO, a socket or a directory by a regular file.
 pub fn check_writable(path: &Path) -> Result<(), String> {
-    match std::fs::metadata(path) {
-        Ok(meta) if !meta.is_file() => {
-            Err(format!("{}: is {}, not a regular file: cannot write over it", path.display(), kind_of(&meta)))
-        }
-        _ => Ok(()),
-    }
+    existing_target(path).map(|_| ()).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Files written together: each staged complete beside its target, then all renamed into place.

@@ -82,11 +82,15 @@ fn downsample(rgba: &[u8], w: u32, h: u32, factor: u32) -> Vec<u8> {
     out
 }
 
-/// Draws the picture with a headless context.
-pub fn render_picture(gl: &Headless, model: &Model, pose: &Pose, req: &PictureRequest) -> Picture {
+/// Draws the picture with a headless context. A panel whose deformation is not finite (a pose that
+/// overflows 32-bit floats) is refused with the first such vertex (`io::obj::check_finite`).
+pub fn render_picture(gl: &Headless, model: &Model, pose: &Pose, req: &PictureRequest) -> Result<Picture, String> {
     let methods = if req.methods.is_empty() { vec![SkinningMethod::Sbs] } else { req.methods.clone() };
     let n = methods.len() as u32;
     let (all, deformer) = deform_each(model, pose, &methods);
+    for deformed in &all {
+        crate::io::obj::check_finite(model, deformed)?;
+    }
     let (mut lo, mut hi) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
     for d in &all {
         let (a, b) = deformed_bounds(d, model.rest_bounds());
@@ -141,7 +145,7 @@ pub fn render_picture(gl: &Headless, model: &Model, pose: &Pose, req: &PictureRe
             (scale / 2).max(1),
         );
     }
-    Picture { width, height, rgba, max_difference: diff.map(|(m, _)| m) }
+    Ok(Picture { width, height, rgba, max_difference: diff.map(|(m, _)| m) })
 }
 
 #[cfg(test)]
