@@ -7,7 +7,6 @@ pub mod analysis;
 pub mod app;
 pub mod bandwidth;
 pub mod bind;
-pub mod canvas;
 pub mod cli;
 pub mod demo;
 pub mod emulate;
@@ -17,6 +16,7 @@ pub mod json_header;
 pub mod maths;
 pub mod model;
 pub mod paint;
+pub mod plot;
 pub mod prefetch;
 #[cfg(feature = "gui")]
 pub mod render;

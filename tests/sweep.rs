@@ -13,7 +13,8 @@ use std::ffi::OsStr;
 use cli_run::{assert_one_error_line, skinlab};
 use common::{rigs, shared_models};
 use glam::DVec3;
-use skinlab::analysis::sweep::{plot, sweep, Motion, SweepReport, SweepRequest};
+use skinlab::analysis::sweep::{sweep, Motion, SweepReport, SweepRequest};
+use skinlab::plot::sweep as plot;
 use skinlab::rig::Pose;
 use skinlab::skinning::{Deformer, SkinningMethod};
 
@@ -139,10 +140,18 @@ fn json_and_csv_reports_hold_every_step() {
     // The plot: one row per joint and motion, every method's colour drawn.
     let img = image::open(&png).unwrap().to_rgba8();
     assert_eq!((img.width(), img.height()), plot::picture_size(4));
+    // The legend across the top (each method's swatch, the names in dark text), then the curves.
+    let legend_rows = 30;
+    let in_legend = || (0..legend_rows).flat_map(|y| (0..img.width()).map(move |x| (x, y)));
     for m in [SkinningMethod::Lbs, SkinningMethod::Dqs, SkinningMethod::Sbs] {
         let c = plot::method_colour(m);
-        assert!(img.pixels().filter(|p| p.0 == c).count() > 200, "{m} curves drawn");
+        let swatch = in_legend().filter(|&(x, y)| img.get_pixel(x, y).0 == c).count();
+        assert!(swatch >= 24 * 4, "{m} has its swatch in the legend: {swatch} pixels");
+        let curve = img.enumerate_pixels().filter(|(_, y, p)| *y >= legend_rows && p.0 == c).count();
+        assert!(curve > 200, "{m} curves drawn: {curve} pixels");
     }
+    let ink = in_legend().filter(|&(x, y)| img.get_pixel(x, y).0[..3].iter().all(|&v| v < 80)).count();
+    assert!(ink > 300, "the legend names the methods in dark text: {ink} pixels");
 }
 
 #[test]

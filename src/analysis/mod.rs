@@ -12,7 +12,7 @@
 //! `volume.rs`, `report.rs` (`compare`, `evaluate`), `joint_sets.rs` (the SBS set table of a pose:
 //! members, vertices, centre-system singular values and condition number, centre, far path, warnings;
 //! `info --sets`), `sweep/` (stress sweeps: `region.rs` the influenced vertices, bone segments, slices
-//! and the collapse/volume/bulge/flip metrics; `csv.rs`; `plot.rs` the PNG on `canvas`; `clip.rs` the
+//! and the collapse/volume/bulge/flip metrics; `csv.rs` (the PNG is `crate::plot::sweep`'s); `clip.rs` the
 //! sweep on a clip's keys, `sweep --clip`), `rom.rs` (the range-of-motion clip: each joint's twist and
 //! two bends about the sweep's axes, rest → +max → rest → −max → rest, LINEAR keys ≤ 45° apart,
 //! f32-exact; `skinlab rom`, the sweep panel's Add ROM clip).

@@ -60,7 +60,7 @@
 //! panel's choices (its own steps or a driving clip), its background thread and the scrub that poses
 //! the joint, or the model at a clip key, without an undo entry), `ui/joint_sets_panel.rs` (the
 //! sortable set table, `ScrollArea::show_rows`), `ui/sweep_panel.rs` + `ui/sweep_plot.rs` (the sweep
-//! window and its egui-painter curves).
+//! window and its curves, drawn by egui_plot).
 //!
 //! Invariants: the only egui/eframe/rfd user.
 

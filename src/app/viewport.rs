@@ -472,7 +472,7 @@ fn draw_legend(painter: &egui::Painter, rect: egui::Rect, max: f32, a: &str, b: 
         );
         painter.rect_filled(seg, 0.0, egui::Color32::from_rgb(c[0], c[1], c[2]));
     }
-    let label = crate::render::label::format_units;
+    let label = crate::plot::format_units;
     painter.text(
         egui::pos2(bar.min.x, bar.max.y + 4.0),
         egui::Align2::LEFT_TOP,

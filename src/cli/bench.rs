@@ -2,7 +2,6 @@
 //! of a model or a synthetic rig over changing poses, the methods interleaved frame by frame so
 //! that their ratios come from one run; optionally measure the memory-bandwidth bound.
 
-use std::io::{IsTerminal, Write as _};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -114,7 +113,7 @@ pub struct MethodTimes {
 
 /// Deforms `frames` + 2 frames of changing poses with every method (interleaved, one deformer
 /// per method as the editor has one per panel) and returns the timings of the timed frames,
-/// printing a progress line to stderr for long runs.
+/// showing a progress bar on stderr for long runs.
 pub fn time_methods(model: &Model, methods: &[SkinningMethod], frames: usize, motion: Motion) -> Vec<MethodTimes> {
     const WARM_UP: usize = 2;
     let mut deformers: Vec<Deformer> = methods.iter().map(|_| Deformer::new()).collect();
@@ -124,10 +123,11 @@ pub fn time_methods(model: &Model, methods: &[SkinningMethod], frames: usize, mo
     let mut outs: Vec<Vec<Vec<DeformedPrimitive>>> = vec![Vec::new(); methods.len()];
     let mut times = vec![MethodTimes::default(); methods.len()];
     let mut pose = Pose::rest();
-    let started = Instant::now();
-    let mut last_progress = Instant::now();
-    let mut progress_shown = false;
-    let tty = std::io::stderr().is_terminal();
+    let mut bar = super::progress::Progress::new(
+        "bench: frame {pos}/{len} ({elapsed} elapsed)",
+        (frames + WARM_UP) as u64,
+        std::time::Duration::from_secs(1),
+    );
     for frame in 0..frames + WARM_UP {
         animate_moving(model, frame, motion.moving.unwrap_or(usize::MAX), &mut pose);
         for (m, &method) in methods.iter().enumerate() {
@@ -153,24 +153,9 @@ pub fn time_methods(model: &Model, methods: &[SkinningMethod], frames: usize, mo
                 t.secs_per_vertex = deformer.work_estimate().secs_per_vertex(method);
             }
         }
-        if last_progress.elapsed().as_secs_f64() > 1.0 {
-            last_progress = Instant::now();
-            progress_shown = true;
-            let line = format!(
-                "bench: frame {}/{} ({:.0} s elapsed)",
-                frame + 1,
-                frames + WARM_UP,
-                started.elapsed().as_secs_f64()
-            );
-            // Progress is a courtesy: a failed write to stderr does not stop the benchmark.
-            let mut err = std::io::stderr().lock();
-            let _ = if tty { write!(err, "\r{line}") } else { writeln!(err, "{line}") };
-            let _ = err.flush();
-        }
+        bar.set(frame as u64 + 1);
     }
-    if progress_shown && tty {
-        let _ = writeln!(std::io::stderr());
-    }
+    bar.finish();
     times
 }
 

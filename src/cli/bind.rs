@@ -2,9 +2,8 @@
 //! only the named ones (Assign Automatic), and writes the model through the exporter. A progress
 //! bar goes to stderr when it is a terminal and the bind takes longer than half a second.
 
-use std::io::{IsTerminal, Write as _};
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use clap::Args;
 
@@ -64,8 +63,11 @@ pub fn run(args: &BindArgs) -> Result<(), CliError> {
     };
     let locked = resolve_joints(&model, &skins, &args.locked, "--locked", &file)?;
     let started = Instant::now();
-    let tty = std::io::stderr().is_terminal();
-    let mut shown = false;
+    let mut bar = super::progress::Progress::new(
+        "binding [{bar:30}] {percent:>3} %",
+        1000 * skins.len() as u64,
+        Duration::from_millis(500),
+    );
     let mut lines = Vec::new();
     for (k, &skin) in skins.iter().enumerate() {
         let joints = match &joints {
@@ -74,18 +76,7 @@ pub fn run(args: &BindArgs) -> Result<(), CliError> {
             None => None,
         };
         let options = BindOptions { limit: args.limit, joints, locked: locked[k].clone() };
-        let mut progress = |f: f32| {
-            if tty && started.elapsed().as_secs_f64() > 0.5 {
-                shown = true;
-                let f = (k as f32 + f.clamp(0.0, 1.0)) / skins.len() as f32;
-                let filled = (f * 30.0).round() as usize;
-                // Progress is a courtesy: a failed write to stderr does not stop the bind.
-                let mut err = std::io::stderr().lock();
-                let _ =
-                    write!(err, "\rbinding [{}{}] {:3.0} %", "#".repeat(filled), " ".repeat(30 - filled), f * 100.0);
-                let _ = err.flush();
-            }
-        };
+        let mut progress = |f: f32| bar.set(1000 * k as u64 + (f.clamp(0.0, 1.0) * 1000.0) as u64);
         let result =
             bind_skin(&model, skin, &options, &mut progress).map_err(|e| format!("{file}: skin {skin}: {e}"))?;
         result.apply(&mut model).map_err(|e| format!("{file}: skin {skin}: {e}"))?;
@@ -104,9 +95,7 @@ pub fn run(args: &BindArgs) -> Result<(), CliError> {
             s.changed_vertices
         ));
     }
-    if shown {
-        let _ = writeln!(std::io::stderr());
-    }
+    bar.finish();
     let secs = started.elapsed().as_secs_f64();
     let export = ExportOptions {
         container,

@@ -28,6 +28,7 @@ mod info_sets;
 #[cfg(feature = "gui")]
 pub mod open;
 pub mod pose;
+pub mod progress;
 #[cfg(feature = "gui")]
 pub mod render;
 pub mod rig;

@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::CliError;
-use crate::analysis::sweep::{self, plot, Motion, SweepRequest};
+use crate::analysis::sweep::{self, Motion, SweepRequest};
 use crate::io::{OutputPlan, StagedSet};
 use crate::model::{Clip, Model};
+use crate::plot::sweep as plot;
 use crate::skinning::SkinningMethod;
 
 /// Arguments of `skinlab sweep`.
@@ -170,7 +171,7 @@ pub fn run(args: &SweepArgs) -> Result<(), CliError> {
         })?;
     }
     if let Some(path) = &args.plot {
-        let bytes = plot::png(&report).map_err(|e| format!("{}: cannot encode the plot: {e}", path.display()))?;
+        let bytes = plot::png(&report).map_err(|e| format!("{}: {e}", path.display()))?;
         staged.stage(path, |w| w.write_all(&bytes))?;
     }
     staged.commit()?;

@@ -1,7 +1,7 @@
 //! three-d glue shared by the editor viewport and the headless `skinlab render` (no egui here):
 //! glam → three-d conversions, GPU buffers refilled from the CPU deformation, the skeleton, grid
 //! and difference-colour overlays, the orbit camera, the headless EGL context, and the panel
-//! picture with its bitmap labels.
+//! picture (its labels and legend drawn by `crate::plot::label`).
 //!
 //! In detail: three-d glue: `gpu_changes.rs` (what changed since the last upload: nothing, all, or
 //! vertex lists → coalesced ranges), `Scene` (skinned meshes refilled per frame (`skinned_mesh.rs`)
@@ -20,7 +20,6 @@ pub mod camera;
 pub mod gl_convert;
 pub mod gpu_changes;
 pub mod headless;
-pub mod label;
 pub mod overlays;
 pub mod picture;
 pub mod scene;

@@ -7,10 +7,10 @@ use three_d::ScissorBox;
 
 use super::camera::{CameraPreset, OrbitCamera};
 use super::headless::Headless;
-use super::label::{legend, Canvas};
 use super::overlays::difference_overlay;
 use super::scene::{deformed_bounds, Scene, ViewOptions, BACKGROUND};
 use crate::model::Model;
+use crate::plot::label::{stamp, Legend};
 use crate::rig::Pose;
 use crate::skinning::{DeformedPrimitive, Deformer, SkinningMethod};
 
@@ -124,27 +124,9 @@ pub fn render_picture(gl: &Headless, model: &Model, pose: &Pose, req: &PictureRe
     });
     let (width, height) = (w / SUPERSAMPLE, h / SUPERSAMPLE);
     let mut rgba = downsample(&big, w, h, SUPERSAMPLE);
-    let mut canvas = Canvas { rgba: &mut rgba, width, height };
-    let scale = i64::from((height / 200).clamp(2, 6));
-    let pw = i64::from(width / n);
-    for (i, m) in methods.iter().enumerate() {
-        let x0 = i as i64 * pw;
-        if i > 0 {
-            canvas.fill(x0 - 1, 0, 2, i64::from(height), [20, 20, 24, 255]);
-        }
-        canvas.label(x0 + 4 * scale, 4 * scale, m.label(), scale);
-    }
-    if let Some((max, _)) = &diff {
-        let lw = (pw - 8 * scale).min(150 * scale / 2);
-        legend(
-            &mut canvas,
-            i64::from(width) - lw - 4 * scale,
-            i64::from(height) - 4 * scale,
-            lw,
-            *max,
-            (scale / 2).max(1),
-        );
-    }
+    let names: Vec<&str> = methods.iter().map(|m| m.label()).collect();
+    let legend = diff.as_ref().map(|&(full_scale, _)| Legend { full_scale, ramp: super::overlays::ramp });
+    stamp(&mut rgba, width, height, &names, legend).map_err(|e| e.to_string())?;
     Ok(Picture { width, height, rgba, max_difference: diff.map(|(m, _)| m) })
 }
 

@@ -7,7 +7,6 @@
 
 mod clip;
 mod csv;
-pub mod plot;
 pub mod region;
 mod weight_jump;
 

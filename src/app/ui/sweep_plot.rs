@@ -1,10 +1,12 @@
-//! Curves of the sweep panel drawn with egui's painter: one plot per metric, one polyline per
-//! method (the colours of `sweep --plot`), both axes labelled with their units, the scrub's angle as
-//! a vertical line. Each plot is one accessible widget named after its metric and methods.
+//! Curves of the sweep panel, drawn by egui_plot: one plot per metric, one line per method (the
+//! colours of `sweep --plot`), both axes labelled with their units, the scrub's angle as a
+//! vertical line, the value under the pointer on hover. Each plot is one accessible widget named
+//! after its metric and methods.
 
 use eframe::egui;
+use egui_plot::{HoverPosition, Line, PlotPoints, VLine};
 
-use crate::analysis::sweep::plot::method_colour;
+use crate::plot::sweep::method_colour;
 use crate::skinning::SkinningMethod;
 
 /// One metric's plot.
@@ -41,69 +43,68 @@ pub fn plot_label(title: &str, methods: &[SkinningMethod]) -> String {
     format!("plot of {title}: {}", names.join(", "))
 }
 
+/// A method's curve colour.
+fn colour(method: SkinningMethod) -> egui::Color32 {
+    let c = method_colour(method);
+    egui::Color32::from_rgb(c[0], c[1], c[2])
+}
+
 impl Plot<'_> {
-    /// Draws the plot `width` × `height` points.
+    /// Draws the plot `width` × `height` points (its title above it).
     pub fn ui(&self, ui: &mut egui::Ui, width: f32, height: f32) -> egui::Response {
-        let (rect, response) = ui.allocate_exact_size(egui::vec2(width, height), egui::Sense::hover());
         let methods: Vec<SkinningMethod> = self.curves.iter().map(|c| c.0).collect();
         let label = plot_label(self.title, &methods);
+        let log_x = self.log_x;
+        // Plotted x: log10 of the value on a logarithmic axis.
+        let fx = move |x: f64| if log_x { x.max(1e-300).log10() } else { x };
+        let from_fx = move |x: f64| if log_x { 10f64.powf(x) } else { x };
+        let inner = ui.vertical(|ui| {
+            ui.set_width(width);
+            ui.label(egui::RichText::new(self.title).small());
+            let curves = &self.curves;
+            let marker = self.marker;
+            let warn = ui.visuals().warn_fg_color;
+            egui_plot::Plot::new(("sweep plot", self.title))
+                .width(width)
+                .height(height - 18.0)
+                .include_y(self.floor.0)
+                .include_y(self.floor.1)
+                .x_axis_label(self.x_label)
+                .x_axis_formatter(move |mark, _| short(from_fx(mark.value)))
+                .y_axis_formatter(|mark, _| short(mark.value))
+                .y_axis_min_width(36.0)
+                .label_formatter(move |hover| {
+                    Some(match *hover {
+                        HoverPosition::NearDataPoint { plot_name, position: p, .. } => {
+                            format!("{plot_name}: {}, {}", short(from_fx(p.x)), short(p.y))
+                        }
+                        HoverPosition::Elsewhere { position: p } => format!("{}, {}", short(from_fx(p.x)), short(p.y)),
+                    })
+                })
+                .allow_drag(false)
+                .allow_zoom(false)
+                .allow_scroll(false)
+                .allow_boxed_zoom(false)
+                .allow_double_click_reset(false)
+                .show(ui, |plot| {
+                    for (method, curve) in curves {
+                        let points: Vec<[f64; 2]> = curve
+                            .iter()
+                            .filter(|p| p.0.is_finite() && p.1.is_finite())
+                            .map(|&(x, y)| [fx(x), y])
+                            .collect();
+                        plot.line(
+                            Line::new(method.label(), PlotPoints::from(points)).color(colour(*method)).width(2.0),
+                        );
+                    }
+                    if let Some(m) = marker {
+                        plot.vline(VLine::new("scrub", fx(m)).color(warn).width(1.5));
+                    }
+                })
+                .response
+        });
+        let response = inner.inner;
         response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Image, true, &label));
-        let painter = ui.painter_at(rect);
-        let visuals = ui.visuals();
-        painter.rect_filled(rect, 3.0, visuals.extreme_bg_color);
-        let font = egui::FontId::proportional(11.0);
-        let ink = visuals.text_color();
-        let area = egui::Rect::from_min_max(rect.min + egui::vec2(46.0, 18.0), rect.max - egui::vec2(8.0, 30.0));
-        let fx = |x: f64| if self.log_x { x.max(1e-300).log10() } else { x };
-        let points = self.curves.iter().flat_map(|c| c.1.iter()).filter(|p| p.0.is_finite() && p.1.is_finite());
-        let (mut x0, mut x1, mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, self.floor.0, self.floor.1);
-        for &(x, y) in points {
-            (x0, x1) = (x0.min(fx(x)), x1.max(fx(x)));
-            (y0, y1) = (y0.min(y), y1.max(y));
-        }
-        if x0 >= x1 {
-            (x0, x1) = (x0.min(0.0), x0.max(0.0) + 1.0);
-        }
-        let pad = (y1 - y0) * 0.05;
-        (y0, y1) = (y0 - pad, y1 + pad);
-        let at = |x: f64, y: f64| {
-            egui::pos2(
-                area.left() + area.width() * ((fx(x) - x0) / (x1 - x0)) as f32,
-                area.bottom() - area.height() * ((y - y0) / (y1 - y0)) as f32,
-            )
-        };
-        painter.text(rect.left_top() + egui::vec2(6.0, 3.0), egui::Align2::LEFT_TOP, self.title, font.clone(), ink);
-        let grid = egui::Stroke::new(1.0, visuals.widgets.noninteractive.bg_stroke.color);
-        for k in 0..=4 {
-            let t = f64::from(k) / 4.0;
-            let y = y0 + (y1 - y0) * t;
-            let py = area.bottom() - area.height() * t as f32;
-            painter.hline(area.x_range(), py, grid);
-            painter.text(egui::pos2(area.left() - 4.0, py), egui::Align2::RIGHT_CENTER, short(y), font.clone(), ink);
-            let x = x0 + (x1 - x0) * t;
-            let px = area.left() + area.width() * t as f32;
-            painter.vline(px, area.y_range(), grid);
-            let xv = if self.log_x { 10f64.powf(x) } else { x };
-            painter.text(egui::pos2(px, area.bottom() + 3.0), egui::Align2::CENTER_TOP, short(xv), font.clone(), ink);
-        }
-        painter.text(
-            egui::pos2(area.center().x, rect.bottom() - 2.0),
-            egui::Align2::CENTER_BOTTOM,
-            self.x_label,
-            font.clone(),
-            ink,
-        );
-        if let Some(m) = self.marker {
-            let p = at(m, y0);
-            painter.vline(p.x, area.y_range(), egui::Stroke::new(1.5, visuals.warn_fg_color));
-        }
-        for (method, curve) in &self.curves {
-            let c = method_colour(*method);
-            let stroke = egui::Stroke::new(2.0, egui::Color32::from_rgb(c[0], c[1], c[2]));
-            let line: Vec<egui::Pos2> =
-                curve.iter().filter(|p| p.0.is_finite() && p.1.is_finite()).map(|&(x, y)| at(x, y)).collect();
-            painter.add(egui::Shape::line(line, stroke));
-        }
         response.on_hover_text(label)
     }
 }
@@ -112,13 +113,8 @@ impl Plot<'_> {
 pub fn legend_ui(ui: &mut egui::Ui, methods: &[SkinningMethod]) {
     ui.horizontal(|ui| {
         for m in methods {
-            let c = method_colour(*m);
             let (rect, _) = ui.allocate_exact_size(egui::vec2(22.0, 12.0), egui::Sense::hover());
-            ui.painter().hline(
-                rect.x_range(),
-                rect.center().y,
-                egui::Stroke::new(3.0, egui::Color32::from_rgb(c[0], c[1], c[2])),
-            );
+            ui.painter().hline(rect.x_range(), rect.center().y, egui::Stroke::new(3.0, colour(*m)));
             ui.label(m.label());
         }
     });
