@@ -4,7 +4,7 @@
 //! after its metric and methods.
 
 use eframe::egui;
-use egui_plot::{HoverPosition, Line, PlotPoints, VLine};
+use egui_plot::{uniform_grid_spacer, GridInput, HoverPosition, Line, PlotPoints, VLine};
 
 use crate::plot::sweep::method_colour;
 use crate::skinning::SkinningMethod;
@@ -43,6 +43,16 @@ pub fn plot_label(title: &str, methods: &[SkinningMethod]) -> String {
     format!("plot of {title}: {}", names.join(", "))
 }
 
+/// Grid steps for about four labelled intervals: a round step (1, 2 or 5 times a power of ten),
+/// with a fifth of it for the thin lines (egui_plot's default subdivides by ten, which leaves a
+/// small plot with one label on an axis).
+fn round_steps(input: GridInput) -> [f64; 3] {
+    let span = (input.bounds.1 - input.bounds.0).abs().max(1e-12);
+    let power = 10f64.powf((span / 4.0).log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * power).find(|s| span / s <= 5.0).unwrap_or(10.0 * power);
+    [step / 5.0, step, step * 5.0]
+}
+
 /// A method's curve colour.
 fn colour(method: SkinningMethod) -> egui::Color32 {
     let c = method_colour(method);
@@ -64,14 +74,18 @@ impl Plot<'_> {
             let curves = &self.curves;
             let marker = self.marker;
             let warn = ui.visuals().warn_fg_color;
-            egui_plot::Plot::new(("sweep plot", self.title))
-                .width(width)
+            let mut plot = egui_plot::Plot::new(("sweep plot", self.title));
+            if !log_x {
+                plot = plot.x_grid_spacer(uniform_grid_spacer(round_steps));
+            }
+            plot.width(width)
                 .height(height - 18.0)
                 .include_y(self.floor.0)
                 .include_y(self.floor.1)
                 .x_axis_label(self.x_label)
                 .x_axis_formatter(move |mark, _| short(from_fx(mark.value)))
                 .y_axis_formatter(|mark, _| short(mark.value))
+                .y_grid_spacer(uniform_grid_spacer(round_steps))
                 .y_axis_min_width(36.0)
                 .label_formatter(move |hover| {
                     Some(match *hover {
