@@ -33,14 +33,17 @@
 //! last pose nor on the threads (`tests/prepare.rs`, `tests/pass_threads.rs`).
 
 mod arith;
+mod cols;
 pub mod deformer;
 pub mod dqs;
 pub mod frame;
+mod kernel;
 pub(crate) mod lanes;
 pub mod lbs;
 pub mod sbs;
 pub mod sbs_c;
 pub mod shading;
+mod split;
 mod stretch;
 mod vertex_pass;
 
@@ -84,6 +87,24 @@ impl SkinningMethod {
             Self::Dqs => "dqs",
             Self::Sbs => "sbs",
             Self::SbsC => "sbs-c",
+        }
+    }
+
+    /// Deforms one primitive by this method into `out`; `frame` must be prepared for this method
+    /// and the primitive's skin (otherwise the primitive keeps its rest shape).
+    pub fn deform(
+        self,
+        frame: &SkinFrame,
+        inf: &crate::model::Influences,
+        positions: &[Vec3],
+        normals: Option<&[Vec3]>,
+        out: &mut DeformedPrimitive,
+    ) {
+        match self {
+            Self::Lbs => lbs::lbs(frame, inf, positions, normals, out),
+            Self::Dqs => dqs::dqs(frame, inf, positions, normals, out),
+            Self::Sbs => sbs::sbs(frame, inf, positions, normals, out),
+            Self::SbsC => sbs_c::sbs_c(frame, inf, positions, normals, out),
         }
     }
 
@@ -134,21 +155,6 @@ impl DeformedPrimitive {
         self.normals.resize(if with_normals { vertices } else { 0 }, Vec3::ZERO);
     }
 }
-
-/// Calls `$pass::<K>(args..)` with the const `K` equal to the runtime slot count (1, 2, 4, 8, 16:
-/// [`crate::model::JointSetTable`] rounds slot counts up to a power of two).
-macro_rules! dispatch_slots {
-    ($k:expr, $pass:ident, $($arg:expr),*) => {
-        match $k {
-            1 => $pass::<1>($($arg),*),
-            2 => $pass::<2>($($arg),*),
-            4 => $pass::<4>($($arg),*),
-            8 => $pass::<8>($($arg),*),
-            _ => $pass::<16>($($arg),*),
-        }
-    };
-}
-pub(crate) use dispatch_slots;
 
 /// Copies the rest shape into `out` (a primitive whose frame does not fit its influences).
 pub(crate) fn rest_copy(positions: &[Vec3], normals: Option<&[Vec3]>, out: &mut DeformedPrimitive) {
