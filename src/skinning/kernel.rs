@@ -120,14 +120,25 @@ pub(crate) trait VertexKernel<const K: usize>: Sync + Copy {
     fn vertex<M: Arith>(&self, word: u32, w: &[f32; K], p: Vec3A, n: Vec3A) -> (Vec3A, Vec3A);
 
     /// Deforms eight consecutive vertices that share the packed set word `word` in the lanes of
-    /// 256-bit registers (`w`: their `8 K` weights; without `NORMALS`, the group's normals are
-    /// neither read nor written and no normal is computed).
+    /// 256-bit registers (`w`: their `8 K` weights; `p`, `n`, `op`, `on` as in [`Eight`]; without
+    /// `NORMALS`, the group's normals are neither read nor written and no normal is computed). The
+    /// slices come one by one rather than as an [`Eight`]: where the method's lanes are a call of
+    /// their own, that keeps them in registers.
     /// Returns `false`, having written nothing, where the set needs the per-vertex path.
     ///
     /// # Safety
     /// The CPU must have AVX2 and FMA.
     #[cfg(target_arch = "x86_64")]
-    unsafe fn lanes<const NORMALS: bool>(&self, word: u32, w: &[f32], g: Eight<'_>) -> bool;
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn lanes<const NORMALS: bool>(
+        &self,
+        word: u32,
+        w: &[f32],
+        p: &[Vec3],
+        n: &[Vec3],
+        op: &mut [Vec3],
+        on: &mut [Vec3],
+    ) -> bool;
 
     /// Primitives with normals go through [`VertexKernel::mixed`] in the AVX2+FMA pass once the
     /// frame deforms at least this many skinned vertices: every run of eight consecutive vertices,

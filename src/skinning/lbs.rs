@@ -56,7 +56,16 @@ impl<const K: usize> VertexKernel<K> for Lbs<'_> {
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx,avx2,fma")]
-    unsafe fn lanes<const NORMALS: bool>(&self, word: u32, w: &[f32], g: Eight<'_>) -> bool {
+    unsafe fn lanes<const NORMALS: bool>(
+        &self,
+        word: u32,
+        w: &[f32],
+        p: &[Vec3],
+        n: &[Vec3],
+        op: &mut [Vec3],
+        on: &mut [Vec3],
+    ) -> bool {
+        let g = Eight { p, n, op, on };
         let (set, _) = self.sets.locate::<K>(word);
         if self.sets.flags(set) & SET_EMPTY != 0 {
             return false;

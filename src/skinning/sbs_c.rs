@@ -158,7 +158,15 @@ impl<const K: usize> VertexKernel<K> for SbsC<'_> {
     /// (returns `false`) where a lane's centre is not finite or lies far from its vertex.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx,avx2,fma")]
-    unsafe fn lanes<const NORMALS: bool>(&self, word: u32, w: &[f32], g: Eight<'_>) -> bool {
+    unsafe fn lanes<const NORMALS: bool>(
+        &self,
+        word: u32,
+        w: &[f32],
+        p: &[Vec3],
+        n: &[Vec3],
+        op: &mut [Vec3],
+        on: &mut [Vec3],
+    ) -> bool {
         use std::arch::x86_64::{
             __m256d, _mm256_add_pd, _mm256_cmp_pd, _mm256_div_pd, _mm256_fmadd_pd, _mm256_movemask_pd, _mm256_mul_pd,
             _mm256_set1_pd, _mm256_setzero_pd, _mm256_sub_pd, _CMP_LE_OQ,
@@ -171,7 +179,7 @@ impl<const K: usize> VertexKernel<K> for SbsC<'_> {
         if flags != 0 {
             if lbs_set(flags) {
                 // As the per-vertex path: LBS's eight-lane path.
-                self.sets.lbs_lanes::<K, NORMALS>(set, w, g);
+                self.sets.lbs_lanes::<K, NORMALS>(set, w, Eight { p, n, op, on });
                 return true;
             }
             return false;
@@ -179,7 +187,7 @@ impl<const K: usize> VertexKernel<K> for SbsC<'_> {
         let pairs_per_set = K * (K - 1) / 2;
         let pairs = &f.pairs[set * pairs_per_set..(set + 1) * pairs_per_set];
         let wk = weights::<K>(w);
-        let (v, nv) = (V8::load(g.p), if NORMALS { V8::load(g.n) } else { V8::zero() });
+        let (v, nv) = (V8::load(p), if NORMALS { V8::load(n) } else { V8::zero() });
         // The centre offset d = c − v_s in f64, four lanes at a time, as `continuous_centre`.
         let (add, sub, mul) = (_mm256_add_pd, _mm256_sub_pd, _mm256_mul_pd);
         let mut d8 = [[_mm256_setzero_pd(); 2]; 3];
@@ -237,9 +245,9 @@ impl<const K: usize> VertexKernel<K> for SbsC<'_> {
         let qd = s.rotate(k, d);
         let lbs = m[0].scale(v.x).add(m[1].scale(v.y).add(m[2].scale(v.z).add(m[3])));
         let bd = m[0].scale(d.x).add(m[1].scale(d.y).add(m[2].scale(d.z)));
-        lbs.add(bd.sub(qd)).store(g.op);
+        lbs.add(bd.sub(qd)).store(op);
         if NORMALS {
-            s.rotate_normal(k, nv).store(g.on);
+            s.rotate_normal(k, nv).store(on);
         }
         true
     }

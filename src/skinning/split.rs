@@ -4,6 +4,8 @@
 //! the mixed groups of eight. Each method gives only its rigid blend and how it deforms
 //! ([`Rigid`]); [`Split`] is its kernel for the pass.
 
+#[cfg(target_arch = "x86_64")]
+use glam::Vec3;
 use glam::Vec3A;
 
 use super::arith::Arith;
@@ -144,7 +146,16 @@ impl<const K: usize, R: Rigid<K>> VertexKernel<K> for Split<'_, R> {
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx,avx2,fma")]
-    unsafe fn lanes<const NORMALS: bool>(&self, word: u32, w: &[f32], mut g: Eight<'_>) -> bool {
+    unsafe fn lanes<const NORMALS: bool>(
+        &self,
+        word: u32,
+        w: &[f32],
+        p: &[Vec3],
+        n: &[Vec3],
+        op: &mut [Vec3],
+        on: &mut [Vec3],
+    ) -> bool {
+        let mut g = Eight { p, n, op, on };
         use super::lanes::{stretch, weights};
         let (set, pivot) = self.sets.locate::<K>(word);
         let flags = self.sets.flags(set);

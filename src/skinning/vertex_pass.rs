@@ -262,7 +262,7 @@ fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith, const NORMALS: bool
                             let (p8, n8) = (&rest[first..first + GROUP], &rest_n[first..first + GROUP]);
                             let (o8, m8) = (&mut pos[first..first + GROUP], &mut nrm[first..first + GROUP]);
                             // SAFETY: `M::LANES` holds only for the AVX2+FMA variant, run after detection.
-                            if !unsafe { kernel.lanes::<true>(word, w8, Eight { p: p8, n: n8, op: o8, on: m8 }) } {
+                            if !unsafe { kernel.lanes::<true>(word, w8, p8, n8, o8, m8) } {
                                 for i in first..first + GROUP {
                                     vertex_at::<K, F, M>(&kernel, data, i, pos, nrm);
                                 }
@@ -277,13 +277,7 @@ fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith, const NORMALS: bool
                         }
                         let word = s[base + group[0] as usize];
                         // SAFETY: `M::LANES` holds only for the AVX2+FMA variant, run after detection.
-                        if unsafe {
-                            kernel.lanes::<true>(
-                                word,
-                                &gw[..GROUP * K],
-                                Eight { p: &gp, n: &gn, op: &mut op, on: &mut on },
-                            )
-                        } {
+                        if unsafe { kernel.lanes::<true>(word, &gw[..GROUP * K], &gp, &gn, &mut op, &mut on) } {
                             for (l, &off) in group.iter().enumerate() {
                                 pos[base + off as usize] = op[l];
                                 nrm[base + off as usize] = on[l];
@@ -346,11 +340,7 @@ fn stream_mixed<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(kernel:
         unsafe {
             // A run of eight sharing a set word: the set's tables broadcast in the lanes.
             if words.iter().all(|&x| x == words[0])
-                && kernel.lanes::<NORMALS>(
-                    words[0],
-                    w8,
-                    Eight { p: &rest[r.clone()], n: rn, op: &mut pos[r.clone()], on },
-                )
+                && kernel.lanes::<NORMALS>(words[0], w8, &rest[r.clone()], rn, &mut pos[r.clone()], on)
             {
                 continue;
             }
