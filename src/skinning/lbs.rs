@@ -77,7 +77,17 @@ impl<const K: usize> VertexKernel<K> for Lbs<'_> {
     /// Each vertex's columns blended on its own, then applied in eight lanes.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx,avx2,fma")]
-    unsafe fn mixed<const NORMALS: bool>(&self, words: &[u32], w: &[f32], g: Eight<'_>) {
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn mixed<const NORMALS: bool>(
+        &self,
+        words: &[u32],
+        w: &[f32],
+        p: &[Vec3],
+        n: &[Vec3],
+        op: &mut [Vec3],
+        on: &mut [Vec3],
+    ) {
+        let g = Eight { p, n, op, on };
         use super::kernel::{as_array, mixed_alone};
         use super::lanes::V8;
         let mut cols = [[Vec3A::ZERO; 8]; 4];

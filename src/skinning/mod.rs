@@ -4,8 +4,9 @@
 //! Per pose, [`frame::SkinFrame`] turns each skin's joint matrices into the parts every method
 //! needs (f32 rows, rigid rotations, stretches, dual quaternions) and, per distinct joint set,
 //! member tables and the SBS centre of rotation (solved once per set per pose). The per-vertex pass
-//! ([`lbs`], [`dqs`], [`sbs`]) then streams each primitive's weights and packed set ids into
-//! caller-owned [`DeformedPrimitive`] buffers, split over rayon's threads.
+//! ([`lbs`], [`dqs`], [`sbs`], [`sbs_c`]: one driver monomorphised per method) then streams each
+//! primitive's weights and packed set ids into caller-owned [`DeformedPrimitive`] buffers, split
+//! over rayon's threads.
 //!
 //! In detail: `frame.rs` (+`frame/new_sets.rs`; `frame/joint_parts.rs`: per-joint parts, only for
 //! joints some set reads and only what the method needs; skins with the same joints and IBMs share
@@ -15,8 +16,13 @@
 //! whose joints changed, flags and tables (only what the method's pass reads of each set: LBS's columns
 //! for DQS and SBS only where they deform by them, scales or stretch matrices as the set's stretch is
 //! uniform or not) then SBS centres, split over rayon's threads by measured work), `lbs.rs`, `dqs.rs`,
-//! `sbs.rs`, `sbs_c.rs` (continuous SBS, `docs/sbs-c.md`: per-vertex centre from per-set pair tables),
-//! `vertex_pass.rs` (streaming driver: windows, mixed groups, threads), `arith.rs` (the kernels'
+//! `sbs.rs`, `sbs_c.rs` (each method's maths only; continuous SBS, `docs/sbs-c.md`: per-vertex
+//! centre from per-set pair tables), `kernel.rs` (what a method implements: `Method::prepare`, the
+//! `VertexKernel` formula and lanes; `Sets`, the tables every method reads), `split.rs` (the shared
+//! body of DQS and SBS: set-flag dispatch, stretch step, lanes; each gives its `Rigid` blend),
+//! `cols.rs` (LBS's blended columns, also the one-joint and fallback path of the others),
+//! `vertex_pass.rs` (the streaming driver, generic over the method: slot counts, table checks,
+//! windows, mixed groups, threads), `arith.rs` (the kernels'
 //! arithmetic, written once for SSE2 and AVX2+FMA: plain or fused multiply-adds, weighted table sums
 //! rounded alike on every path, sqrt-free rotations, refined reciprocal square roots), `lanes.rs`
 //! (eight vertices in the lanes of AVX2 registers: shared-set tables broadcast, per-lane blends

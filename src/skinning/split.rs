@@ -193,7 +193,17 @@ impl<const K: usize, R: Rigid<K>> VertexKernel<K> for Split<'_, R> {
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx,avx2,fma")]
-    unsafe fn mixed<const NORMALS: bool>(&self, words: &[u32], w: &[f32], mut g: Eight<'_>) {
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn mixed<const NORMALS: bool>(
+        &self,
+        words: &[u32],
+        w: &[f32],
+        p: &[Vec3],
+        n: &[Vec3],
+        op: &mut [Vec3],
+        on: &mut [Vec3],
+    ) {
+        let mut g = Eight { p, n, op, on };
         use super::stretch::MixedLanes;
         let mut blends = R::Mixed::default();
         let mut lanes = MixedLanes::default();

@@ -344,7 +344,7 @@ fn stream_mixed<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(kernel:
             {
                 continue;
             }
-            kernel.mixed::<NORMALS>(words, w8, Eight { p: &rest[r.clone()], n: rn, op: &mut pos[r], on });
+            kernel.mixed::<NORMALS>(words, w8, &rest[r.clone()], rn, &mut pos[r], on);
         }
     }
     // The last few, fewer than eight, one by one.
