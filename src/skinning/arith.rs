@@ -8,7 +8,7 @@ use glam::{Vec3A, Vec4};
 /// Multiply-add, plain or fused: the kernels are written once over it and compiled for both.
 pub(crate) trait Arith: Copy {
     /// Whether the pass takes vertices eight at a time
-    /// ([`super::vertex_pass::VertexKernel::lanes`] and `mixed`).
+    /// ([`super::kernel::VertexKernel::lanes`] and `mixed`).
     const LANES: bool = false;
     /// `a * b + c`.
     fn madd3(a: Vec3A, b: Vec3A, c: Vec3A) -> Vec3A;

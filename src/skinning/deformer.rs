@@ -12,7 +12,7 @@ use glam::{DMat4, Vec3};
 use rayon::prelude::*;
 
 use super::shading::ShadingNormals;
-use super::{dqs, lbs, sbs, sbs_c, DeformedPrimitive, SkinFrame, SkinningMethod};
+use super::{DeformedPrimitive, SkinFrame, SkinningMethod};
 use crate::model::{Model, Primitive, SkinnedInstance};
 use crate::rig::{fk, Pose};
 pub use work::{PassSplit, WorkEstimate, PARALLEL_FRAME_SECS, TASK_SECS};
@@ -156,20 +156,11 @@ impl Deformer {
         let p = &model.meshes[instance.mesh].primitives[prim];
         let normals = self.normals(p, instance.mesh, prim);
         let Some(inf) = &p.influences else {
-            out.resize(p.positions.len(), normals.is_some());
-            out.positions.copy_from_slice(&p.positions);
-            if let Some(n) = normals {
-                out.normals.copy_from_slice(n);
-            }
+            super::rest_copy(&p.positions, normals, out);
             return;
         };
         let frame = &self.frames[instance.skin];
-        match self.method.unwrap_or(SkinningMethod::Lbs) {
-            SkinningMethod::Lbs => lbs::lbs(frame, inf, &p.positions, normals, out),
-            SkinningMethod::Dqs => dqs::dqs(frame, inf, &p.positions, normals, out),
-            SkinningMethod::Sbs => sbs::sbs(frame, inf, &p.positions, normals, out),
-            SkinningMethod::SbsC => sbs_c::sbs_c(frame, inf, &p.positions, normals, out),
-        }
+        self.method.unwrap_or(SkinningMethod::Lbs).deform(frame, inf, &p.positions, normals, out);
     }
 
     /// Prepares `pose` and deforms every primitive of every skinned instance into `out`

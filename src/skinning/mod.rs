@@ -4,8 +4,9 @@
 //! Per pose, [`frame::SkinFrame`] turns each skin's joint matrices into the parts every method
 //! needs (f32 rows, rigid rotations, stretches, dual quaternions) and, per distinct joint set,
 //! member tables and the SBS centre of rotation (solved once per set per pose). The per-vertex pass
-//! ([`lbs`], [`dqs`], [`sbs`]) then streams each primitive's weights and packed set ids into
-//! caller-owned [`DeformedPrimitive`] buffers, split over rayon's threads.
+//! ([`lbs`], [`dqs`], [`sbs`], [`sbs_c`]: one driver monomorphised per method) then streams each
+//! primitive's weights and packed set ids into caller-owned [`DeformedPrimitive`] buffers, split
+//! over rayon's threads.
 //!
 //! In detail: `frame.rs` (+`frame/new_sets.rs`; `frame/joint_parts.rs`: per-joint parts, only for
 //! joints some set reads and only what the method needs; skins with the same joints and IBMs share
@@ -15,8 +16,13 @@
 //! whose joints changed, flags and tables (only what the method's pass reads of each set: LBS's columns
 //! for DQS and SBS only where they deform by them, scales or stretch matrices as the set's stretch is
 //! uniform or not) then SBS centres, split over rayon's threads by measured work), `lbs.rs`, `dqs.rs`,
-//! `sbs.rs`, `sbs_c.rs` (continuous SBS, `docs/sbs-c.md`: per-vertex centre from per-set pair tables),
-//! `vertex_pass.rs` (streaming driver: windows, mixed groups, threads), `arith.rs` (the kernels'
+//! `sbs.rs`, `sbs_c.rs` (each method's maths only; continuous SBS, `docs/sbs-c.md`: per-vertex
+//! centre from per-set pair tables), `kernel.rs` (what a method implements: `Method::prepare`, the
+//! `VertexKernel` formula and lanes; `Sets`, the tables every method reads), `split.rs` (the shared
+//! body of DQS and SBS: set-flag dispatch, stretch step, lanes; each gives its `Rigid` blend),
+//! `cols.rs` (LBS's blended columns, also the one-joint and fallback path of the others),
+//! `vertex_pass.rs` (the streaming driver, generic over the method: slot counts, table checks,
+//! windows, mixed groups, threads), `arith.rs` (the kernels'
 //! arithmetic, written once for SSE2 and AVX2+FMA: plain or fused multiply-adds, weighted table sums
 //! rounded alike on every path, sqrt-free rotations, refined reciprocal square roots), `lanes.rs`
 //! (eight vertices in the lanes of AVX2 registers: shared-set tables broadcast, per-lane blends
@@ -33,14 +39,17 @@
 //! last pose nor on the threads (`tests/prepare.rs`, `tests/pass_threads.rs`).
 
 mod arith;
+mod cols;
 pub mod deformer;
 pub mod dqs;
 pub mod frame;
+mod kernel;
 pub(crate) mod lanes;
 pub mod lbs;
 pub mod sbs;
 pub mod sbs_c;
 pub mod shading;
+mod split;
 mod stretch;
 mod vertex_pass;
 
@@ -84,6 +93,24 @@ impl SkinningMethod {
             Self::Dqs => "dqs",
             Self::Sbs => "sbs",
             Self::SbsC => "sbs-c",
+        }
+    }
+
+    /// Deforms one primitive by this method into `out`; `frame` must be prepared for this method
+    /// and the primitive's skin (otherwise the primitive keeps its rest shape).
+    pub fn deform(
+        self,
+        frame: &SkinFrame,
+        inf: &crate::model::Influences,
+        positions: &[Vec3],
+        normals: Option<&[Vec3]>,
+        out: &mut DeformedPrimitive,
+    ) {
+        match self {
+            Self::Lbs => lbs::lbs(frame, inf, positions, normals, out),
+            Self::Dqs => dqs::dqs(frame, inf, positions, normals, out),
+            Self::Sbs => sbs::sbs(frame, inf, positions, normals, out),
+            Self::SbsC => sbs_c::sbs_c(frame, inf, positions, normals, out),
         }
     }
 
@@ -134,21 +161,6 @@ impl DeformedPrimitive {
         self.normals.resize(if with_normals { vertices } else { 0 }, Vec3::ZERO);
     }
 }
-
-/// Calls `$pass::<K>(args..)` with the const `K` equal to the runtime slot count (1, 2, 4, 8, 16:
-/// [`crate::model::JointSetTable`] rounds slot counts up to a power of two).
-macro_rules! dispatch_slots {
-    ($k:expr, $pass:ident, $($arg:expr),*) => {
-        match $k {
-            1 => $pass::<1>($($arg),*),
-            2 => $pass::<2>($($arg),*),
-            4 => $pass::<4>($($arg),*),
-            8 => $pass::<8>($($arg),*),
-            _ => $pass::<16>($($arg),*),
-        }
-    };
-}
-pub(crate) use dispatch_slots;
 
 /// Copies the rest shape into `out` (a primitive whose frame does not fit its influences).
 pub(crate) fn rest_copy(positions: &[Vec3], normals: Option<&[Vec3]>, out: &mut DeformedPrimitive) {

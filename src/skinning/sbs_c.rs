@@ -16,10 +16,12 @@
 use glam::{DQuat, DVec3, DVec4, Vec3, Vec3A};
 
 use super::arith::{blend, inverse_length, recip, unit, Arith, Plain};
+use super::cols::blend_cols;
 use super::frame::{SkinFrame, SET_EMPTY, SET_LBS_FALLBACK, SET_ONE_JOINT, SET_STRETCH, SET_UNIFORM_STRETCH};
-use super::lbs::{apply_cols, blend_cols};
+#[cfg(target_arch = "x86_64")]
+use super::kernel::Eight;
+use super::kernel::{Method, Sets, VertexKernel};
 use super::stretch::Stretches;
-use super::vertex_pass::{self, VertexKernel};
 use super::DeformedPrimitive;
 use crate::model::Influences;
 
@@ -55,7 +57,7 @@ const fn pair_index<const K: usize>(a: usize, b: usize) -> usize {
 /// Solves `(M + λI) c = b + λ vs` for the summed pair terms `sums` (M's upper triangle xx, xy, xz,
 /// yy, yz, zz, then b) by the adjugate (one division and a short dependency chain; the matrix is
 /// at worst of condition ~4·10⁶, which f64 holds to ~10⁻¹⁰); falls back to `vs` if the result is
-/// not finite. `lanes_impl` repeats these operations in this order.
+/// not finite. The kernel's `lanes` repeats these operations in this order.
 #[inline(always)]
 fn solve_centre(sums: &[f64; 9], vs: DVec3) -> DVec3 {
     let [xx, xy, xz, yy, yz, zz, bx, by, bz] = *sums;
@@ -86,12 +88,25 @@ const NEAR_CENTRE_EXTENTS: f64 = 2.0;
 
 /// The kernel over one prepared frame.
 #[derive(Clone, Copy)]
-struct SbsC<'a> {
+pub(crate) struct SbsC<'a> {
     frame: &'a SkinFrame,
+    sets: Sets<'a>,
     /// Squared distance `|c − v_s|²` up to which the f32 path is used.
     near_sq: f64,
-    /// The largest valid set id.
-    last: u32,
+}
+
+impl<'a> Method<'a> for SbsC<'a> {
+    fn prepare<const K: usize>(sets: Sets<'a>, frame: &'a SkinFrame) -> Option<Self> {
+        let (n, f) = (sets.len(), frame);
+        let fits = f.quats.len() >= n * K * K
+            && Stretches::of::<K>(f, n).is_some()
+            && f.rigid.len() >= n * K
+            && f.rigid_cols.len() >= n * K
+            && f.set_lens.len() >= n
+            && f.pairs.len() >= n * (K * (K - 1) / 2);
+        let near = NEAR_CENTRE_EXTENTS * frame.skin_extent();
+        fits.then_some(Self { frame, sets, near_sq: near * near })
+    }
 }
 
 impl<const K: usize> VertexKernel<K> for SbsC<'_> {
@@ -101,16 +116,17 @@ impl<const K: usize> VertexKernel<K> for SbsC<'_> {
     #[inline(always)]
     fn vertex<M: Arith>(&self, word: u32, w: &[f32; K], p: Vec3A, n: Vec3A) -> (Vec3A, Vec3A) {
         let f = self.frame;
-        let (set, pivot) = vertex_pass::locate::<K>(word, self.last);
-        let flags = f.flags[set];
+        let (set, pivot) = self.sets.locate::<K>(word);
+        // SAFETY: `set` comes from `locate`, over tables `Sets::of` checked.
+        let flags = unsafe { self.sets.flags(set) };
         if flags != 0 {
-            if flags & (SET_ONE_JOINT | SET_LBS_FALLBACK) != 0 && flags & SET_EMPTY == 0 {
+            if lbs_set(flags) {
                 // One joint (the vertex's centre is v_s itself: v' = C v) or the LBS fallback:
                 // LBS's columns, at LBS's cost.
-                // SAFETY: `pass` checked that `cols` holds `last + 1` sets of K members.
-                return apply_cols::<Plain>(&unsafe { blend_cols::<K, Plain>(&f.cols, set, w) }, p, n);
+                // SAFETY: as above.
+                return unsafe { self.sets.lbs::<K>(set, w, p, n) };
             }
-            return exact_vertex::<K>(f, flags, set, pivot, w, p, n);
+            return self.exact_vertex::<K>(flags, set, pivot, w, p, n);
         }
         let pairs_per_set = K * (K - 1) / 2;
         let vs = Vec3::from(p).as_dvec3();
@@ -118,11 +134,11 @@ impl<const K: usize> VertexKernel<K> for SbsC<'_> {
         let d = continuous_centre::<K, M>(&f.pairs[set * pairs_per_set..(set + 1) * pairs_per_set], len, w, vs) - vs;
         let far = d.length_squared();
         if far.is_nan() || far > self.near_sq {
-            return exact_vertex::<K>(f, flags, set, pivot, w, p, n);
+            return self.exact_vertex::<K>(flags, set, pivot, w, p, n);
         }
         let d = Vec3A::from(d.as_vec3());
-        // SAFETY: `set <= last` and `pivot < K`; `pass` checked that the tables hold `last + 1`
-        // sets (K members each, K² quaternions each).
+        // SAFETY: `set <= last` and `pivot < K`; `prepare` checked that the tables hold every set
+        // (K members each, K² quaternions each).
         unsafe {
             // Blends and products with separate multiplies and adds (as LBS), rotations as SBS.
             let b = blend_cols::<K, Plain>(&f.rigid_cols, set, w);
@@ -137,23 +153,12 @@ impl<const K: usize> VertexKernel<K> for SbsC<'_> {
         }
     }
 
-    #[cfg(target_arch = "x86_64")]
-    unsafe fn lanes<const NORMALS: bool>(&self, word: u32, w: &[f32], g: vertex_pass::Eight<'_>) -> bool {
-        self.lanes_impl::<K, NORMALS>(word, w, g.p, g.n, g.op, g.on)
-    }
-}
-
-impl SbsC<'_> {
-    /// See [`VertexKernel::lanes`]: the per-vertex path's operations in the same order, the centre
-    /// in two registers of four f64 lanes, the rest in eight f32 lanes, so that both paths give
-    /// bit-identical results. Declines (returns `false`) where a lane's centre is not finite or
-    /// lies far from its vertex.
-    ///
-    /// # Safety
-    /// The CPU must have AVX2 and FMA.
+    /// The per-vertex path's operations in the same order, the centre in two registers of four f64
+    /// lanes, the rest in eight f32 lanes, so that both paths give bit-identical results. Declines
+    /// (returns `false`) where a lane's centre is not finite or lies far from its vertex.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx,avx2,fma")]
-    unsafe fn lanes_impl<const K: usize, const NORMALS: bool>(
+    unsafe fn lanes<const NORMALS: bool>(
         &self,
         word: u32,
         w: &[f32],
@@ -169,12 +174,12 @@ impl SbsC<'_> {
 
         use super::lanes::{blend_cols as blend_cols8, weights, F8, Q8, V8};
         let f = self.frame;
-        let (set, pivot) = vertex_pass::locate::<K>(word, self.last);
-        let flags = f.flags[set];
+        let (set, pivot) = self.sets.locate::<K>(word);
+        let flags = self.sets.flags(set);
         if flags != 0 {
-            if flags & (SET_ONE_JOINT | SET_LBS_FALLBACK) != 0 && flags & SET_EMPTY == 0 {
+            if lbs_set(flags) {
                 // As the per-vertex path: LBS's eight-lane path.
-                super::lbs::lanes_cols::<K, NORMALS>(&f.cols[set * K..set * K + K], w, p, n, op, on);
+                self.sets.lbs_lanes::<K, NORMALS>(set, w, Eight { p, n, op, on });
                 return true;
             }
             return false;
@@ -248,77 +253,60 @@ impl SbsC<'_> {
     }
 }
 
-/// The definition evaluated in f64 as written (empty sets keep their rest shape; sets with a
-/// degenerate joint fall back to LBS; stretched sets blend their stretches first): for the sets the
-/// f32 path does not take, and for vertices whose centre lies far from them.
-#[inline(never)]
-fn exact_vertex<const K: usize>(
-    f: &SkinFrame,
-    flags: u8,
-    set: usize,
-    pivot: usize,
-    w: &[f32; K],
-    p: Vec3A,
-    n: Vec3A,
-) -> (Vec3A, Vec3A) {
-    if flags & SET_EMPTY != 0 {
-        return (p, n);
-    }
-    if flags & SET_LBS_FALLBACK != 0 {
-        // SAFETY: `pass` checked that `cols` holds `last + 1` sets of K members.
-        return apply_cols::<Plain>(&unsafe { blend_cols::<K, Plain>(&f.cols, set, w) }, p, n);
-    }
-    let (vs, ns) = if flags & SET_STRETCH != 0 {
-        let stretches = Stretches { scales: &f.scales, matrices: &f.stretches };
-        // SAFETY: `pass` checked that both tables hold `last + 1` sets of K members.
-        unsafe { stretches.apply::<K, Plain>(flags & SET_UNIFORM_STRETCH != 0, set * K, w, p, n) }
-    } else {
-        (p, n)
-    };
-    let vs = Vec3::from(vs).as_dvec3();
-    let pairs_per_set = K * (K - 1) / 2;
-    let len = usize::from(f.set_lens[set]);
-    let centre = continuous_centre::<K, Plain>(&f.pairs[set * pairs_per_set..(set + 1) * pairs_per_set], len, w, vs);
-    let row = (set * K + pivot) * K;
-    let mut s = DVec4::ZERO;
-    let mut shift = DVec3::ZERO;
-    for (m, &weight) in w.iter().enumerate() {
-        let wm = f64::from(weight);
-        s += wm * f.quats[row + m].as_dvec4();
-        let (r, t) = f.rigid[set * K + m];
-        shift += wm * (r * centre + t);
-    }
-    let q = DQuat::from_vec4(s).normalize();
-    let pos = q * (vs - centre) + shift;
-    let normal = q * Vec3::from(ns).as_dvec3();
-    (Vec3A::from(pos.as_vec3()), unit(Vec3A::from(normal.as_vec3())))
+/// Whether a set with flags takes LBS's columns: one joint (the vertex's centre is v_s itself) or
+/// the LBS fallback, unless empty.
+#[inline(always)]
+fn lbs_set(flags: u8) -> bool {
+    flags & (SET_ONE_JOINT | SET_LBS_FALLBACK) != 0 && flags & SET_EMPTY == 0
 }
 
-fn pass<const K: usize>(
-    frame: &SkinFrame,
-    inf: &Influences,
-    positions: &[Vec3],
-    normals: Option<&[Vec3]>,
-    out: &mut DeformedPrimitive,
-) {
-    let sets = frame.flags.len();
-    let ok = sets > 0
-        && frame.slots == K
-        && frame.cols.len() >= sets * K
-        && frame.quats.len() >= sets * K * K
-        && frame.stretches.len() >= sets * K
-        && frame.scales.len() >= sets * K
-        && frame.rigid.len() >= sets * K
-        && frame.rigid_cols.len() >= sets * K
-        && frame.set_lens.len() >= sets
-        && frame.pairs.len() >= sets * (K * (K - 1) / 2);
-    if !ok {
-        super::rest_copy(positions, normals, out);
-        return;
+impl SbsC<'_> {
+    /// The definition evaluated in f64 as written (empty sets keep their rest shape; sets with a
+    /// degenerate joint fall back to LBS; stretched sets blend their stretches first): for the sets the
+    /// f32 path does not take, and for vertices whose centre lies far from them.
+    #[inline(never)]
+    fn exact_vertex<const K: usize>(
+        &self,
+        flags: u8,
+        set: usize,
+        pivot: usize,
+        w: &[f32; K],
+        p: Vec3A,
+        n: Vec3A,
+    ) -> (Vec3A, Vec3A) {
+        let f = self.frame;
+        if flags & SET_EMPTY != 0 {
+            return (p, n);
+        }
+        if flags & SET_LBS_FALLBACK != 0 {
+            // SAFETY: `set` comes from `locate`, over tables `Sets::of` checked.
+            return unsafe { self.sets.lbs::<K>(set, w, p, n) };
+        }
+        let (vs, ns) = if flags & SET_STRETCH != 0 {
+            // SAFETY: `prepare` checked that both tables hold every set's K members.
+            unsafe { Stretches::from_frame(f).apply::<K, Plain>(flags & SET_UNIFORM_STRETCH != 0, set * K, w, p, n) }
+        } else {
+            (p, n)
+        };
+        let vs = Vec3::from(vs).as_dvec3();
+        let pairs_per_set = K * (K - 1) / 2;
+        let len = usize::from(f.set_lens[set]);
+        let centre =
+            continuous_centre::<K, Plain>(&f.pairs[set * pairs_per_set..(set + 1) * pairs_per_set], len, w, vs);
+        let row = (set * K + pivot) * K;
+        let mut s = DVec4::ZERO;
+        let mut shift = DVec3::ZERO;
+        for (m, &weight) in w.iter().enumerate() {
+            let wm = f64::from(weight);
+            s += wm * f.quats[row + m].as_dvec4();
+            let (r, t) = f.rigid[set * K + m];
+            shift += wm * (r * centre + t);
+        }
+        let q = DQuat::from_vec4(s).normalize();
+        let pos = q * (vs - centre) + shift;
+        let normal = q * Vec3::from(ns).as_dvec3();
+        (Vec3A::from(pos.as_vec3()), unit(Vec3A::from(normal.as_vec3())))
     }
-    let near = NEAR_CENTRE_EXTENTS * frame.skin_extent();
-    let kernel = SbsC { frame, near_sq: near * near, last: sets as u32 - 1 };
-    vertex_pass::run::<K, _>(&kernel, inf, positions, normals, out, frame);
 }
 
 /// Deforms one primitive by continuous SBS into `out`; `frame` must be prepared for
@@ -330,5 +318,5 @@ pub fn sbs_c(
     normals: Option<&[Vec3]>,
     out: &mut DeformedPrimitive,
 ) {
-    super::dispatch_slots!(inf.slots(), pass, frame, inf, positions, normals, out);
+    super::vertex_pass::deform::<SbsC>(frame, inf, positions, normals, out);
 }

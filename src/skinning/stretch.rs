@@ -15,11 +15,11 @@ use glam::{Mat3, Vec3A};
 #[cfg(target_arch = "x86_64")]
 use super::arith::Fused;
 use super::arith::{blend, cross, Arith};
-use super::frame::{SET_STRETCH, SET_UNIFORM_STRETCH};
+use super::frame::{SkinFrame, SET_STRETCH, SET_UNIFORM_STRETCH};
+#[cfg(target_arch = "x86_64")]
+use super::kernel::as_array;
 #[cfg(target_arch = "x86_64")]
 use super::lanes::{F8, V8};
-#[cfg(target_arch = "x86_64")]
-use super::vertex_pass::as_array;
 
 /// The flags of a stretched set that the fast paths and the lanes evaluate (any other flag
 /// leaves them: an empty set, one joint, the LBS fallback, a far centre).
@@ -34,7 +34,17 @@ pub(crate) struct Stretches<'a> {
     pub matrices: &'a [Mat3],
 }
 
-impl Stretches<'_> {
+impl<'a> Stretches<'a> {
+    /// The stretch tables of `frame`.
+    pub(crate) fn from_frame(frame: &'a SkinFrame) -> Self {
+        Self { scales: &frame.scales, matrices: &frame.stretches }
+    }
+
+    /// The stretch tables of `frame` if they hold `sets` sets of `K` members.
+    pub(crate) fn of<const K: usize>(frame: &'a SkinFrame, sets: usize) -> Option<Self> {
+        (frame.stretches.len() >= sets * K && frame.scales.len() >= sets * K).then(|| Self::from_frame(frame))
+    }
+
     /// `(v_s, n_s)` of a vertex of a stretched set whose members start at `base` (`uniform`: the
     /// set is flagged `SET_UNIFORM_STRETCH`, so `v_s = (Σ w_j s_j) v` and `n_s = n`).
     ///
@@ -79,7 +89,7 @@ impl Stretches<'_> {
     }
 }
 
-/// The lanes of a mixed group of eight vertices ([`super::vertex_pass::VertexKernel::mixed`]):
+/// The lanes of a mixed group of eight vertices ([`super::kernel::VertexKernel::mixed`]):
 /// which go to the per-vertex formula, and the stretch of the others.
 #[cfg(target_arch = "x86_64")]
 #[derive(Default)]

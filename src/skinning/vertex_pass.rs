@@ -12,6 +12,9 @@ use rayon::prelude::*;
 #[cfg(target_arch = "x86_64")]
 use super::arith::Fused;
 use super::arith::{Arith, Plain};
+use super::kernel::{as_array, Method, Sets, VertexKernel};
+#[cfg(target_arch = "x86_64")]
+use super::kernel::{mixed_alone, Eight};
 use super::{DeformedPrimitive, SkinFrame};
 use crate::model::influences::MAX_SLOTS;
 use crate::model::lane_order::{GROUP, WINDOW};
@@ -33,99 +36,36 @@ const CHUNK: usize = 4 * WINDOW;
 /// size.
 const PARALLEL_THRESHOLD: usize = 16 * 1024;
 
-/// Eight vertices of a group: their rest positions `p` and normals `n`, and where their deformed
-/// ones go (`op`, `on`); eight entries each.
-#[cfg(target_arch = "x86_64")]
-pub(crate) struct Eight<'a> {
-    /// Rest positions.
-    pub p: &'a [Vec3],
-    /// Rest normals.
-    pub n: &'a [Vec3],
-    /// Deformed positions.
-    pub op: &'a mut [Vec3],
-    /// Deformed normals.
-    pub on: &'a mut [Vec3],
-}
-
-/// One method's per-vertex formula over `K` weight slots.
-pub(crate) trait VertexKernel<const K: usize>: Sync + Copy {
-    /// Deforms one vertex: `word` is its packed set word, `w` its weights, `p` and `n` its rest
-    /// position and normal (zero when the primitive has none; the result is then dropped).
-    fn vertex<M: Arith>(&self, word: u32, w: &[f32; K], p: Vec3A, n: Vec3A) -> (Vec3A, Vec3A);
-
-    /// Deforms eight consecutive vertices that share the packed set word `word` in the lanes of
-    /// 256-bit registers (`w`: their `8 K` weights; without `NORMALS`, the group's normals are
-    /// neither read nor written and no normal is computed).
-    /// Returns `false`, having written nothing, where the set needs the per-vertex path.
-    ///
-    /// # Safety
-    /// The CPU must have AVX2 and FMA.
-    #[cfg(target_arch = "x86_64")]
-    unsafe fn lanes<const NORMALS: bool>(&self, word: u32, w: &[f32], group: Eight<'_>) -> bool;
-
-    /// Primitives with normals go through [`VertexKernel::mixed`] in the AVX2+FMA pass once the
-    /// frame deforms at least this many skinned vertices (see [`run`]): every run of eight
-    /// consecutive vertices, in the file's order, instead of the lane-order windows (vertices
-    /// grouped by set word within each window); `usize::MAX`: never. The windows' scattered
-    /// gathers and stores cost far more once a primitive streams from memory (software prefetch
-    /// of the next window did not change that), while in cache they can cost less than the mixed
-    /// groups' transposes.
-    const MIXED_FROM: usize = usize::MAX;
-    /// Whether primitives without normals go through [`VertexKernel::mixed`] (otherwise one by
-    /// one).
-    const MIXED_WITHOUT_NORMALS: bool = false;
-
-    /// Deforms eight consecutive vertices whatever their set words (`words`: eight; `w`: their
-    /// `8 K` weights; `p`, `op`: eight each; `n`, `on`: eight each with `NORMALS`, else unread),
-    /// rounded exactly as [`VertexKernel::vertex`] with fused multiply-adds: each vertex's table
-    /// blends one by one, then the rest of the formula in the lanes of 256-bit registers (by
-    /// default, every vertex by [`VertexKernel::vertex`]).
-    ///
-    /// # Safety
-    /// The CPU must have AVX2 and FMA.
-    #[cfg(target_arch = "x86_64")]
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn mixed<const NORMALS: bool>(
-        &self,
-        words: &[u32],
-        w: &[f32],
-        p: &[Vec3],
-        n: &[Vec3],
-        op: &mut [Vec3],
-        on: &mut [Vec3],
-    ) {
-        mixed_alone::<K, Self, NORMALS>(self, 0xff, words, w, p, n, op, on);
+/// Deforms one primitive by the method `F` into `out` (resized to the vertex count): its kernel
+/// for the influences' slot count over `frame`, or the rest shape where `frame` was not prepared
+/// for the primitive's skin and the method ([`Sets::of`], [`Method::prepare`]).
+pub(crate) fn deform<'a, F: Method<'a>>(
+    frame: &'a SkinFrame,
+    inf: &Influences,
+    positions: &[Vec3],
+    normals: Option<&[Vec3]>,
+    out: &mut DeformedPrimitive,
+) {
+    match inf.slots() {
+        1 => pass::<1, F>(frame, inf, positions, normals, out),
+        2 => pass::<2, F>(frame, inf, positions, normals, out),
+        4 => pass::<4, F>(frame, inf, positions, normals, out),
+        8 => pass::<8, F>(frame, inf, positions, normals, out),
+        _ => pass::<16, F>(frame, inf, positions, normals, out),
     }
 }
 
-/// The vertices of a mixed group of (up to) eight ([`VertexKernel::mixed`]) that the group's
-/// lanes leave to the per-vertex formula (bit `l` set: lane `l`), deformed one by one over what
-/// the lanes wrote; also the last few vertices of the mixed walk.
-///
-/// # Safety
-/// As [`VertexKernel::mixed`].
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn mixed_alone<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(
-    kernel: &F,
-    mut alone: u32,
-    words: &[u32],
-    w: &[f32],
-    p: &[Vec3],
-    n: &[Vec3],
-    op: &mut [Vec3],
-    on: &mut [Vec3],
+/// [`deform`] for `K` slots.
+fn pass<'a, const K: usize, F: Method<'a> + VertexKernel<K>>(
+    frame: &'a SkinFrame,
+    inf: &Influences,
+    positions: &[Vec3],
+    normals: Option<&[Vec3]>,
+    out: &mut DeformedPrimitive,
 ) {
-    while alone != 0 {
-        let l = alone.trailing_zeros() as usize;
-        alone &= alone - 1;
-        let nl = if NORMALS { n[l].into() } else { Vec3A::ZERO };
-        let (a, b) = kernel.vertex::<Fused>(words[l], as_array(&w[l * K..(l + 1) * K]), p[l].into(), nl);
-        op[l] = a.into();
-        if NORMALS {
-            on[l] = b.into();
-        }
+    match Sets::of::<K>(frame).and_then(|sets| F::prepare::<K>(sets, frame)) {
+        Some(kernel) => run::<K, F>(&kernel, inf, positions, normals, out, frame),
+        None => super::rest_copy(positions, normals, out),
     }
 }
 
@@ -140,7 +80,7 @@ pub(crate) unsafe fn mixed_alone<const K: usize, F: VertexKernel<K>, const NORMA
 /// 8k-vertex tasks. Its [`crate::skinning::SkinFrame::frame_vertices`] (or the primitive's count,
 /// if larger) chooses between the mixed groups and the lane-order windows
 /// ([`VertexKernel::MIXED_FROM`]).
-pub(crate) fn run<const K: usize, F: VertexKernel<K>>(
+fn run<const K: usize, F: VertexKernel<K>>(
     kernel: &F,
     inf: &Influences,
     positions: &[Vec3],
@@ -163,17 +103,18 @@ pub(crate) fn run<const K: usize, F: VertexKernel<K>>(
         } else {
             (&weights[..0], &sets[..0])
         };
+        let windows = Windows { inf, first: start / WINDOW, size };
         match normals {
             Some(normals) => {
                 let rest_n = &normals[start..end];
-                let windows = Windows { inf, first: start / WINDOW, size };
-                let done = stream_best::<K, F, true>(*kernel, pos, nrm, rest, rest_n, w, s, windows);
+                let c = Chunk { pos: &mut *pos, nrm: &mut *nrm, rest, rest_n, w, s, windows };
+                let done = stream_best::<K, F, true>(*kernel, c);
                 pos[done..].copy_from_slice(&rest[done..]);
                 nrm[done..].copy_from_slice(&rest_n[done..]);
             }
             None => {
-                let windows = Windows { inf, first: start / WINDOW, size };
-                let done = stream_best::<K, F, false>(*kernel, pos, &mut [], rest, &[], w, s, windows);
+                let c = Chunk { pos: &mut *pos, nrm: &mut [], rest, rest_n: &[], w, s, windows };
+                let done = stream_best::<K, F, false>(*kernel, c);
                 pos[done..].copy_from_slice(&rest[done..]);
             }
         }
@@ -207,28 +148,31 @@ pub(crate) fn run<const K: usize, F: VertexKernel<K>>(
     }
 }
 
+/// What one chunk of a primitive streams: where its deformed positions and normals go (`pos`,
+/// `nrm`), its rest positions and normals (`rest`, `rest_n`), its `K` weights and packed set word
+/// per vertex (`w`, `s`) and its lane-order windows. Without normals, `nrm` and `rest_n` are empty.
+struct Chunk<'c> {
+    pos: &'c mut [Vec3],
+    nrm: &'c mut [Vec3],
+    rest: &'c [Vec3],
+    rest_n: &'c [Vec3],
+    w: &'c [f32],
+    s: &'c [u32],
+    windows: Windows<'c>,
+}
+
 /// The hot loop compiled for the best instruction set this CPU has (AVX2 with FMA where the CPU
 /// has them: VEX encoding, three-operand forms and the eight lanes; SSE2 otherwise). With
-/// `NORMALS` false, `nrm` and `rest_n` are not read (the normals are computed from zero and
+/// `NORMALS` false, the chunk's normals are not read (the normals are computed from zero and
 /// dropped, as in the per-vertex path).
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn stream_best<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(
-    kernel: F,
-    pos: &mut [Vec3],
-    nrm: &mut [Vec3],
-    rest: &[Vec3],
-    rest_n: &[Vec3],
-    w: &[f32],
-    s: &[u32],
-    windows: Windows<'_>,
-) -> usize {
+fn stream_best<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(kernel: F, c: Chunk<'_>) -> usize {
     #[cfg(target_arch = "x86_64")]
     if WIDE_SIMD.load(Ordering::Relaxed) && super::lanes::available() {
         // SAFETY: the CPU has the features the function is compiled for.
-        return unsafe { stream_avx2::<K, F, NORMALS>(kernel, pos, nrm, rest, rest_n, w, s, windows) };
+        return unsafe { stream_avx2::<K, F, NORMALS>(kernel, c) };
     }
-    stream_sse2::<K, F, NORMALS>(kernel, pos, nrm, rest, rest_n, w, s, windows)
+    stream_sse2::<K, F, NORMALS>(kernel, c)
 }
 
 /// [`stream_body`] compiled with AVX2 and FMA enabled.
@@ -237,35 +181,15 @@ fn stream_best<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(
 /// The CPU must support AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx,avx2,fma")]
-#[allow(clippy::too_many_arguments)]
 #[inline(never)]
-unsafe fn stream_avx2<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(
-    kernel: F,
-    pos: &mut [Vec3],
-    nrm: &mut [Vec3],
-    rest: &[Vec3],
-    rest_n: &[Vec3],
-    w: &[f32],
-    s: &[u32],
-    windows: Windows<'_>,
-) -> usize {
-    stream_body::<K, F, Fused, NORMALS>(kernel, pos, nrm, rest, rest_n, w, s, windows)
+unsafe fn stream_avx2<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(kernel: F, c: Chunk<'_>) -> usize {
+    stream_body::<K, F, Fused, NORMALS>(kernel, c)
 }
 
 /// [`stream_body`] for any x86_64 CPU (SSE2); returns how many vertices it deformed.
-#[allow(clippy::too_many_arguments)]
 #[inline(never)]
-fn stream_sse2<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(
-    kernel: F,
-    pos: &mut [Vec3],
-    nrm: &mut [Vec3],
-    rest: &[Vec3],
-    rest_n: &[Vec3],
-    w: &[f32],
-    s: &[u32],
-    windows: Windows<'_>,
-) -> usize {
-    stream_body::<K, F, Plain, NORMALS>(kernel, pos, nrm, rest, rest_n, w, s, windows)
+fn stream_sse2<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(kernel: F, c: Chunk<'_>) -> usize {
+    stream_body::<K, F, Plain, NORMALS>(kernel, c)
 }
 
 /// The lane-order windows of the vertices a chunk deforms: `inf`'s windows from `first` on.
@@ -287,22 +211,13 @@ pub(crate) struct Windows<'a> {
 /// scattered back), then the window's other vertices go one by one. Returns how many vertices it
 /// deformed.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith, const NORMALS: bool>(
-    kernel: F,
-    pos: &mut [Vec3],
-    nrm: &mut [Vec3],
-    rest: &[Vec3],
-    rest_n: &[Vec3],
-    w: &[f32],
-    s: &[u32],
-    windows: Windows<'_>,
-) -> usize {
-    let n = pos.len().min(rest.len()).min(w.len() / K).min(s.len());
+fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith, const NORMALS: bool>(kernel: F, c: Chunk<'_>) -> usize {
+    let n = c.pos.len().min(c.rest.len()).min(c.w.len() / K).min(c.s.len());
     #[cfg(target_arch = "x86_64")]
-    if M::LANES && (if NORMALS { windows.size >= F::MIXED_FROM } else { F::MIXED_WITHOUT_NORMALS }) {
-        return stream_mixed::<K, F, NORMALS>(kernel, pos, nrm, rest, rest_n, w, s, n);
+    if M::LANES && (if NORMALS { c.windows.size >= F::MIXED_FROM } else { F::MIXED_WITHOUT_NORMALS }) {
+        return stream_mixed::<K, F, NORMALS>(kernel, c, n);
     }
+    let Chunk { pos, nrm, rest, rest_n, w, s, windows } = c;
     if !NORMALS {
         for ((p, &v), (w, &word)) in pos[..n].iter_mut().zip(&rest[..n]).zip(w[..n * K].chunks_exact(K).zip(&s[..n])) {
             *p = kernel.vertex::<M>(word, as_array(w), v.into(), Vec3A::ZERO).0.into();
@@ -347,7 +262,7 @@ fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith, const NORMALS: bool
                             let (p8, n8) = (&rest[first..first + GROUP], &rest_n[first..first + GROUP]);
                             let (o8, m8) = (&mut pos[first..first + GROUP], &mut nrm[first..first + GROUP]);
                             // SAFETY: `M::LANES` holds only for the AVX2+FMA variant, run after detection.
-                            if !unsafe { kernel.lanes::<true>(word, w8, Eight { p: p8, n: n8, op: o8, on: m8 }) } {
+                            if !unsafe { kernel.lanes::<true>(word, w8, p8, n8, o8, m8) } {
                                 for i in first..first + GROUP {
                                     vertex_at::<K, F, M>(&kernel, data, i, pos, nrm);
                                 }
@@ -362,13 +277,7 @@ fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith, const NORMALS: bool
                         }
                         let word = s[base + group[0] as usize];
                         // SAFETY: `M::LANES` holds only for the AVX2+FMA variant, run after detection.
-                        if unsafe {
-                            kernel.lanes::<true>(
-                                word,
-                                &gw[..GROUP * K],
-                                Eight { p: &gp, n: &gn, op: &mut op, on: &mut on },
-                            )
-                        } {
+                        if unsafe { kernel.lanes::<true>(word, &gw[..GROUP * K], &gp, &gn, &mut op, &mut on) } {
                             for (l, &off) in group.iter().enumerate() {
                                 pos[base + off as usize] = op[l];
                                 nrm[base + off as usize] = on[l];
@@ -415,17 +324,8 @@ fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith, const NORMALS: bool
 /// deform; `nrm` and `rest_n` hold at least `n` with `NORMALS`).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn stream_mixed<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(
-    kernel: F,
-    pos: &mut [Vec3],
-    nrm: &mut [Vec3],
-    rest: &[Vec3],
-    rest_n: &[Vec3],
-    w: &[f32],
-    s: &[u32],
-    n: usize,
-) -> usize {
+fn stream_mixed<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(kernel: F, c: Chunk<'_>, n: usize) -> usize {
+    let Chunk { pos, nrm, rest, rest_n, w, s, .. } = c;
     let n = if NORMALS { n.min(nrm.len()).min(rest_n.len()) } else { n };
     let whole = n / GROUP * GROUP;
     // Without normals, a run's lanes read zero normals and write theirs to scratch.
@@ -440,11 +340,7 @@ fn stream_mixed<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(
         unsafe {
             // A run of eight sharing a set word: the set's tables broadcast in the lanes.
             if words.iter().all(|&x| x == words[0])
-                && kernel.lanes::<NORMALS>(
-                    words[0],
-                    w8,
-                    Eight { p: &rest[r.clone()], n: rn, op: &mut pos[r.clone()], on },
-                )
+                && kernel.lanes::<NORMALS>(words[0], w8, &rest[r.clone()], rn, &mut pos[r.clone()], on)
             {
                 continue;
             }
@@ -457,32 +353,8 @@ fn stream_mixed<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(
     // SAFETY: as above.
     unsafe {
         let tail = (1u32 << (n - whole)) - 1;
-        mixed_alone::<K, F, NORMALS>(
-            &kernel,
-            tail,
-            &s[whole..n],
-            &w[whole * K..n * K],
-            &rest[whole..n],
-            rn,
-            &mut pos[whole..n],
-            on,
-        );
+        let g = Eight { p: &rest[whole..n], n: rn, op: &mut pos[whole..n], on };
+        mixed_alone::<K, F, NORMALS>(&kernel, tail, &s[whole..n], &w[whole * K..n * K], g);
     }
     n
-}
-
-/// A `chunks_exact(K)` item as an array reference.
-#[inline(always)]
-pub(crate) fn as_array<const K: usize>(w: &[f32]) -> &[f32; K] {
-    debug_assert_eq!(w.len(), K);
-    // SAFETY: callers pass chunks of `chunks_exact(K)`, which hold exactly K elements.
-    unsafe { &*w.as_ptr().cast::<[f32; K]>() }
-}
-
-/// The set (clamped to the table's last set, so a stale word cannot read past it) and the pivot
-/// slot (below `K`) of a packed set word.
-#[inline(always)]
-pub(crate) fn locate<const K: usize>(word: u32, last: u32) -> (usize, usize) {
-    let (set, pivot) = crate::model::Influences::unpack(word);
-    (set.min(last) as usize, pivot & (K - 1))
 }

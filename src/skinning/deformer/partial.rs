@@ -3,7 +3,7 @@
 
 use super::Deformer;
 use crate::model::{Model, SkinnedInstance};
-use crate::skinning::{dqs, lbs, sbs, sbs_c, DeformedPrimitive, SkinningMethod};
+use crate::skinning::{DeformedPrimitive, SkinningMethod};
 
 impl Deformer {
     /// The method of the last [`Deformer::prepare`], if any.
@@ -69,12 +69,7 @@ impl Deformer {
         let positions: Vec<_> = vertices.iter().map(|&v| p.positions[v as usize]).collect();
         let sub_normals: Option<Vec<_>> = normals.map(|nr| vertices.iter().map(|&v| nr[v as usize]).collect());
         let mut part = DeformedPrimitive::default();
-        match self.method.unwrap_or(SkinningMethod::Lbs) {
-            SkinningMethod::Lbs => lbs::lbs(frame, &sub, &positions, sub_normals.as_deref(), &mut part),
-            SkinningMethod::Dqs => dqs::dqs(frame, &sub, &positions, sub_normals.as_deref(), &mut part),
-            SkinningMethod::Sbs => sbs::sbs(frame, &sub, &positions, sub_normals.as_deref(), &mut part),
-            SkinningMethod::SbsC => sbs_c::sbs_c(frame, &sub, &positions, sub_normals.as_deref(), &mut part),
-        }
+        self.method.unwrap_or(SkinningMethod::Lbs).deform(frame, &sub, &positions, sub_normals.as_deref(), &mut part);
         for (i, &v) in vertices.iter().enumerate() {
             out.positions[v as usize] = part.positions[i];
             if normals.is_some() {
