@@ -1,6 +1,8 @@
 //! Curves of the sweep panel drawn with egui's painter: one plot per metric, one polyline per
 //! method (the colours of `sweep --plot`), both axes labelled with their units, the scrub's angle as
-//! a vertical line. Each plot is one accessible widget named after its metric and methods.
+//! a vertical line. A curve that coincides with an earlier one (DQS on SBS for a pure bend) is
+//! drawn dashed over it, so both colours show, and the legend says which coincide. Each plot is
+//! one accessible widget named after its metric and methods.
 
 use eframe::egui;
 
@@ -21,6 +23,8 @@ pub struct Plot<'a> {
     pub curves: Vec<(SkinningMethod, Vec<(f64, f64)>)>,
     /// The x of the scrub's line.
     pub marker: Option<f64>,
+    /// The methods whose curves coincide with an earlier curve's (drawn dashed).
+    pub dashed: Vec<SkinningMethod>,
 }
 
 fn short(v: f64) -> String {
@@ -102,14 +106,26 @@ impl Plot<'_> {
             let stroke = egui::Stroke::new(2.0, egui::Color32::from_rgb(c[0], c[1], c[2]));
             let line: Vec<egui::Pos2> =
                 curve.iter().filter(|p| p.0.is_finite() && p.1.is_finite()).map(|&(x, y)| at(x, y)).collect();
-            painter.add(egui::Shape::line(line, stroke));
+            if self.dashed.contains(method) {
+                painter.extend(egui::Shape::dashed_line(&line, stroke, 6.0, 6.0));
+            } else {
+                painter.add(egui::Shape::line(line, stroke));
+            }
         }
         response.on_hover_text(label)
     }
 }
 
-/// The methods' colours with their names.
-pub fn legend_ui(ui: &mut egui::Ui, methods: &[SkinningMethod]) {
+/// The legend's note on curves that coincide (`None` when none do), e.g. "DQS = SBS: the curves
+/// coincide (drawn dashed over each other)".
+#[must_use]
+pub fn coincide_note(pairs: &[(SkinningMethod, SkinningMethod)]) -> Option<String> {
+    let names: Vec<String> = pairs.iter().map(|(a, b)| format!("{} = {}", a.label(), b.label())).collect();
+    (!names.is_empty()).then(|| format!("{}: the curves coincide (drawn dashed over each other)", names.join(", ")))
+}
+
+/// The methods' colours with their names, and which curves coincide.
+pub fn legend_ui(ui: &mut egui::Ui, methods: &[SkinningMethod], coinciding: &[(SkinningMethod, SkinningMethod)]) {
     ui.horizontal(|ui| {
         for m in methods {
             let c = method_colour(*m);
@@ -120,6 +136,9 @@ pub fn legend_ui(ui: &mut egui::Ui, methods: &[SkinningMethod]) {
                 egui::Stroke::new(3.0, egui::Color32::from_rgb(c[0], c[1], c[2])),
             );
             ui.label(m.label());
+        }
+        if let Some(note) = coincide_note(coinciding) {
+            ui.label(egui::RichText::new(note).color(ui.visuals().warn_fg_color));
         }
     });
 }
