@@ -155,7 +155,7 @@ fn fifty_pixel_drag(g: &Gizmo, frame: &JointFrame, camera: &OrbitCamera, ring: u
     if dir == Vec2::ZERO {
         return None;
     }
-    let mut drag = RotateDrag::start(g, handle, point, frame.clone(), 1);
+    let mut drag = RotateDrag::start(g, handle, point, *frame, 1);
     for step in 1..=10 {
         drag.update(point + dir * 5.0 * step as f32, false, false, camera);
     }
