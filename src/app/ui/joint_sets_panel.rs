@@ -57,15 +57,28 @@ fn cell_text(row: &SetRow, column: SetColumn) -> String {
     }
 }
 
+/// The columns' widths for `table`: the Members column as wide as its longest entry.
+fn column_widths(ctx: &egui::Context, table: &crate::analysis::joint_sets::SkinSets) -> [f32; 7] {
+    let font = egui::TextStyle::Body.resolve(&ctx.global_style());
+    let widest = table.rows.iter().map(|r| r.members.join(", ")).max_by_key(String::len).unwrap_or_default();
+    let members = ctx.fonts_mut(|f| f.layout_no_wrap(widest, font, egui::Color32::WHITE).size().x) + 16.0;
+    SetColumn::ALL.map(|c| if c == SetColumn::Members { c.width().max(members) } else { c.width() })
+}
+
 /// Shows the window while the view is on (closing it turns the view off).
 pub fn joint_sets_window(ctx: &egui::Context, s: &mut EditorState) {
     if !s.analysis.sets.on {
         return;
     }
     let mut open = true;
+    // Wide enough for every column (the Members column fits its longest entry), within the screen.
+    let screen = ctx.content_rect().width();
+    let table = s.analysis.sets.table().map_or(660.0, |t| column_widths(ctx, t).iter().sum::<f32>() + 30.0);
+    let width = table.clamp(660.0, (screen - 40.0).max(660.0));
     egui::Window::new("SBS joint sets")
         .open(&mut open)
-        .default_size(egui::vec2(660.0, 250.0))
+        .default_size(egui::vec2(width, 250.0))
+        .min_width(width)
         .default_pos(egui::pos2(250.0, 480.0))
         .show(ctx, |ui| table_ui(ui, &mut s.analysis.sets, s.doc.model.skins.len()));
     if !open {
@@ -117,10 +130,7 @@ fn table_ui(ui: &mut egui::Ui, view: &mut JointSetsView, skins: usize) {
                  rotations nearly about one axis, or rotations that coincide",
             );
     }
-    let font = egui::TextStyle::Body.resolve(ui.style());
-    let widest = table.rows.iter().map(|r| r.members.join(", ")).max_by_key(String::len).unwrap_or_default();
-    let members = ui.fonts_mut(|f| f.layout_no_wrap(widest, font, egui::Color32::WHITE).size().x) + 16.0;
-    let widths = SetColumn::ALL.map(|c| if c == SetColumn::Members { c.width().max(members) } else { c.width() });
+    let widths = column_widths(ui.ctx(), table);
     let width: f32 = widths.iter().sum();
     egui::ScrollArea::horizontal().show(ui, |ui| {
         ui.set_min_width(width);
