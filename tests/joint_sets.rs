@@ -106,24 +106,26 @@ fn three_joint_chain() -> Model {
 }
 
 #[test]
-fn coinciding_rotations_are_flagged_and_distinct_ones_are_not() {
+fn coinciding_rotations_need_no_centre_and_distinct_ones_are_told_apart() {
     let model = three_joint_chain();
     let rest = joint_set_table(&model, &Pose::rest());
     let row = &rest[0].rows[0];
     assert_eq!(row.members, ["a", "b", "c"]);
     assert_eq!(row.vertices, model.meshes[0].primitives[0].positions.len());
-    assert_eq!(row.warning, Some(SetWarning::Coincident), "{row:?}");
+    assert!(row.no_centre_needed && row.warning.is_none(), "{row:?}");
     assert_eq!(row.condition, None);
-    // Turning the root alone keeps every relative rotation the identity: still coincident.
+    // Turning the root alone keeps every relative rotation the identity: still no centre needed.
     let mut root_only = Pose::rest();
     rigs::rotate(&mut root_only, 0, DVec3::Y, 0.8);
-    assert_eq!(joint_set_table(&model, &root_only)[0].rows[0].warning, Some(SetWarning::Coincident));
+    let row = &joint_set_table(&model, &root_only)[0].rows[0];
+    assert!(row.no_centre_needed && row.warning.is_none(), "{row:?}");
     // b and c about one axis: the system keeps a null direction along it.
     let mut one_axis = Pose::rest();
     rigs::rotate(&mut one_axis, 1, DVec3::Z, 0.5);
     rigs::rotate(&mut one_axis, 2, DVec3::Z, 0.4);
     let row = &joint_set_table(&model, &one_axis)[0].rows[0];
     assert_eq!(row.warning, Some(SetWarning::NearSingular), "{row:?}");
+    assert!(!row.no_centre_needed);
     // About two different axes: well conditioned, and the centre is the reference's.
     let mut bent = Pose::rest();
     rigs::rotate(&mut bent, 1, DVec3::Z, 0.5);
@@ -142,7 +144,10 @@ fn info_sets_prints_text_and_json() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("condition") && text.contains("b_Hip_01, b_LeftLeg01_015"), "{text}");
-    assert!(text.contains("! rotations coincide"), "the rest pose flags every set:\n{text}");
+    assert!(
+        text.contains("no centre needed") && !text.contains("! near-singular"),
+        "the rest pose warns of nothing:\n{text}"
+    );
     let args = [OsStr::new("info"), fox.as_os_str(), OsStr::new("--sets"), OsStr::new("--json")];
     let out = skinlab(args.iter().copied().chain([
         OsStr::new("--animation"),

@@ -176,8 +176,10 @@ fn an_edge_on_ring_turns_by_the_tangential_drag() {
     let (mut h, forearm, _) = cesium();
     let s = &mut h.state_mut().state;
     s.posing.gizmo.orientation = Orientation::World;
-    // Seen from the front, the world Y ring (in the XZ plane) is a horizontal line.
+    // Seen from the front at the joint's height, the world Y ring (in the XZ plane) is a
+    // horizontal line.
     (s.view.camera.yaw_rad, s.view.camera.pitch_rad) = (0.0, 0.0);
+    s.view.camera.target = s.node_position(forearm).unwrap();
     h.run();
     let (g, origin) = gizmo(&h);
     let ring = &g.rings[1];

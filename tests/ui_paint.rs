@@ -454,7 +454,10 @@ fn ctrl_click_samples_the_weight_and_brush_keys_change_the_brush() {
     h.get_by_label("Dominant joint").click();
     h.run();
     let s = &h.state().state;
-    let c = skinlab::paint::display::joint_colour(0);
+    let skin = &s.doc.model.skins[0];
+    let c =
+        skinlab::paint::joint_palette::joint_palette(&skinlab::paint::joint_palette::skin_parents(&s.doc.model, skin))
+            [0];
     assert!(s.painting.colours[0][0].iter().any(|p| (f32::from(p[0]) / 255.0 - c[0]).abs() < 0.01));
     h.key_press(egui::Key::Tab);
     h.run();

@@ -9,9 +9,10 @@
 //! relative rotation axis; the minimum-norm point is taken), a larger one rank 3. With σ₁ ≥ σ₂ ≥ σ₃
 //! the singular values and σ_r the one at that structural rank (σ₂ for two joints, σ₃ otherwise),
 //! the condition number is σ₁ / σ_r, infinite when σ_r falls under the solve's truncation
-//! threshold (1e-6). A set is flagged
-//! - [`SetWarning::Coincident`] when every singular value is under the threshold: the members'
-//!   rotations coincide, the centre is undetermined (the engine takes 0; SBS then equals LBS there);
+//! threshold (1e-6). A set whose largest singular value is under [`AGREE_SIGMA`] needs no centre
+//! (`no_centre_needed`): its members' rotations agree to rounding, as they do in the rest pose,
+//! so every centre gives the same vertices (SBS equals LBS there); it is not warned about. A set
+//! is flagged
 //! - [`SetWarning::NearSingular`] when σ_r < [`NEAR_SINGULAR_SIGMA`] (relative rotations under
 //!   about 0.06°: the centre follows rounding of the translations) or the condition number exceeds
 //!   [`MAX_CONDITION`] (rotations nearly about one axis: the centre runs off along it, Fox's
@@ -30,13 +31,14 @@ use crate::skinning::{Deformer, SkinningMethod};
 pub const NEAR_SINGULAR_SIGMA: f64 = 1e-3;
 /// A condition number above this flags a set as near-singular.
 pub const MAX_CONDITION: f64 = 1e3;
+/// σ₁ below this: the members' rotations agree to rounding (about 0.0006°, as at rest), and the
+/// set needs no centre.
+pub const AGREE_SIGMA: f64 = 1e-5;
 
 /// Why a set's centre is unreliable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SetWarning {
-    /// Every member has the same rotation: the centre is undetermined (taken as 0).
-    Coincident,
     /// The system is nearly singular: small relative rotations, or rotations nearly about one axis.
     NearSingular,
 }
@@ -46,7 +48,6 @@ impl SetWarning {
     #[must_use]
     pub fn text(self) -> &'static str {
         match self {
-            Self::Coincident => "rotations coincide",
             Self::NearSingular => "near-singular",
         }
     }
@@ -79,6 +80,8 @@ pub struct SetRow {
     pub lbs_fallback: bool,
     /// A warning mark, if any.
     pub warning: Option<SetWarning>,
+    /// The members' rotations agree to rounding (as at rest): no centre is needed.
+    pub no_centre_needed: bool,
 }
 
 /// The table of one skin.
@@ -118,17 +121,26 @@ pub fn set_vertex_counts(model: &Model, skin: usize) -> Vec<usize> {
     counts
 }
 
+/// What the singular values of a system of `members` joints say.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Conditioning {
+    /// The rotations agree to rounding ([`AGREE_SIGMA`]): no centre is needed.
+    NoCentreNeeded,
+    /// The condition number (`None`: infinite) and the warning, if any.
+    Centre(Option<f64>, Option<SetWarning>),
+}
+
 /// Condition number and warning from the singular values of a system of `members` joints.
 #[must_use]
-pub fn classify(singular_values: [f64; 3], members: usize) -> (Option<f64>, Option<SetWarning>) {
+pub fn classify(singular_values: [f64; 3], members: usize) -> Conditioning {
     let eps = maths::CENTRE_SINGULAR_EPS;
-    if singular_values[0].is_nan() || singular_values[0] < eps {
-        return (None, Some(SetWarning::Coincident));
+    if singular_values[0].is_nan() || singular_values[0] < AGREE_SIGMA.max(eps) {
+        return Conditioning::NoCentreNeeded;
     }
     let rank_value = singular_values[if members == 2 { 1 } else { 2 }];
     let condition = (rank_value >= eps).then(|| singular_values[0] / rank_value);
     let near = rank_value.is_nan() || rank_value < NEAR_SINGULAR_SIGMA || condition.is_none_or(|c| c > MAX_CONDITION);
-    (condition, near.then_some(SetWarning::NearSingular))
+    Conditioning::Centre(condition, near.then_some(SetWarning::NearSingular))
 }
 
 /// The set table of every skin of `model` in `pose`.
@@ -166,7 +178,11 @@ pub fn joint_set_table(model: &Model, pose: &Pose) -> Vec<SkinSets> {
                     joints.iter().filter_map(|&j| parts.get(usize::from(j)).copied().flatten()).collect();
                 let rotations: Vec<DMat3> = member_parts.iter().map(|p| p.0).collect();
                 let singular_values = maths::centre_system_singular_values(&rotations);
-                let (condition, warning) = classify(singular_values, joints.len());
+                let conditioning = classify(singular_values, joints.len());
+                let (condition, warning) = match conditioning {
+                    Conditioning::NoCentreNeeded => (None, None),
+                    Conditioning::Centre(c, w) => (c, w),
+                };
                 let centre = frame.far_centres.get(set).copied().unwrap_or(DVec3::ZERO);
                 let centre_model = if member_parts.is_empty() {
                     centre
@@ -188,6 +204,7 @@ pub fn joint_set_table(model: &Model, pose: &Pose) -> Vec<SkinSets> {
                     far_path: flags & SET_FAR_CENTRE != 0,
                     lbs_fallback,
                     warning: if lbs_fallback { None } else { warning },
+                    no_centre_needed: conditioning == Conditioning::NoCentreNeeded,
                 });
             }
             SkinSets { skin: si, name: skin.name.clone(), extent, single_joint_vertices: single, rows }
@@ -206,12 +223,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn coincident_and_near_singular_systems_are_flagged() {
-        assert_eq!(classify([0.0; 3], 3), (None, Some(SetWarning::Coincident)));
-        assert_eq!(classify([1.0, 1.0, 0.0], 2), (Some(1.0), None));
-        assert_eq!(classify([1.0, 1.0, 0.0], 3), (None, Some(SetWarning::NearSingular)));
-        assert_eq!(classify([1.0, 0.5, 1e-4], 3).1, Some(SetWarning::NearSingular));
-        assert_eq!(classify([2e-4, 2e-4, 0.0], 2).1, Some(SetWarning::NearSingular));
-        assert_eq!(classify([1.0, 0.5, 0.25], 3), (Some(4.0), None));
+    fn agreeing_rotations_need_no_centre_and_near_singular_systems_are_flagged() {
+        use Conditioning::{Centre, NoCentreNeeded};
+        assert_eq!(classify([0.0; 3], 3), NoCentreNeeded);
+        assert_eq!(classify([3e-7, 1e-7, 0.0], 2), NoCentreNeeded, "rounding at rest");
+        assert_eq!(classify([1.0, 1.0, 0.0], 2), Centre(Some(1.0), None));
+        assert_eq!(classify([1.0, 1.0, 0.0], 3), Centre(None, Some(SetWarning::NearSingular)));
+        assert!(matches!(classify([1.0, 0.5, 1e-4], 3), Centre(Some(_), Some(SetWarning::NearSingular))));
+        assert_eq!(classify([2e-4, 2e-4, 0.0], 2), Centre(Some(1.0), Some(SetWarning::NearSingular)));
+        assert_eq!(classify([1.0, 0.5, 0.25], 3), Centre(Some(4.0), None));
     }
 }

@@ -20,23 +20,33 @@ pub struct Files {
     /// File ▸ Open Recent.
     pub recent: RecentFiles,
     seen: (u64, Option<PathBuf>),
+    /// The folder of the file last chosen in a dialog or the browser: where the next Open starts.
+    last_dir: Option<PathBuf>,
 }
 
 impl Files {
     /// Asking through `dialogs`, with `recent` as the list.
     #[must_use]
     pub fn new(dialogs: Box<dyn FileDialogs>, recent: RecentFiles) -> Self {
-        Self { dialogs, browser: None, recent, seen: (0, None) }
+        Self { dialogs, browser: None, recent, seen: (0, None), last_dir: None }
     }
 
     /// Asks for a file for `request`: the command to run when one was chosen; where no dialog
-    /// can be shown, the in-window browser opens (and answers in a later frame).
+    /// can be shown, the in-window browser opens (and answers in a later frame). A dialog that
+    /// opens a file starts in the folder last chosen from (else the model's); one that saves
+    /// starts in the model's folder with a name made from the model's.
     pub fn ask(&mut self, request: FileRequest, state: &EditorState) -> Option<Command> {
         let shown = if request == FileRequest::SaveModel { state.files.save_path.as_ref() } else { None };
-        let start =
+        let mut start =
             request.start(shown.or(state.files.model_path.as_ref()).map(PathBuf::as_path), &state.doc.model_name);
+        if !request.saves() && self.last_dir.is_some() {
+            start.dir.clone_from(&self.last_dir);
+        }
         match self.dialogs.ask(request, &start) {
-            Answer::Chosen(path) => Some(request.command(path)),
+            Answer::Chosen(path) => {
+                self.chose(&path);
+                Some(request.command(path))
+            }
             Answer::Cancelled => None,
             Answer::Unavailable => {
                 self.browser = Some(FileBrowser::new(request, &start));
@@ -126,9 +136,15 @@ impl Files {
             BrowserOutcome::Chosen(path) => {
                 let request = browser.request;
                 self.browser = None;
+                self.chose(&path);
                 Some(request.command(path))
             }
         }
+    }
+
+    /// Remembers the folder of a chosen file.
+    fn chose(&mut self, path: &std::path::Path) {
+        self.last_dir = path.parent().filter(|d| !d.as_os_str().is_empty()).map(std::path::Path::to_path_buf);
     }
 
     /// Adds newly opened and saved files to the recent list (call after the commands ran). A new

@@ -167,6 +167,15 @@ pub struct Ring {
     pub radius_px: f32,
 }
 
+impl Ring {
+    /// Half the width of its on-screen ellipse about `centre` (pixels): the smallest distance of
+    /// a point from the centre (0 edge-on, `radius_px` face-on).
+    #[must_use]
+    pub fn minor_px(&self, centre: Vec2) -> f32 {
+        self.points.iter().map(|(p, _)| p.distance(centre)).fold(f32::MAX, f32::min).min(self.radius_px)
+    }
+}
+
 /// The gizmo's screen geometry for one frame.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Gizmo {

@@ -2,11 +2,13 @@
 //! modifiers, and the rotation that gives.
 //!
 //! The angle follows the pointer around the ring on screen: the angle it sweeps about the ring's
-//! projected centre, per frame, so several turns add up. A ring seen nearly edge-on (the grab
-//! point near the centre, or the ring running towards the centre there) would turn wildly that
-//! way, so it falls back to the tangential drag along the ring's on-screen direction at the grab
-//! point divided by the ring's on-screen radius (a pointer that follows the ring turns it by the
-//! arc it covers). Either way a 50 px drag along a 100 px ring turns it by about 45–57°.
+//! projected centre, per frame, so several turns add up. A ring seen more than 45° from face-on
+//! (its on-screen ellipse less than 0.7 as wide as long), grabbed near the centre, or running
+//! towards the centre there would turn wildly that way (a straight drag past the centre of a thin
+//! ellipse sweeps nearly 180°), so it takes the tangential drag along the ring's on-screen
+//! direction at the grab point divided by the ring's on-screen radius instead (a pointer that
+//! follows the ring turns it by the arc it covers). Either way a 50 px drag along a 100 px ring
+//! turns it by about 45–57°, edge-on or face-on.
 //!
 //! Shift: fine — the increments made while Shift is held count a tenth (as in Blender, only from
 //! when it was pressed). Ctrl: the total angle snaps to multiples of [`SNAP_DEG`]. The rotation is
@@ -45,13 +47,15 @@ pub enum Sweep {
 
 impl Sweep {
     /// How a drag grabbing `point` on a ring with on-screen direction `dir` there (unit), centre
-    /// `centre` and radius `radius_px` is measured.
+    /// `centre`, radius `radius_px` and half width `minor_px` (the ellipse's half minor axis) is
+    /// measured.
     #[must_use]
-    pub fn choose(centre: Vec2, point: Vec2, dir: Vec2, radius_px: f32) -> Self {
+    pub fn choose(centre: Vec2, point: Vec2, dir: Vec2, radius_px: f32, minor_px: f32) -> Self {
         let radial = point - centre;
         let far_enough = radial.length() >= 0.3 * radius_px;
+        let face_on = minor_px >= 0.7 * radius_px;
         let across = radial.normalize_or_zero().perp_dot(dir);
-        if far_enough && across.abs() >= 0.5 {
+        if face_on && far_enough && across.abs() >= 0.5 {
             Self::Around { sign: across.signum() }
         } else {
             let dir = if dir == Vec2::ZERO { radial.perp().normalize_or(Vec2::X) } else { dir };
@@ -108,7 +112,7 @@ impl RotateDrag {
         let sweep = match g.ring(handle) {
             Some(ring) => {
                 let (point, dir) = nearest_on_ring(ring, pointer);
-                Sweep::choose(g.centre, point, dir, ring.radius_px)
+                Sweep::choose(g.centre, point, dir, ring.radius_px, ring.minor_px(g.centre))
             }
             None => Sweep::Around { sign: 1.0 },
         };
@@ -194,7 +198,7 @@ mod tests {
         let c = Vec2::new(200.0, 200.0);
         let start = c + Vec2::new(50.0, 0.0);
         let up = Vec2::new(0.0, -1.0);
-        let around = Sweep::choose(c, start, up, 50.0);
+        let around = Sweep::choose(c, start, up, 50.0, 50.0);
         assert_eq!(around, Sweep::Around { sign: -1.0 });
         // A straight 50 px drag up, in ten frames.
         let mut total = 0.0;
@@ -205,7 +209,7 @@ mod tests {
         assert!((30.0..=60.0).contains(&deg), "{deg}");
         assert!((deg - 45.0).abs() < 1e-3, "atan(50/50) = 45°: {deg}");
         // Edge-on: the ring is a vertical line through the centre; grabbed near the centre.
-        let along = Sweep::choose(c, c + Vec2::new(0.0, -5.0), up, 50.0);
+        let along = Sweep::choose(c, c + Vec2::new(0.0, -5.0), up, 50.0, 0.0);
         assert_eq!(along, Sweep::Along { dir: up, radius_px: 50.0 });
         let deg = along.angle(c, c, c + up * 50.0).to_degrees();
         assert!((30.0..=60.0).contains(&deg) && (deg - 57.2958).abs() < 1e-3, "{deg}");

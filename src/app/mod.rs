@@ -37,7 +37,7 @@
 //! and a clean quit waits for it; while the skeleton differs from the file the whole edited model is
 //! exported beside it first, `io::recovery::companion`, and restored from there), `view_keys.rs` (axis
 //! views, the numeric keypad), `shortcuts.rs` (every editor key, whatever widget has focus),
-//! `state/modes.rs` (`Mode`, `WeightDisplay`, `PaintSettings`), `frame_times.rs` (per-stage frame
+//! `state/modes.rs` (`Mode`, `WeightDisplay`, `PaintSettings`), `state/weight_look.rs` (a vertex's paint-mode colour: ramp, zero weights, dominant-joint palette), `frame_times.rs` (per-stage frame
 //! times, medians, the View ▸ Frame times overlay), `frame_bench.rs` (`open --bench-frames`: a changing
 //! pose, or with `--rig --select` a joint drag), `state/refresh.rs` (the per-frame deformation, timed
 //! per stage; the paint colours computed in full only when what they depend on changed: `model_rev`,
@@ -60,24 +60,32 @@
 //! panel's choices (its own steps or a driving clip), its background thread and the scrub that poses
 //! the joint, or the model at a clip key, without an undo entry), `ui/joint_sets_panel.rs` (the
 //! sortable set table, `ScrollArea::show_rows`), `ui/sweep_panel.rs` + `ui/sweep_plot.rs` (the sweep
-//! window and its curves, drawn by egui_plot).
+//! panel docked beside the viewport and its egui_plot curves, coinciding ones dashed), `bone_names.rs` (View ▸ Names and the hovered bone's name), `navigation.rs` (the mouse maps: skinlab, Blender, Maya), `preferences.rs` (Edit ▸
+//! Preferences, kept in the config folder), `menu_bar.rs` (the menu bar and each mode's right-hand panel), `first_look.rs` (the demo opened on its twisted frame in
+//! split view), `ui/fixed_width.rs` (side-panel contents that never widen the panel).
 //!
 //! Invariants: the only egui/eframe/rfd user.
 
 pub mod analysis;
 pub mod bind_job;
+pub mod bone_names;
 pub mod command;
 pub mod dialogs;
 pub mod file_browser;
 pub mod file_menu;
+pub mod first_look;
 pub mod frame_bench;
 pub mod frame_times;
 pub mod gizmo;
 pub mod gizmo_drag;
 pub mod history;
 pub mod ik_input;
+mod menu_bar;
+pub mod navigation;
+mod options;
 pub mod paint_overlay;
 mod panic_guard;
+pub mod preferences;
 pub mod recent;
 pub mod recovery;
 pub mod rig_input;
@@ -99,11 +107,10 @@ use eframe::egui;
 
 use command::Command;
 use dialogs::FileDialogs;
+pub use options::{initial_state, EditorOptions};
 pub use screenshot::ScreenshotPlan;
-use state::{EditorState, Mode};
+use state::EditorState;
 use viewport::Viewport;
-
-use crate::skinning::SkinningMethod;
 
 /// The editor application.
 pub struct SkinlabApp {
@@ -128,6 +135,9 @@ pub struct SkinlabApp {
     outliner: ui::outliner::OutlinerState,
     /// `open --bench-frames`: frames driven through changing poses, then a report.
     bench: Option<frame_bench::FrameBench>,
+    /// Edit ▸ Preferences (the mouse map), kept in the config folder.
+    pub preferences: preferences::Preferences,
+    preferences_open: bool,
 }
 
 impl SkinlabApp {
@@ -150,6 +160,8 @@ impl SkinlabApp {
             close_confirmed: false,
             outliner: ui::outliner::OutlinerState::default(),
             bench: None,
+            preferences: preferences::Preferences::default(),
+            preferences_open: false,
         }
     }
 
@@ -177,6 +189,7 @@ impl SkinlabApp {
     #[must_use]
     pub fn with_user_dirs(mut self, dirs: &crate::io::UserDirs) -> Self {
         self.files.recent = recent::RecentFiles::load(dirs.config.as_deref());
+        self.preferences = preferences::Preferences::load(dirs.config.as_deref());
         self.autosave = recovery::Autosave::new(dirs.recovery());
         let damaged = self.autosave.scan();
         if !damaged.is_empty() {
@@ -209,44 +222,6 @@ impl SkinlabApp {
     #[must_use]
     pub fn viewport_rect(&self) -> Option<egui::Rect> {
         self.viewport.last_rect
-    }
-
-    fn menu_ui(&mut self, ui: &mut egui::Ui) -> Vec<Command> {
-        let mut cmds = Vec::new();
-        egui::MenuBar::new().ui(ui, |ui| {
-            ui.menu_button("File", |ui| {
-                cmds.extend(self.files.menu_ui(ui, &self.state, &mut self.export_window));
-            });
-            ui.menu_button("Edit", |ui| {
-                if ui.add_enabled(self.state.doc.history.can_undo(), egui::Button::new("Undo")).clicked() {
-                    cmds.push(Command::Undo);
-                    ui.close();
-                }
-                if ui.add_enabled(self.state.doc.history.can_redo(), egui::Button::new("Redo")).clicked() {
-                    cmds.push(Command::Redo);
-                    ui.close();
-                }
-                if ui.button("Reset pose").clicked() {
-                    cmds.push(Command::ResetPose);
-                    ui.close();
-                }
-            });
-            ui.separator();
-            for mode in Mode::ALL {
-                let on = self.state.mode == mode;
-                if ui.selectable_label(on, mode.label()).on_hover_text("Tab cycles Pose, Paint, Rig").clicked() && !on {
-                    cmds.push(Command::SetMode(mode));
-                }
-            }
-            ui.separator();
-            if ui.add_enabled(self.state.doc.history.can_undo(), egui::Button::new("Undo")).clicked() {
-                cmds.push(Command::Undo);
-            }
-            if ui.add_enabled(self.state.doc.history.can_redo(), egui::Button::new("Redo")).clicked() {
-                cmds.push(Command::Redo);
-            }
-        });
-        cmds
     }
 
     /// File ▸ Save: writes to the last saved path, or asks for one.
@@ -300,9 +275,14 @@ impl SkinlabApp {
     fn confirm_window_ui(&self, ctx: &egui::Context) -> Option<Command> {
         let pending = self.state.files.pending_overwrite.as_ref()?;
         let mut cmd = None;
+        let kinds = match (self.state.rig.unsaved_edits() > 0, self.state.painting.edited.is_dirty()) {
+            (true, true) => "skeleton, animation and weight edits",
+            (true, false) => "skeleton or animation edits",
+            _ => "weight edits",
+        };
         let (title, text, yes) = if pending.discard {
             (
-                "Discard unsaved weight edits?",
+                format!("Discard unsaved {kinds}?"),
                 format!(
                     "Opening {} loses {}.",
                     pending.path.display(),
@@ -312,7 +292,7 @@ impl SkinlabApp {
             )
         } else {
             (
-                "Overwrite the input file?",
+                "Overwrite the input file?".to_owned(),
                 format!("{} is the file the model was opened from.", pending.path.display()),
                 "Overwrite",
             )
@@ -407,7 +387,9 @@ impl eframe::App for SkinlabApp {
             ctx.request_repaint();
         }
         egui::Panel::top("menu").show(ui, |ui| cmds.extend(self.menu_ui(ui)));
-        egui::Panel::bottom("status").show(ui, |ui| ui::status_bar::status_bar_ui(ui, &self.state));
+        self.viewport.mouse = self.preferences.mouse;
+        let help = self.preferences.mouse.help(self.state.mode);
+        egui::Panel::bottom("status").show(ui, |ui| ui::status_bar::status_bar_ui(ui, &self.state, help));
         egui::Panel::bottom("timeline").show(ui, |ui| cmds.extend(ui::timeline::timeline_ui(ui, &self.state)));
         if self.state.poll_bind() {
             ctx.request_repaint_after(std::time::Duration::from_millis(50));
@@ -416,39 +398,23 @@ impl eframe::App for SkinlabApp {
             ctx.request_repaint_after(std::time::Duration::from_millis(100));
         }
         egui::Panel::left("outliner").default_size(190.0).resizable(true).show(ui, |ui| {
-            cmds.extend(self.outliner.ui(ui, &self.state));
+            ui::fixed_width::show(ui, |ui| cmds.extend(self.outliner.ui(ui, &self.state)));
         });
-        egui::Panel::right("inspector").default_size(270.0).resizable(true).show(ui, |ui| match self.state.mode {
-            Mode::Paint => {
-                egui::ScrollArea::vertical().show(ui, |ui| {
-                    cmds.extend(ui::inspector::skinning_ui(ui, &self.state));
-                    ui.separator();
-                    cmds.extend(ui::paint_panel::paint_panel_ui(ui, &mut self.state));
-                    cmds.extend(ui::weight_tools_panel::weight_tools_ui(ui, &mut self.state, &mut self.files));
-                    ui.separator();
-                    cmds.extend(ui::inspector::view_ui(ui, &mut self.state));
-                });
-            }
-            Mode::Rig => {
-                egui::ScrollArea::vertical().show(ui, |ui| {
-                    cmds.extend(ui::rig_panel::rig_panel_ui(ui, &mut self.state, &mut self.field_gesture));
-                });
-            }
-            Mode::Pose => {
-                egui::ScrollArea::vertical().show(ui, |ui| {
-                    cmds.extend(ui::inspector::inspector_ui(ui, &mut self.state, &mut self.field_gesture));
-                    ui.separator();
-                    cmds.extend(ui::ik_panel::ik_panel_ui(ui, &self.state));
-                    ui.separator();
-                    cmds.extend(ui::pose_library_panel::pose_library_ui(ui, &mut self.state));
-                });
-            }
+        egui::Panel::right("inspector").default_size(270.0).resizable(true).show(ui, |ui| {
+            ui::fixed_width::show(ui, |ui| self.inspector_ui(ui, &mut cmds));
         });
+        if self.state.analysis.sweep.open {
+            egui::Panel::right("sweep").default_size(520.0).resizable(true).show(ui, |ui| {
+                ui::fixed_width::show(ui, |ui| cmds.extend(ui::sweep_panel::sweep_dock(ui, &mut self.state)));
+            });
+        }
         ui::joint_sets_panel::joint_sets_window(&ctx, &mut self.state);
-        cmds.extend(ui::sweep_panel::sweep_window(&ctx, &mut self.state));
         cmds.extend(self.export_window_ui(&ctx));
         cmds.extend(self.files.browser_ui(&ctx));
         cmds.extend(self.confirm_window_ui(&ctx));
+        if let Some(text) = self.preferences.window_ui(&ctx, &mut self.preferences_open) {
+            self.state.message = Some(state::Message { text, is_error: true });
+        }
         self.close_guard(&ctx);
         for c in cmds.drain(..) {
             self.state.apply(c);
@@ -493,96 +459,6 @@ impl eframe::App for SkinlabApp {
     }
 }
 
-/// How to start the editor.
-#[derive(Clone, Debug, Default)]
-pub struct EditorOptions {
-    /// The model to open (`None`: the built-in demo arm).
-    pub model: Option<PathBuf>,
-    /// Method of the (left) viewport.
-    pub method: Option<SkinningMethod>,
-    /// Show the split view with this method on the right.
-    pub compare: Option<SkinningMethod>,
-    /// Colour by the difference between the two methods.
-    pub difference: bool,
-    /// Start on this animation at `time_secs`.
-    pub animation: Option<String>,
-    /// Timeline time for `animation`.
-    pub time_secs: f64,
-    /// A pose file to load.
-    pub pose: Option<PathBuf>,
-    /// Select this joint (name).
-    pub select: Option<String>,
-    /// Start in paint mode.
-    pub paint: bool,
-    /// Start in Rig mode.
-    pub rig: bool,
-    /// Restore the newest recovery file without asking.
-    pub recover: bool,
-    /// Turn on View ▸ Joint sets.
-    pub joint_sets: bool,
-    /// Open the sweep panel with this motion and run it on the selected joint.
-    pub sweep: Option<crate::analysis::sweep::Motion>,
-    /// Save a screenshot and quit.
-    pub screenshot: Option<ScreenshotPlan>,
-    /// Draw this many frames through changing poses, report the per-stage medians, and quit.
-    pub bench_frames: Option<usize>,
-    /// How large ranges of vertex data reach the GPU.
-    pub upload: crate::render::streamed_mesh::UploadMethod,
-}
-
-/// Builds the initial state from the options (the model load error names the file).
-pub fn initial_state(opts: &EditorOptions) -> Result<EditorState, String> {
-    let mut s = match &opts.model {
-        Some(path) => {
-            let name =
-                path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
-            // An OBJ gets a fresh glTF document (io::fresh_document), so it can be saved as glTF.
-            let (model, source) = crate::io::load_document(path).map_err(|e| e.to_string())?;
-            EditorState::with_document(model, source, &name)
-        }
-        None => EditorState::demo()?,
-    };
-    s.files.model_path.clone_from(&opts.model);
-    if let Some(m) = opts.method {
-        s.apply(Command::SetMethod(m));
-    }
-    if let Some(m) = opts.compare {
-        s.apply(Command::SetCompare(m));
-        s.apply(Command::SetSplit(true));
-    }
-    s.apply(Command::SetDifference(opts.difference));
-    if let Some(name) = &opts.animation {
-        let clip = s.doc.model.find_clip(name).ok_or_else(|| format!("--animation {name:?}: no such animation"))?;
-        s.apply(Command::SelectClip(Some(clip)));
-        s.apply(Command::SetTime(opts.time_secs));
-    }
-    if let Some(path) = &opts.pose {
-        s.doc.pose = crate::io::pose_file::read_pose_file(path, &s.doc.model.nodes).map_err(|e| e.to_string())?;
-        s.apply(Command::SetMethod(s.view.method));
-    }
-    if let Some(name) = &opts.select {
-        let node = s.doc.model.nodes.find(name).map_err(|e| format!("--select: {e}"))?;
-        s.apply(Command::Select(Some(node)));
-    }
-    if opts.paint {
-        s.apply(Command::SetMode(Mode::Paint));
-    }
-    if opts.rig {
-        s.apply(Command::SetMode(Mode::Rig));
-    }
-    s.analysis.sets.on = opts.joint_sets;
-    if let Some(motion) = opts.sweep {
-        s.analysis.sweep.open = true;
-        s.analysis.sweep.motion = motion;
-        if let Some(node) = s.selected {
-            s.analysis.sweep.start(Arc::clone(&s.doc.model), s.doc.model_rev, node);
-        }
-    }
-    s.refresh();
-    s.frame_all();
-    Ok(s)
-}
-
 /// Opens the editor window and runs it until it is closed; with `bench_frames`, returns the
 /// frame-time report.
 pub fn run(opts: EditorOptions) -> Result<Option<String>, String> {
@@ -602,7 +478,7 @@ pub fn run(opts: EditorOptions) -> Result<Option<String>, String> {
         Err(e) if opts.bench_frames.is_some() => return Err(e),
         Err(e) => {
             eprintln!("error: {}", crate::error_line::one_line(&e));
-            let demo = EditorOptions { screenshot: None, ..EditorOptions::default() };
+            let demo = EditorOptions { screenshot: None, rest: true, ..EditorOptions::default() };
             (initial_state(&demo)?, Some(format!("{e} (showing the demo arm instead)")))
         }
     };

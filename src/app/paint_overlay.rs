@@ -6,6 +6,7 @@ use eframe::egui;
 
 use super::state::{EditorState, HoverInfo, WeightDisplay};
 use crate::paint::display;
+use crate::paint::joint_palette::{joint_palette, skin_parents};
 
 fn colour(c: [f32; 3]) -> egui::Color32 {
     let q = |v: f32| (v.clamp(0.0, 1.0) * 255.0).round() as u8;
@@ -68,7 +69,7 @@ fn ramp_legend(painter: &egui::Painter, rect: egui::Rect, s: &EditorState, font:
             egui::pos2(x0, bar.min.y),
             egui::pos2(x0 + bar.width() / steps as f32 + 0.5, bar.max.y),
         );
-        painter.rect_filled(seg, 0.0, colour(display::weight_colour(t)));
+        painter.rect_filled(seg, 0.0, colour(s.painting.settings.ramp.colour(t)));
     }
     for (t, _) in display::RAMP_STOPS {
         let x = bar.min.x + bar.width() * t;
@@ -94,6 +95,7 @@ pub fn legend_ui(ui: &egui::Ui, rect: egui::Rect, s: &EditorState, hover: Option
         return;
     }
     let Some(skin) = s.doc.model.skins.first() else { return };
+    let palette = joint_palette(&skin_parents(&s.doc.model, skin));
     let near: Vec<&str> =
         hover.map(|(_, h)| h.influences.iter().map(|(n, _)| n.as_str()).collect()).unwrap_or_default();
     let mut rows: Vec<(u16, String)> =
@@ -116,7 +118,8 @@ pub fn legend_ui(ui: &egui::Ui, rect: egui::Rect, s: &EditorState, hover: Option
                         for (j, name) in &rows {
                             ui.horizontal(|ui| {
                                 let (swatch, _) = ui.allocate_exact_size(egui::vec2(12.0, 12.0), egui::Sense::hover());
-                                ui.painter().rect_filled(swatch, 2.0, colour(display::joint_colour(*j)));
+                                let c = palette.get(usize::from(*j)).copied().unwrap_or([0.5; 3]);
+                                ui.painter().rect_filled(swatch, 2.0, colour(c));
                                 let mut text = egui::RichText::new(name).color(egui::Color32::WHITE);
                                 if near.contains(&name.as_str()) {
                                     text = text.strong();

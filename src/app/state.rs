@@ -28,6 +28,7 @@ mod rotation_fields;
 mod topology_ops;
 mod undo_ops;
 mod view;
+mod weight_look;
 mod weight_tools_ops;
 
 pub use weight_tools_ops::{SelectionSummary, WeightToolsState};
@@ -45,6 +46,7 @@ pub use recovery_ops::RecoverySnapshot;
 pub use rigging::RigState;
 pub use rotation_fields::{EulerOrder, RotationFields};
 pub use view::ViewState;
+pub use weight_look::WeightLook;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -286,12 +288,25 @@ impl EditorState {
             Command::AddRomClip { joints, max_angle_rad, seconds_per_motion } => {
                 self.add_rom_clip(joints, max_angle_rad, seconds_per_motion);
             }
-            Command::FrameSelected => match self.selected.and_then(|n| self.node_position(n)) {
-                Some(p) => {
+            Command::FrameSelected => match self.selected.and_then(|n| Some((n, self.node_position(n)?))) {
+                Some((node, p)) => {
                     let (lo, hi) = deformed_bounds(&self.frame.deformed[0], self.doc.model.rest_bounds());
-                    let r = (hi - lo).length() * 0.15;
+                    let diagonal = (hi - lo).length();
+                    // The joint's bones, as Blender frames a bone: the joint and its children
+                    // (a leaf: half its parent's bone around it), every panel of a split view alike.
+                    let n = &self.doc.model.nodes.nodes[node];
+                    let ends: Vec<Vec3> = n.children.iter().filter_map(|&c| self.node_position(c)).collect();
+                    let (lo, hi) = if ends.is_empty() {
+                        let parent = n.parent.and_then(|m| self.node_position(m)).map_or(0.0, |q| q.distance(p));
+                        let r = Vec3::splat((parent * 0.5).clamp(diagonal * 0.02, diagonal * 0.15));
+                        (p - r, p + r)
+                    } else {
+                        let (a, b) = ends.iter().fold((p, p), |(a, b), &q| (a.min(q), b.max(q)));
+                        let pad = Vec3::splat(((b - a).length() * 0.1).max(diagonal * 0.01));
+                        (a - pad, b + pad)
+                    };
                     let aspect = self.view.panel_aspect();
-                    self.view.camera.frame(p - Vec3::splat(r), p + Vec3::splat(r), aspect);
+                    self.view.camera.frame(lo, hi, aspect);
                 }
                 None => self.frame_all(),
             },

@@ -21,6 +21,7 @@ use super::command::Command;
 use super::frame_times::Stage;
 use super::gizmo::{self, Gizmo, Handle, JointFrame};
 use super::gizmo_drag::RotateDrag;
+use super::navigation::{CameraDrag, Held, MousePreset};
 use super::rig_input::{self, PanelPointer, RigInput};
 use super::state::{EditorState, Mode};
 use super::translate_gizmo::TranslateGizmo;
@@ -86,6 +87,10 @@ pub struct Viewport {
     pub last_rect: Option<egui::Rect>,
     /// How large ranges of vertex data reach the GPU (`open --upload`).
     pub upload: UploadMethod,
+    /// The mouse map (Edit ▸ Preferences).
+    pub mouse: MousePreset,
+    /// The camera drag claimed by the buttons held since they went down.
+    camera_claim: Option<CameraDrag>,
 }
 
 fn to_vec2(p: egui::Pos2) -> Vec2 {
@@ -252,7 +257,28 @@ impl Viewport {
         let mover = joint.filter(|_| s.mode == Mode::Rig).and_then(|j| TranslateGizmo::new(&s.view.camera, j, size));
         let panel_of = |p: egui::Pos2| (((p.x - rect.min.x) / panel_w).floor().max(0.0) as usize).min(panels - 1);
 
-        if s.mode == Mode::Paint {
+        let held = ui.input(|i| Held {
+            primary: i.pointer.primary_down(),
+            secondary: i.pointer.secondary_down(),
+            middle: i.pointer.middle_down(),
+            shift: i.modifiers.shift,
+            ctrl: i.modifiers.command,
+            alt: i.modifiers.alt,
+        });
+        if !(held.primary || held.secondary || held.middle) {
+            self.camera_claim = None;
+        } else if self.camera_claim.is_none()
+            && !self.tool_busy()
+            && response.hovered()
+            && ui.input(|i| i.pointer.any_pressed())
+        {
+            self.camera_claim = self.mouse.camera_first(s.mode, held);
+        }
+        if let Some(action) = self.camera_claim {
+            if response.dragged() {
+                move_camera(s, action, response.drag_delta(), rect.height());
+            }
+        } else if s.mode == Mode::Paint {
             self.drag = None;
             self.paint_input(ui, &response, s, &local, &panel_of, size);
         } else {
@@ -273,7 +299,7 @@ impl Viewport {
                 Mode::Paint => false,
             };
             if !used {
-                self.handle_input(ui, &response, s, gizmo.as_ref(), &local, rect.height());
+                self.handle_input(ui, &response, s, gizmo.as_ref(), (&local, &panel_of), rect.height());
             }
         }
 
@@ -327,11 +353,23 @@ impl Viewport {
             self.select.draw(&painter, s, ui.input(|i| i.pointer.hover_pos()));
             super::paint_overlay::legend_ui(ui, rect, s, self.hover.as_ref());
         } else if s.view.difference {
-            draw_legend(&painter, rect, s.frame.max_difference, s.view.method.label(), s.view.compare.label());
+            let labels = (s.view.method.label(), s.view.compare.label());
+            draw_legend(&painter, rect, (s.frame.max_difference, s.difference_floor()), labels);
+        }
+        let hover =
+            response.hover_pos().filter(|_| s.mode != Mode::Paint && self.drag.is_none() && !response.dragged());
+        if s.view.bone_names || hover.is_some() {
+            super::bone_names::draw(&painter, rect, panels, s, hover);
         }
         if s.view.show_frame_times {
             super::frame_times::draw_overlay(&painter, rect, &s.frame.frame_times);
         }
+    }
+
+    /// Whether a tool gesture (a gizmo or IK drag, a stroke, a box or lasso, a joint move) is
+    /// in progress: a button pressed meanwhile belongs to it, not to the camera.
+    fn tool_busy(&self) -> bool {
+        self.drag.is_some() || self.painting || self.ik.dragging() || self.rig.dragging() || self.select.active()
     }
 
     fn handle_input(
@@ -340,14 +378,17 @@ impl Viewport {
         response: &egui::Response,
         s: &mut EditorState,
         gizmo: Option<&Gizmo>,
-        local: &dyn Fn(egui::Pos2) -> Vec2,
+        (local, panel_of): (&dyn Fn(egui::Pos2) -> Vec2, &dyn Fn(egui::Pos2) -> usize),
         height: f32,
     ) {
         let pointer = response.interact_pointer_pos().or_else(|| response.hover_pos());
-        let (primary, secondary, middle, shift) = ui.input(|i| {
-            (i.pointer.primary_down(), i.pointer.secondary_down(), i.pointer.middle_down(), i.modifiers.shift)
-        });
-        if response.drag_started() && primary && !shift {
+        let (primary, shift, alt) = ui.input(|i| (i.pointer.primary_down(), i.modifiers.shift, i.modifiers.alt));
+        let tool = match self.mouse {
+            MousePreset::Skinlab => !shift,
+            MousePreset::Blender => true,
+            MousePreset::Maya => !alt,
+        };
+        if response.drag_started() && primary && tool {
             // Grab where the button went down: egui reports the drag a few pixels later.
             let pressed_at = ui.input(|i| i.pointer.press_origin()).or(pointer);
             if let (Some(g), Some(p), Some(node)) = (gizmo, pressed_at, s.selected) {
@@ -370,18 +411,17 @@ impl Viewport {
             s.doc.history.close_gesture();
         }
         if self.drag.is_none() && response.dragged() {
-            let d = response.drag_delta();
-            let delta = Vec2::new(d.x, d.y);
-            if secondary || middle || (primary && shift) {
-                s.view.camera.pan(delta, height);
-            } else if primary {
-                s.view.camera.orbit(delta);
+            let held =
+                ui.input(|i| Held { primary: i.pointer.primary_down(), shift: i.modifiers.shift, ..Held::default() });
+            if let Some(action) = self.mouse.camera_fallback(s.mode, held) {
+                move_camera(s, action, response.drag_delta(), height);
             }
         }
         if response.hovered() {
             let scroll = ui.input(|i| i.smooth_scroll_delta.y);
-            if scroll != 0.0 {
-                s.view.camera.zoom(scroll);
+            if let Some(p) = pointer.filter(|_| scroll != 0.0) {
+                let size = Vec2::new(response.rect.width() / if s.view.split { 2.0 } else { 1.0 }, height);
+                s.zoom_toward(scroll, local(p), panel_of(p), size);
             }
         }
         if response.clicked() {
@@ -393,6 +433,16 @@ impl Viewport {
                 s.apply(Command::Select(picked));
             }
         }
+    }
+}
+
+/// Moves the camera by a drag of `d` points in a viewport `height` points tall.
+fn move_camera(s: &mut EditorState, action: CameraDrag, d: egui::Vec2, height: f32) {
+    match action {
+        CameraDrag::Orbit => s.view.camera.orbit(Vec2::new(d.x, d.y)),
+        CameraDrag::Pan => s.view.camera.pan(Vec2::new(d.x, d.y), height),
+        // Right or up moves in.
+        CameraDrag::Dolly => s.view.camera.zoom((d.x - d.y) * 2.0),
     }
 }
 
@@ -448,9 +498,11 @@ fn draw_readout(painter: &egui::Painter, rect: egui::Rect, text: &str) {
     painter.galley(pos, galley, egui::Color32::WHITE);
 }
 
-fn draw_legend(painter: &egui::Painter, rect: egui::Rect, max: f32, a: &str, b: &str) {
+/// The difference overlay's legend: the ramp from 0 to the largest distance `max`, or to
+/// `floor` with "identical within rounding" when the largest distance is below it.
+fn draw_legend(painter: &egui::Painter, rect: egui::Rect, (max, floor): (f32, f32), (a, b): (&str, &str)) {
     let w = 240.0;
-    let r = egui::Rect::from_min_size(rect.right_bottom() - egui::vec2(w + 12.0, 70.0), egui::vec2(w, 60.0));
+    let r = egui::Rect::from_min_size(rect.right_bottom() - egui::vec2(w + 12.0, 86.0), egui::vec2(w, 76.0));
     painter.rect_filled(r, 4.0, egui::Color32::from_black_alpha(170));
     let font = egui::FontId::proportional(12.0);
     painter.text(
@@ -473,25 +525,26 @@ fn draw_legend(painter: &egui::Painter, rect: egui::Rect, max: f32, a: &str, b: 
         painter.rect_filled(seg, 0.0, egui::Color32::from_rgb(c[0], c[1], c[2]));
     }
     let label = crate::plot::format_units;
-    painter.text(
-        egui::pos2(bar.min.x, bar.max.y + 4.0),
-        egui::Align2::LEFT_TOP,
-        "0",
-        font.clone(),
-        egui::Color32::WHITE,
-    );
-    painter.text(
-        egui::pos2(bar.center().x, bar.max.y + 4.0),
-        egui::Align2::CENTER_TOP,
-        label(max * 0.5),
-        font.clone(),
-        egui::Color32::WHITE,
-    );
-    painter.text(
-        egui::pos2(bar.max.x, bar.max.y + 4.0),
-        egui::Align2::RIGHT_TOP,
-        label(max),
-        font,
-        egui::Color32::WHITE,
-    );
+    let top = max.max(floor);
+    for (x, align, text) in [
+        (bar.min.x, egui::Align2::LEFT_TOP, "0".to_owned()),
+        (bar.center().x, egui::Align2::CENTER_TOP, label(top * 0.5)),
+        (bar.max.x, egui::Align2::RIGHT_TOP, label(top)),
+    ] {
+        painter.text(egui::pos2(x, bar.max.y + 4.0), align, text, font.clone(), egui::Color32::WHITE);
+    }
+    let note = difference_note(max, floor);
+    painter.text(egui::pos2(bar.min.x, bar.max.y + 20.0), egui::Align2::LEFT_TOP, note, font, egui::Color32::WHITE);
+}
+
+/// The difference legend's last line: "identical within rounding" while the largest distance
+/// `max` is below the overlay's `floor`, else the largest distance.
+#[must_use]
+pub fn difference_note(max: f32, floor: f32) -> String {
+    let label = crate::plot::format_units;
+    if max < floor {
+        format!("identical within rounding (largest {})", label(max))
+    } else {
+        format!("largest {}", label(max))
+    }
 }

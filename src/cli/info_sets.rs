@@ -87,7 +87,11 @@ pub fn table_text(title: &str, pose: &str, skins: &[SkinSets]) -> String {
             } else {
                 "f32"
             };
-            let warning = row.warning.map_or(String::new(), |w| format!("! {}", w.text()));
+            let warning = if row.no_centre_needed {
+                "no centre needed".to_owned()
+            } else {
+                row.warning.map_or(String::new(), |w| format!("! {}", w.text()))
+            };
             let _ = writeln!(
                 s,
                 "  {:>5} {:>8} {:>10} {:>10} {:>10} {:>4}  {:<22} {}",

@@ -49,6 +49,10 @@ pub struct OpenArgs {
     /// Open the sweep panel with this motion (twist, bend or weight) and run it on the selected joint.
     #[arg(long, value_name = "MOTION")]
     pub sweep: Option<crate::analysis::sweep::Motion>,
+    /// Open the demo arm in its rest pose (without this, and without options that set the view,
+    /// it opens with the wrist twisted 150° in LBS beside SBS).
+    #[arg(long, conflicts_with = "model")]
+    pub rest: bool,
     /// Restore the newest unsaved work left by an editor that did not quit, without asking.
     #[arg(long)]
     pub recover: bool,
@@ -96,6 +100,7 @@ pub fn run(args: &OpenArgs) -> Result<(), CliError> {
         screenshot,
         bench_frames: args.bench_frames,
         upload: args.upload,
+        rest: args.rest,
     };
     if args.bench_frames == Some(0) {
         return Err("--bench-frames 0: need at least one frame".into());

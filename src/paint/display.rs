@@ -1,6 +1,6 @@
-//! What the weight display needs, as plain functions: the colour ramp and its legend stops, a
-//! distinct colour per joint for the dominant-joint mode, and per-vertex lookups for hovering and
-//! the sample-weight picker.
+//! What the weight display needs, as plain functions: the colour ramps (rainbow with its legend
+//! stops, greyscale) and per-vertex lookups for hovering and the sample-weight picker (the
+//! dominant-joint colours are `joint_palette.rs`'s).
 
 use crate::model::{Influences, JointSetTable};
 
@@ -29,20 +29,37 @@ pub fn weight_colour(w: f32) -> [f32; 3] {
     RAMP_STOPS[4].1
 }
 
-/// A distinct, stable colour for joint `j` (golden-angle hues, full saturation).
-#[must_use]
-pub fn joint_colour(j: u16) -> [f32; 3] {
-    let h = (f32::from(j) * 0.618_034).fract() * 6.0;
-    let x = 1.0 - ((h % 2.0) - 1.0).abs();
-    let (r, g, b) = match h as u32 {
-        0 => (1.0, x, 0.0),
-        1 => (x, 1.0, 0.0),
-        2 => (0.0, 1.0, x),
-        3 => (0.0, x, 1.0),
-        4 => (x, 0.0, 1.0),
-        _ => (1.0, 0.0, x),
-    };
-    [0.15 + 0.85 * r, 0.15 + 0.85 * g, 0.15 + 0.85 * b]
+/// The ramp the painted joint's weight is shown on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WeightRamp {
+    /// Blue 0, cyan, green, yellow, red 1 ([`RAMP_STOPS`]).
+    #[default]
+    Rainbow,
+    /// Black 0 to white 1.
+    Greyscale,
+}
+
+impl WeightRamp {
+    /// Every ramp, in menu order.
+    pub const ALL: [Self; 2] = [Self::Rainbow, Self::Greyscale];
+
+    /// The menu label.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Rainbow => "Rainbow",
+            Self::Greyscale => "Greyscale",
+        }
+    }
+
+    /// The colour of weight `w` (clamped to [0, 1]; NaN shows as 0), linear RGB.
+    #[must_use]
+    pub fn colour(self, w: f32) -> [f32; 3] {
+        match self {
+            Self::Rainbow => weight_colour(w),
+            Self::Greyscale => [if w.is_nan() { 0.0 } else { w.clamp(0.0, 1.0) }; 3],
+        }
+    }
 }
 
 /// The weight of `joint` on vertex `v` (0 when it has none).
@@ -96,7 +113,8 @@ mod tests {
         assert_eq!(weight_colour(1.0), [1.0, 0.0, 0.0]);
         assert_eq!(weight_colour(0.5), [0.0, 1.0, 0.0]);
         assert_eq!(weight_colour(f32::NAN), [0.0, 0.0, 1.0]);
-        assert_ne!(joint_colour(0), joint_colour(1));
+        assert_eq!(WeightRamp::Greyscale.colour(0.25), [0.25; 3]);
+        assert_eq!(WeightRamp::Rainbow.colour(0.5), weight_colour(0.5));
         let mut table = JointSetTable::new(4);
         let verts = [VertexInfluences { pairs: vec![(3, 0.25), (1, 0.75)] }, VertexInfluences::default()];
         let inf = Influences::from_vertices(&verts, &mut table).unwrap();

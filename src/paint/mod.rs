@@ -54,6 +54,7 @@ pub mod edited;
 pub mod error;
 pub mod footprint;
 pub mod gradient;
+pub mod joint_palette;
 pub mod mirror;
 pub mod mirror_match;
 pub mod mirror_weights;

@@ -127,6 +127,27 @@ impl OrbitCamera {
         self.distance = (self.distance * (-scroll * 0.002).exp()).clamp(1e-4, 1e7);
     }
 
+    /// Zooms by a scroll amount (positive moves closer) toward `pivot` (model space): the camera
+    /// is scaled about the pivot, so the pivot keeps its place on screen (zoom to the cursor).
+    pub fn zoom_about(&mut self, scroll: f32, pivot: Vec3) {
+        let before = self.distance;
+        self.zoom(scroll);
+        let k = self.distance / before;
+        self.target = pivot + (self.target - pivot) * k;
+    }
+
+    /// The point of the plane through the target facing the camera that pixel `p` of a `size`
+    /// pixel view shows (the target itself when the ray runs along the plane).
+    #[must_use]
+    pub fn on_target_plane(&self, p: Vec2, size: Vec2) -> Vec3 {
+        let (eye, dir) = self.ray(p, size);
+        let facing = -dir.dot(self.back());
+        if facing <= 1e-6 {
+            return self.target;
+        }
+        eye + dir * (self.distance / facing)
+    }
+
     /// Looks at the box `lo..hi` so that it fills a view of aspect `aspect` (width / height).
     pub fn frame(&mut self, lo: Vec3, hi: Vec3, aspect: f32) {
         self.target = (lo + hi) * 0.5;

@@ -147,6 +147,42 @@ pub struct JointSweep {
     pub curves: Vec<MethodCurve>,
 }
 
+/// Two curves closer than this (absolute, plus the same relative to the value) in every metric
+/// at every step coincide: one is drawn exactly over the other.
+pub const COINCIDE: f64 = 1e-6;
+
+impl MethodCurve {
+    /// Every metric value of the curve, step by step.
+    fn values(&self) -> impl Iterator<Item = f64> + '_ {
+        let steps = self.steps.iter().flat_map(|m| [m.collapse, m.volume_change, m.bulge, m.flip]);
+        steps.chain(self.weight_steps.iter().map(|w| w.jump))
+    }
+
+    /// Whether `other` coincides with this curve ([`COINCIDE`]) in every metric at every step.
+    #[must_use]
+    pub fn coincides_with(&self, other: &Self) -> bool {
+        self.steps.len() == other.steps.len()
+            && self.weight_steps.len() == other.weight_steps.len()
+            && self.values().zip(other.values()).all(|(a, b)| (a - b).abs() <= COINCIDE * (1.0 + a.abs().max(b.abs())))
+    }
+}
+
+impl JointSweep {
+    /// The pairs of methods whose curves coincide (the earlier curve first).
+    #[must_use]
+    pub fn coinciding(&self) -> Vec<(SkinningMethod, SkinningMethod)> {
+        let mut pairs = Vec::new();
+        for (i, a) in self.curves.iter().enumerate() {
+            for b in &self.curves[i + 1..] {
+                if a.coincides_with(b) {
+                    pairs.push((a.method, b.method));
+                }
+            }
+        }
+        pairs
+    }
+}
+
 /// A whole sweep.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SweepReport {

@@ -36,7 +36,7 @@ pub enum SetColumn {
     Centre,
     /// Whether the far-centre f64 path evaluates the set.
     FarPath,
-    /// The warning mark (near-singular, coincident), then the condition number.
+    /// The warning mark (near-singular), then the condition number.
     Warning,
 }
 

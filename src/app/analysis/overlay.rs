@@ -1,6 +1,8 @@
 //! The joint-sets view in the viewport (egui painter over the 3D panels): each listed set's centre
-//! of rotation as a dot in its colour with lines to its member joints, in every panel; the set
-//! chosen in the table and the set under the pointer highlighted; and, while the pointer is over
+//! of rotation as a dot in its colour, in every panel (sets whose members turn together, as at
+//! rest, need no centre and show none); the set chosen in the table and the set under the pointer
+//! highlighted, with lines from the centre to its member joints (only those: lines to every set's
+//! joints would fan across the whole view); and, while the pointer is over
 //! the mesh, the set of the vertex under it with its members and centre (CPU picking on the
 //! deformed positions of the panel under the pointer, as paint mode's read-out does).
 
@@ -45,7 +47,7 @@ pub fn draw(painter: &egui::Painter, rect: egui::Rect, panels: usize, s: &Editor
         let mut rows: Vec<_> = table.rows.iter().collect();
         rows.sort_by_key(|r| Some(r.set) == view.chosen || Some(r.set) == hovered);
         let quiet = view.chosen.is_some() || hovered.is_some();
-        for row in rows {
+        for row in rows.into_iter().filter(|r| !r.no_centre_needed) {
             let strong = Some(row.set) == view.chosen || Some(row.set) == hovered;
             let c = super::set_colour(view.skin, row.set, row.members.len());
             let alpha = if strong {
@@ -58,9 +60,9 @@ pub fn draw(painter: &egui::Painter, rect: egui::Rect, panels: usize, s: &Editor
             let colour = egui::Color32::from_rgba_unmultiplied(c[0], c[1], c[2], alpha);
             let centre = Vec3::from(row.centre_model.map(|v| v as f32));
             let Some(cp) = centre.is_finite().then(|| at(centre)).flatten() else { continue };
-            for &node in &row.nodes {
+            for &node in row.nodes.iter().filter(|_| strong) {
                 if let Some(jp) = s.node_position(node).and_then(at) {
-                    painter.line_segment([cp, jp], egui::Stroke::new(if strong { 2.0 } else { 1.0 }, colour));
+                    painter.line_segment([cp, jp], egui::Stroke::new(2.0, colour));
                 }
             }
             let outline = if strong { egui::Color32::WHITE } else { egui::Color32::from_black_alpha(alpha) };
@@ -85,6 +87,7 @@ fn hover_label(painter: &egui::Painter, s: &EditorState, h: &SetHover) {
     let members = members.unwrap_or_default();
     let row = (h.skin == view.skin).then(|| view.row(h.set)).flatten();
     let centre = match row {
+        Some(r) if r.no_centre_needed => "the members turn together: no centre needed".to_owned(),
         Some(r) => {
             let c = r.centre_model;
             format!(

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::paint::display::WeightRamp;
 use crate::paint::BrushSettings;
 
 /// How painted weights are shown on the mesh.
@@ -57,6 +58,10 @@ impl Mode {
 pub struct PaintSettings {
     /// What the mesh colours show.
     pub display: WeightDisplay,
+    /// The ramp of the painted joint's weight.
+    pub ramp: WeightRamp,
+    /// Zero weights of the painted joint shown black, not in the ramp's colour for 0.
+    pub zero_black: bool,
     /// The brush.
     pub brush: BrushSettings,
     /// Locked joints (node indices).
@@ -75,6 +80,8 @@ impl Default for PaintSettings {
     fn default() -> Self {
         Self {
             display: WeightDisplay::SelectedJoint,
+            ramp: WeightRamp::Rainbow,
+            zero_black: false,
             brush: BrushSettings::default(),
             locked: BTreeSet::new(),
             limit: crate::paint::DEFAULT_LIMIT,

@@ -6,7 +6,8 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::{EditorState, Mode, PendingOverwrite, Stage, WeightDisplay};
+use super::weight_look::{WeightLook, UNWEIGHTED};
+use super::{EditorState, Mode, PendingOverwrite, Stage};
 use crate::app::command::{Command, ExportChoice, WeightTool};
 use crate::io::{Bake, Container, ExportOptions};
 use crate::model::Model;
@@ -40,9 +41,6 @@ pub struct HoverInfo {
     pub influences: Vec<(String, f32)>,
 }
 
-/// Colour of vertices without any influence in paint mode (sRGB).
-const UNWEIGHTED: [u8; 4] = [90, 90, 100, 255];
-
 /// Colour of hidden vertices in paint mode (sRGB).
 const HIDDEN: [u8; 4] = [28, 28, 32, 255];
 
@@ -56,29 +54,6 @@ fn mark_selection(c: [u8; 4], g: u32, sel: &crate::paint::Selection, any_selecte
     } else {
         c
     }
-}
-
-/// The paint-mode colour of vertex `v`: the painted joint's weight, or its dominant joint.
-fn weight_colour(
-    display_mode: WeightDisplay,
-    inf: &crate::model::Influences,
-    sets: &crate::model::JointSetTable,
-    v: usize,
-    joint: Option<u16>,
-) -> [u8; 4] {
-    match display_mode {
-        WeightDisplay::SelectedJoint => {
-            to_srgb8(display::weight_colour(joint.map_or(0.0, |j| display::joint_weight(inf, sets, v, j))))
-        }
-        WeightDisplay::Dominant => {
-            display::dominant_joint(inf, sets, v).map_or(UNWEIGHTED, |j| to_srgb8(display::joint_colour(j)))
-        }
-    }
-}
-
-fn to_srgb8(c: [f32; 3]) -> [u8; 4] {
-    let q = |v: f32| (v.clamp(0.0, 1.0) * 255.0).round() as u8;
-    [q(c[0]), q(c[1]), q(c[2]), 255]
 }
 
 impl EditorState {
@@ -471,6 +446,7 @@ impl EditorState {
                 continue;
             };
             let joint = self.selected.and_then(|n| skin.joints.iter().position(|&j| j == n)).map(|j| j as u16);
+            let look = WeightLook::of(&self.painting.settings, &self.doc.model, skin);
             out[i].resize_with(mesh.primitives.len(), Vec::new);
             for (p, prim) in mesh.primitives.iter().enumerate() {
                 let first = surface.part_of(inst.mesh, p).map(|k| surface.parts()[k].first_vertex);
@@ -480,9 +456,7 @@ impl EditorState {
                     colours.resize(prim.positions.len(), UNWEIGHTED);
                     continue;
                 };
-                colours.extend(
-                    (0..inf.len()).map(|v| weight_colour(self.painting.settings.display, inf, &skin.sets, v, joint)),
-                );
+                colours.extend((0..inf.len()).map(|v| look.colour(inf, &skin.sets, v, joint)));
                 if let (Some(sel), Some(first)) = (sel, first) {
                     for (v, c) in colours.iter_mut().enumerate() {
                         *c = mark_selection(*c, first + v as u32, sel, any_selected);
@@ -511,13 +485,14 @@ impl EditorState {
                     continue;
                 };
                 let joint = self.selected.and_then(|n| skin.joints.iter().position(|&j| j == n)).map(|j| j as u16);
+                let look = WeightLook::of(&self.painting.settings, &self.doc.model, skin);
                 let first = surface.part_of(inst.mesh, part.prim).map(|k| surface.parts()[k].first_vertex);
                 for &v in &part.vertices {
                     let v = v as usize;
                     if v >= colours.len() || v >= inf.len() {
                         continue;
                     }
-                    let mut c = weight_colour(self.painting.settings.display, inf, &skin.sets, v, joint);
+                    let mut c = look.colour(inf, &skin.sets, v, joint);
                     if let (Some(sel), Some(first)) = (sel, first) {
                         c = mark_selection(c, first + v as u32, sel, self.painting.any_selected);
                     }

@@ -94,6 +94,18 @@ impl EditorState {
         }
     }
 
+    /// Zooms by `scroll` toward what pixel `p` of panel `panel` (`size` pixels) shows: the
+    /// deformed surface there, else the point at the camera's target depth, keeps its place on
+    /// screen (as Blender's "Zoom to Mouse Position" and Maya's default).
+    pub fn zoom_toward(&mut self, scroll: f32, p: Vec2, panel: usize, size: Vec2) {
+        let camera = self.view.camera;
+        let (origin, direction) = camera.ray(p, size);
+        let pivot = self
+            .pick_deformed(&Ray { origin, direction }, panel.min(1))
+            .map_or_else(|| camera.on_target_plane(p, size), |(_, hit)| hit.point);
+        self.view.camera.zoom_about(scroll, pivot);
+    }
+
     /// The joint whose projected position in a panel of `size` pixels is nearest to `p` (within
     /// 14 px), on the CPU.
     #[must_use]

@@ -14,7 +14,21 @@ use crate::rig::Pose;
 use crate::skinning::shading::ShadingNormals;
 use crate::skinning::{DeformedPrimitive, Deformer};
 
+/// The difference overlay's scale never goes below this fraction of the model's diagonal: two
+/// methods closer than that agree within f32 rounding, and a full ramp over rounding noise would
+/// read as a large difference.
+pub const DIFFERENCE_FLOOR: f32 = 1e-4;
+
 impl EditorState {
+    /// The smallest distance the difference overlay's ramp spans (model units):
+    /// [`DIFFERENCE_FLOOR`] of the model's diagonal. Below it the methods are identical within
+    /// rounding.
+    #[must_use]
+    pub fn difference_floor(&self) -> f32 {
+        let (lo, hi) = self.doc.model_bounds;
+        ((hi - lo).length() * DIFFERENCE_FLOOR).max(1e-9)
+    }
+
     /// Recomputes the deformation(s) if anything they depend on changed.
     pub fn refresh(&mut self) {
         self.refresh_set_counts();
@@ -67,7 +81,8 @@ impl EditorState {
         let colours_started = Instant::now();
         if self.view.difference {
             let [left, right] = &self.frame.deformed;
-            self.frame.max_difference = difference_overlay(left, right, 1e-9, &mut self.frame.difference_colours);
+            let floor = self.difference_floor();
+            self.frame.max_difference = difference_overlay(left, right, floor, &mut self.frame.difference_colours);
         }
         // The paint colours do not depend on the pose: a new pose only (a joint rotated, a clip
         // played) keeps them, and they are not sent again (at 1M vertices, 10 ms to compute and

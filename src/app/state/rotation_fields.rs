@@ -1,7 +1,10 @@
 //! What the selected joint's rotation fields show: Euler angles in a chosen order and Twist /
 //! Bend A / Bend B about the bone, relative to the joint's rest rotation, keeping each typed
 //! triple for as long as the joint's rotation is the one it produced (`ui/rotation_fields.rs`
-//! draws them).
+//! draws them). Derived Euler angles are continuous: of the equivalent triples (the two
+//! solutions of every order, turns of 360°, and the free angle at gimbal lock), the fields show
+//! the one nearest to what they showed last for the joint (to zero the first time), so a rotation
+//! about one axis reads as one number that changes, never as a jump between solutions.
 
 use std::collections::BTreeMap;
 
@@ -76,6 +79,69 @@ impl EulerOrder {
         DQuat::from_euler(self.glam(), xyz_rad[a], xyz_rad[b], xyz_rad[c])
     }
 
+    /// The X, Y, Z angles (radians) of `q` in this order nearest to `previous` (radians): the
+    /// triple of the two solutions (`(a, b, c)` and `(a ± π, π − b, c ± π)` in turning order),
+    /// each angle moved by whole turns within ±2π, and at gimbal lock the free angle shared
+    /// between the first and last turn, that is closest to `previous` in the sum of squares.
+    #[must_use]
+    pub fn angles_near(self, q: DQuat, previous: [f64; 3]) -> [f64; 3] {
+        use std::f64::consts::{PI, TAU};
+        let q = q.normalize();
+        let [ia, ib, ic] = self.axes();
+        let first = self.angles(q);
+        let (a, b, c) = (first[ia], first[ib], first[ic]);
+        let (pa, pb, pc) = (previous[ia], previous[ib], previous[ic]);
+        // The whole turn of `v` nearest to `p` (on a tie, the one nearer 0), within ±360°.
+        let near = |v: f64, p: f64| {
+            let k = ((p - v) / TAU).floor();
+            let (lo, hi) = (v + k * TAU, v + (k + 1.0) * TAU);
+            let d = (p - lo).abs() - (hi - p).abs();
+            let pick = if d.abs() < 1e-9 {
+                if lo.abs() <= hi.abs() {
+                    lo
+                } else {
+                    hi
+                }
+            } else if d < 0.0 {
+                lo
+            } else {
+                hi
+            };
+            pick.clamp(-TAU, TAU)
+        };
+        let same = |t: (f64, f64, f64)| {
+            let mut xyz = [0.0; 3];
+            (xyz[ia], xyz[ib], xyz[ic]) = t;
+            let r = self.to_quat(xyz);
+            (r - q).length().min((r + q).length()) < 1e-6
+        };
+        let mut best: Option<((f64, f64, f64), f64)> = None;
+        for (a, b, c) in [(a, b, c), (a + PI, PI - b, c + PI)] {
+            let mut t = (near(a, pa), near(b, pb), near(c, pc));
+            if b.cos().abs() < 1e-6 {
+                // Gimbal lock: only a ± c counts; share the change between them.
+                for sign in [1.0, -1.0] {
+                    if same((t.0 + 0.1, t.1, t.2 + sign * 0.1)) {
+                        let shift = ((pa - t.0) + sign * (pc - t.2)) * 0.5;
+                        t = (near(t.0 + shift, pa), t.1, near(t.2 + sign * shift, pc));
+                        break;
+                    }
+                }
+            }
+            if !same(t) {
+                continue;
+            }
+            let d = (t.0 - pa).powi(2) + (t.1 - pb).powi(2) + (t.2 - pc).powi(2);
+            if best.is_none_or(|(_, bd)| d < bd) {
+                best = Some((t, d));
+            }
+        }
+        let Some(((a, b, c), _)) = best else { return first };
+        let mut xyz = [0.0; 3];
+        (xyz[ia], xyz[ib], xyz[ic]) = (a, b, c);
+        xyz
+    }
+
     /// X, Y, Z angles (radians) of `q` in this order.
     #[must_use]
     pub fn angles(self, q: DQuat) -> [f64; 3] {
@@ -107,15 +173,21 @@ pub struct RotationFields {
     pub order: EulerOrder,
     euler: BTreeMap<usize, Typed>,
     twist_bend: BTreeMap<usize, Typed>,
+    /// The Euler angles (degrees) last shown per joint, with the model revision.
+    shown: BTreeMap<usize, (u64, [f64; 3])>,
 }
 
 impl RotationFields {
     /// The Euler angles (degrees, X Y Z) shown for `node` with local rotation `local` and rest
-    /// rotation `rest`.
-    #[must_use]
-    pub fn euler_shown(&self, model_rev: u64, node: usize, rest: DQuat, local: DQuat) -> [f64; 3] {
-        recalled(&self.euler, model_rev, node, local)
-            .unwrap_or_else(|| self.order.angles(rest.inverse() * local).map(f64::to_degrees))
+    /// rotation `rest`: the typed triple, else the triple nearest to the one shown last
+    /// ([`EulerOrder::angles_near`]), which is remembered.
+    pub fn euler_shown(&mut self, model_rev: u64, node: usize, rest: DQuat, local: DQuat) -> [f64; 3] {
+        let shown = recalled(&self.euler, model_rev, node, local).unwrap_or_else(|| {
+            let previous = self.shown.get(&node).filter(|(rev, _)| *rev == model_rev).map_or([0.0; 3], |s| s.1);
+            self.order.angles_near(rest.inverse() * local, previous.map(f64::to_radians)).map(f64::to_degrees)
+        });
+        self.shown.insert(node, (model_rev, shown));
+        shown
     }
 
     /// The local rotation for Euler angles `degrees` (X Y Z) typed on `node`, remembered.
@@ -161,6 +233,7 @@ impl RotationFields {
         if order != self.order {
             self.order = order;
             self.euler.clear();
+            self.shown.clear();
         }
     }
 }
@@ -189,6 +262,25 @@ mod tests {
     }
 
     #[test]
+    fn a_sweep_about_one_axis_reads_as_one_changing_number() {
+        for o in EulerOrder::ALL {
+            for axis in 0..3 {
+                let mut previous = [0.0; 3];
+                for k in 0..=72 {
+                    let angle = (k as f64 * 2.5).to_radians();
+                    let mut xyz = [0.0; 3];
+                    xyz[axis] = angle;
+                    let got = o.angles_near(o.to_quat(xyz), previous);
+                    for i in 0..3 {
+                        assert!((got[i] - xyz[i]).abs() < 1e-6, "{o:?} axis {axis} at {k}: {got:?}");
+                    }
+                    previous = got;
+                }
+            }
+        }
+    }
+
+    #[test]
     fn typed_values_stay_until_the_rotation_changes() {
         let mut f = RotationFields::default();
         let rest = DQuat::from_rotation_z(0.4);
@@ -197,12 +289,15 @@ mod tests {
         // Derived, the same rotation reads differently (Y beyond 90° flips X and Z).
         let derived = EulerOrder::Xyz.angles(rest.inverse() * q).map(f64::to_degrees);
         assert!((derived[1] - 30.0).abs() < 1e-9 && (derived[0].abs() - 180.0).abs() < 1e-9, "{derived:?}");
-        // Changed elsewhere: derived again.
+        // Changed elsewhere: derived again, nearest to what was shown (Y stays near 150).
         let moved = q * DQuat::from_rotation_x(0.01);
-        assert!((f.euler_shown(1, 7, rest, moved)[1] - 150.0).abs() > 1.0);
-        // Another model, or another order: derived.
-        assert_ne!(f.euler_shown(2, 7, rest, q), [0.0, 150.0, 0.0]);
+        let shown = f.euler_shown(1, 7, rest, moved);
+        assert!(shown != [0.0, 150.0, 0.0] && (shown[1] - 150.0).abs() < 1.0, "{shown:?}");
+        // Another model, or another order: derived (a typed whole turn is not recalled).
+        let q = f.type_euler(1, 7, rest, [360.0, 150.0, 0.0]);
+        assert_eq!(f.euler_shown(1, 7, rest, q), [360.0, 150.0, 0.0]);
+        assert!((f.euler_shown(2, 7, rest, q)[0]).abs() < 1e-6);
         f.set_order(EulerOrder::Zyx);
-        assert_ne!(f.euler_shown(1, 7, rest, q), [0.0, 150.0, 0.0]);
+        assert!((f.euler_shown(1, 7, rest, q)[0]).abs() < 1e-6);
     }
 }

@@ -25,6 +25,8 @@ pub struct ViewState {
     pub camera: OrbitCamera,
     /// Whether the viewport shows the frame-time overlay (View ▸ Frame times).
     pub show_frame_times: bool,
+    /// Whether every joint's name is drawn in the viewport (View ▸ Names).
+    pub bone_names: bool,
     /// Width / height of the whole viewport (both panels in split view).
     aspect: f32,
     /// The viewport has not reported its size yet: framing used a guessed aspect and is redone
@@ -42,6 +44,7 @@ impl Default for ViewState {
             options: ViewOptions::default(),
             camera: OrbitCamera::default(),
             show_frame_times: false,
+            bone_names: false,
             aspect: 1.6,
             aspect_guessed: true,
         }

@@ -52,6 +52,8 @@ pub fn view_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
     ui.checkbox(&mut s.view.options.wireframe, "Wireframe").on_hover_text("the mesh's edges over its shading");
     ui.horizontal(|ui| {
         ui.checkbox(&mut s.view.options.bones, "Bones");
+        ui.checkbox(&mut s.view.bone_names, "Names")
+            .on_hover_text("every joint's name beside it (the bone under the pointer is always named)");
         ui.add_enabled(s.view.options.bones, egui::Checkbox::new(&mut s.view.options.xray_bones, "X-ray"))
             .on_hover_text("bones drawn through the mesh (off: hidden where the mesh is in front)");
     });

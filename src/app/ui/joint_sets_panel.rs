@@ -1,7 +1,8 @@
 //! The Joint sets window (View ▸ Joint sets): the SBS set table of the current pose from
 //! `analysis::joint_sets` — colour swatch and id, members, vertex count, the centre system's
 //! condition number, the centre's distance in skin extents, whether the far-centre f64 path is
-//! used, and a `!` mark on near-singular or coincident sets. A click on a header sorts by that
+//! used, and a `!` mark on near-singular sets; sets whose members turn together (the rest pose)
+//! need no centre and say so instead. The Members column is as wide as its longest entry. A click on a header sorts by that
 //! column (again: reversed); a click on a row chooses that set (highlighted in the viewport, the
 //! other vertices dimmed), a second click clears it. Rows are laid out only where visible
 //! (`ScrollArea::show_rows`), so tables of hundreds of sets scroll smoothly.
@@ -11,6 +12,9 @@ use eframe::egui;
 use crate::analysis::joint_sets::{far_centre_extents, SetRow};
 use crate::app::analysis::{set_colour, JointSetsView, SetColumn};
 use crate::app::state::EditorState;
+
+/// What the table says when no set needs a centre (the rest pose).
+pub const NO_CENTRE_AT_REST: &str = "No centre needed at rest";
 
 /// Height of one table row, points.
 const ROW_HEIGHT: f32 = 18.0;
@@ -31,6 +35,9 @@ pub fn row_label(row: &SetRow) -> String {
 }
 
 fn condition_text(row: &SetRow) -> String {
+    if row.no_centre_needed {
+        return "no centre needed".to_owned();
+    }
     match row.condition {
         Some(c) if c < 1e4 => format!("{c:.1}"),
         Some(c) => format!("{c:.1e}"),
@@ -50,15 +57,28 @@ fn cell_text(row: &SetRow, column: SetColumn) -> String {
     }
 }
 
+/// The columns' widths for `table`: the Members column as wide as its longest entry.
+fn column_widths(ctx: &egui::Context, table: &crate::analysis::joint_sets::SkinSets) -> [f32; 7] {
+    let font = egui::TextStyle::Body.resolve(&ctx.global_style());
+    let widest = table.rows.iter().map(|r| r.members.join(", ")).max_by_key(String::len).unwrap_or_default();
+    let members = ctx.fonts_mut(|f| f.layout_no_wrap(widest, font, egui::Color32::WHITE).size().x) + 16.0;
+    SetColumn::ALL.map(|c| if c == SetColumn::Members { c.width().max(members) } else { c.width() })
+}
+
 /// Shows the window while the view is on (closing it turns the view off).
 pub fn joint_sets_window(ctx: &egui::Context, s: &mut EditorState) {
     if !s.analysis.sets.on {
         return;
     }
     let mut open = true;
+    // Wide enough for every column (the Members column fits its longest entry), within the screen.
+    let screen = ctx.content_rect().width();
+    let table = s.analysis.sets.table().map_or(660.0, |t| column_widths(ctx, t).iter().sum::<f32>() + 30.0);
+    let width = table.clamp(660.0, (screen - 40.0).max(660.0));
     egui::Window::new("SBS joint sets")
         .open(&mut open)
-        .default_size(egui::vec2(660.0, 250.0))
+        .default_size(egui::vec2(width, 250.0))
+        .min_width(width)
         .default_pos(egui::pos2(250.0, 480.0))
         .show(ctx, |ui| table_ui(ui, &mut s.analysis.sets, s.doc.model.skins.len()));
     if !open {
@@ -89,6 +109,7 @@ fn table_ui(ui: &mut egui::Ui, view: &mut JointSetsView, skins: usize) {
         return;
     };
     let warned = table.rows.iter().filter(|r| r.warning.is_some()).count();
+    let together = table.rows.iter().filter(|r| r.no_centre_needed).count();
     ui.label(format!(
         "{} joint sets of two or more joints · {} one-joint vertices · extent {:.3} · far-centre path beyond {} extents",
         table.rows.len(),
@@ -96,6 +117,12 @@ fn table_ui(ui: &mut egui::Ui, view: &mut JointSetsView, skins: usize) {
         table.extent,
         far_centre_extents()
     ));
+    if together == table.rows.len() && together > 0 {
+        ui.label(format!("{NO_CENTRE_AT_REST}: every set's members turn together"))
+            .on_hover_text("pose the model (a clip, the gizmo) to see where each set's centre of rotation goes");
+    } else if together > 0 {
+        ui.weak(format!("{together} sets turn together: no centre needed"));
+    }
     if warned > 0 {
         ui.label(egui::RichText::new(format!("! {warned} near-singular")).color(ui.visuals().warn_fg_color))
             .on_hover_text(
@@ -103,14 +130,15 @@ fn table_ui(ui: &mut egui::Ui, view: &mut JointSetsView, skins: usize) {
                  rotations nearly about one axis, or rotations that coincide",
             );
     }
-    let width: f32 = SetColumn::ALL.iter().map(|c| c.width()).sum();
+    let widths = column_widths(ui.ctx(), table);
+    let width: f32 = widths.iter().sum();
     egui::ScrollArea::horizontal().show(ui, |ui| {
         ui.set_min_width(width);
         ui.horizontal(|ui| {
             ui.spacing_mut().item_spacing.x = 0.0;
-            for column in SetColumn::ALL {
+            for (column, w) in SetColumn::ALL.into_iter().zip(widths) {
                 let button = egui::Button::new(egui::RichText::new(column.label()).strong()).frame(false);
-                let response = ui.add_sized([column.width(), ROW_HEIGHT], button);
+                let response = ui.add_sized([w, ROW_HEIGHT], button);
                 if view.sort == column {
                     sort_arrow(ui, response.rect, view.descending);
                 }
@@ -135,7 +163,7 @@ fn table_ui(ui: &mut egui::Ui, view: &mut JointSetsView, skins: usize) {
                 if response.clicked() {
                     clicked = Some(row.set);
                 }
-                paint_row(ui, rect, row, skin, chosen == Some(row.set), response.hovered());
+                paint_row(ui, (rect, &widths), row, skin, chosen == Some(row.set), response.hovered());
                 response.on_hover_text(label);
             }
         });
@@ -146,7 +174,15 @@ fn table_ui(ui: &mut egui::Ui, view: &mut JointSetsView, skins: usize) {
     });
 }
 
-fn paint_row(ui: &egui::Ui, rect: egui::Rect, row: &SetRow, skin: usize, chosen: bool, hovered: bool) {
+/// Paints one row into `rect`, its columns `widths` wide.
+fn paint_row(
+    ui: &egui::Ui,
+    (rect, widths): (egui::Rect, &[f32; 7]),
+    row: &SetRow,
+    skin: usize,
+    chosen: bool,
+    hovered: bool,
+) {
     let visuals = ui.visuals();
     if chosen {
         ui.painter().rect_filled(rect, 0.0, visuals.selection.bg_fill);
@@ -156,9 +192,9 @@ fn paint_row(ui: &egui::Ui, rect: egui::Rect, row: &SetRow, skin: usize, chosen:
     let text_colour = if chosen { visuals.selection.stroke.color } else { visuals.text_color() };
     let font = egui::TextStyle::Body.resolve(ui.style());
     let mut x = rect.left();
-    for column in SetColumn::ALL {
-        let cell = egui::Rect::from_min_size(egui::pos2(x, rect.top()), egui::vec2(column.width(), ROW_HEIGHT));
-        x += column.width();
+    for (column, &w) in SetColumn::ALL.into_iter().zip(widths) {
+        let cell = egui::Rect::from_min_size(egui::pos2(x, rect.top()), egui::vec2(w, ROW_HEIGHT));
+        x += w;
         let painter = ui.painter().with_clip_rect(cell.shrink2(egui::vec2(3.0, 0.0)).intersect(ui.clip_rect()));
         let mut left = cell.left() + 4.0;
         if column == SetColumn::Set {

@@ -72,7 +72,9 @@ impl OutlinerState {
         }
         let has_children: std::collections::HashSet<usize> = parents.values().flatten().copied().collect();
         let needle = self.filter.trim().to_lowercase();
-        egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+        // A new model starts at the top of its tree (the scroll position is kept per model).
+        let scroll = egui::ScrollArea::vertical().id_salt(("joint_tree", s.doc.geometry_rev));
+        scroll.auto_shrink([false, false]).show(ui, |ui| {
             let mut depth = std::collections::HashMap::new();
             let mut hidden = std::collections::HashSet::new();
             for &(node, parent) in &s.doc.skeleton.joints {

@@ -8,6 +8,7 @@ use eframe::egui;
 
 use crate::app::command::{Command, WeightTool};
 use crate::app::state::{EditorState, WeightDisplay};
+use crate::paint::display::WeightRamp;
 use crate::paint::mirror_weights::MirrorDirection;
 use crate::paint::{BlendMode, Falloff, RadiusUnit, WeldSource};
 
@@ -19,12 +20,21 @@ pub fn paint_panel_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
         ui.add(egui::ProgressBar::new(done).text(format!("building the brush caches: {:.0} %", done * 100.0)))
             .on_hover_text("welded surface and mirrors of this large model; the first dab waits for them if needed");
     }
-    let before = s.painting.settings.display;
+    let before = s.painting.settings.clone();
     ui.horizontal(|ui| {
         ui.selectable_value(&mut s.painting.settings.display, WeightDisplay::SelectedJoint, "Joint weight");
         ui.selectable_value(&mut s.painting.settings.display, WeightDisplay::Dominant, "Dominant joint");
     });
-    if s.painting.settings.display != before {
+    if s.painting.settings.display == WeightDisplay::SelectedJoint {
+        ui.horizontal(|ui| {
+            for ramp in WeightRamp::ALL {
+                ui.selectable_value(&mut s.painting.settings.ramp, ramp, ramp.label());
+            }
+            ui.checkbox(&mut s.painting.settings.zero_black, "Zero weights black")
+                .on_hover_text("vertices the joint does not move drawn black (Blender's Show Zero Weights: Active)");
+        });
+    }
+    if s.painting.settings != before {
         s.repaint_colours();
     }
     match s.selected {
@@ -114,7 +124,7 @@ pub fn paint_panel_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
     ui.weak("Lock joints with the boxes in the joint tree.");
     ui.separator();
     ui.weak(
-        "Left drag paints, Ctrl+click samples, right drag orbits, middle drag pans; \
+        "Left drag paints, Ctrl+click samples (the status bar shows how the mouse moves the view); \
          [ ] radius, - = strength, Ctrl/Shift+wheel likewise; Tab leaves paint mode.",
     );
     cmds

@@ -37,7 +37,7 @@ pub fn rig_panel_ui(ui: &mut egui::Ui, s: &mut EditorState, gesture: &mut u64) -
         "Ctrl+click adds a child of the selected joint in the middle of the mesh under the cursor; \
          drag an arrow, a square or the centre of the gizmo to move it; Delete or X deletes; \
          drag a joint onto another in the tree to reparent; double-click or F2 renames; \
-         left drag orbits; Tab leaves Rig mode.",
+         the status bar shows how the mouse moves the view; Tab leaves Rig mode.",
     );
     cmds
 }

@@ -1,4 +1,4 @@
-//! The Sweep window (View ▸ Sweep…): choose a joint (the selected one by default), a motion
+//! The Sweep panel (View ▸ Sweep…), docked beside the viewport: choose a joint (the selected one by default), a motion
 //! (twist, bend, weight), the methods, and what drives the sweep: its own steps up to the largest
 //! angle, or the keys of one of the model's clips (where the clip turns the joint about the
 //! motion's axis, as `skinlab sweep --clip`); Run computes `analysis::sweep` on a background thread
@@ -21,23 +21,21 @@ use crate::skinning::SkinningMethod;
 /// Seconds per motion of the ROM clip added from the panel.
 pub const ROM_SECONDS_PER_MOTION: f64 = 1.0;
 
-/// Shows the window while the panel is open; returns the commands it issued.
-pub fn sweep_window(ctx: &egui::Context, s: &mut EditorState) -> Vec<Command> {
+/// The sweep panel, docked beside the viewport while it is open (it never covers the model being
+/// scrubbed); returns the commands it issued. Closing it puts the earlier pose back.
+pub fn sweep_dock(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
     let mut cmds = Vec::new();
-    if !s.analysis.sweep.open {
-        return cmds;
-    }
     if s.analysis.sweep.poll() {
-        ctx.request_repaint_after(std::time::Duration::from_millis(30));
+        ui.ctx().request_repaint_after(std::time::Duration::from_millis(30));
     }
     let mut open = true;
-    egui::Window::new("Sweep")
-        .open(&mut open)
-        .default_size(egui::vec2(700.0, 600.0))
-        .default_pos(egui::pos2(250.0, 60.0))
-        .show(ctx, |ui| {
-            egui::ScrollArea::vertical().show(ui, |ui| panel_ui(ui, s, &mut cmds));
-        });
+    ui.horizontal(|ui| {
+        ui.heading("Sweep");
+        if ui.small_button("Close").on_hover_text("close the sweep (the pose comes back)").clicked() {
+            open = false;
+        }
+    });
+    egui::ScrollArea::vertical().show(ui, |ui| panel_ui(ui, s, &mut cmds));
     if !open {
         s.analysis.sweep.open = false;
         s.scrub_sweep(None);
@@ -172,7 +170,8 @@ fn panel_ui(ui: &mut egui::Ui, s: &mut EditorState, cmds: &mut Vec<Command>) {
         result.sweep.joint, result.sweep.motion, result.sweep.influenced_vertices, result.elapsed_ms
     ));
     let methods: Vec<SkinningMethod> = result.sweep.curves.iter().map(|c| c.method).collect();
-    legend_ui(ui, &methods);
+    let coinciding = result.sweep.coinciding();
+    legend_ui(ui, &methods, &coinciding);
     if result.sweep.motion == Motion::Weight {
         weight_plot(ui, &result);
         return;
@@ -232,7 +231,8 @@ fn angle_plots(ui: &mut egui::Ui, result: &SweepResult, marker: Option<f64>) {
                     .iter()
                     .map(|c| (c.method, c.steps.iter().map(|m| (x(m), value(m))).collect()))
                     .collect();
-                let plot = Plot { title, x_label, log_x: false, floor: *floor, curves, marker };
+                let dashed = result.sweep.coinciding().into_iter().map(|p| p.1).collect();
+                let plot = Plot { title, x_label, log_x: false, floor: *floor, curves, marker, dashed };
                 plot.ui(ui, width, 170.0);
             }
         });
@@ -253,6 +253,7 @@ fn weight_plot(ui: &mut egui::Ui, result: &SweepResult) {
         floor: (0.0, 1e-6),
         curves,
         marker: None,
+        dashed: result.sweep.coinciding().into_iter().map(|p| p.1).collect(),
     };
     plot.ui(ui, ui.available_width().max(300.0), 220.0);
 }

@@ -1,10 +1,11 @@
 //! Curves of the sweep panel, drawn by egui_plot: one plot per metric, one line per method (the
 //! colours of `sweep --plot`), both axes labelled with their units, the scrub's angle as a
-//! vertical line, the value under the pointer on hover. Each plot is one accessible widget named
-//! after its metric and methods.
+//! vertical line, the value under the pointer on hover. A curve that coincides with an earlier one
+//! (DQS on SBS for a pure bend) is drawn dashed over it, so both colours show, and the legend says
+//! which coincide. Each plot is one accessible widget named after its metric and methods.
 
 use eframe::egui;
-use egui_plot::{uniform_grid_spacer, GridInput, HoverPosition, Line, PlotPoints, VLine};
+use egui_plot::{uniform_grid_spacer, GridInput, HoverPosition, Line, LineStyle, PlotPoints, VLine};
 
 use crate::plot::sweep::method_colour;
 use crate::skinning::SkinningMethod;
@@ -23,6 +24,8 @@ pub struct Plot<'a> {
     pub curves: Vec<(SkinningMethod, Vec<(f64, f64)>)>,
     /// The x of the scrub's line.
     pub marker: Option<f64>,
+    /// The methods whose curves coincide with an earlier curve's (drawn dashed).
+    pub dashed: Vec<SkinningMethod>,
 }
 
 fn short(v: f64) -> String {
@@ -73,6 +76,7 @@ impl Plot<'_> {
             ui.label(egui::RichText::new(self.title).small());
             let curves = &self.curves;
             let marker = self.marker;
+            let dashed = &self.dashed;
             let warn = ui.visuals().warn_fg_color;
             let mut plot = egui_plot::Plot::new(("sweep plot", self.title));
             if !log_x {
@@ -107,9 +111,12 @@ impl Plot<'_> {
                             .filter(|p| p.0.is_finite() && p.1.is_finite())
                             .map(|&(x, y)| [fx(x), y])
                             .collect();
-                        plot.line(
-                            Line::new(method.label(), PlotPoints::from(points)).color(colour(*method)).width(2.0),
-                        );
+                        let mut line =
+                            Line::new(method.label(), PlotPoints::from(points)).color(colour(*method)).width(2.0);
+                        if dashed.contains(method) {
+                            line = line.style(LineStyle::Dashed { length: 6.0 });
+                        }
+                        plot.line(line);
                     }
                     if let Some(m) = marker {
                         plot.vline(VLine::new("scrub", fx(m)).color(warn).width(1.5));
@@ -123,13 +130,24 @@ impl Plot<'_> {
     }
 }
 
-/// The methods' colours with their names.
-pub fn legend_ui(ui: &mut egui::Ui, methods: &[SkinningMethod]) {
+/// The legend's note on curves that coincide (`None` when none do), e.g. "DQS = SBS: the curves
+/// coincide (drawn dashed over each other)".
+#[must_use]
+pub fn coincide_note(pairs: &[(SkinningMethod, SkinningMethod)]) -> Option<String> {
+    let names: Vec<String> = pairs.iter().map(|(a, b)| format!("{} = {}", a.label(), b.label())).collect();
+    (!names.is_empty()).then(|| format!("{}: the curves coincide (drawn dashed over each other)", names.join(", ")))
+}
+
+/// The methods' colours with their names, and which curves coincide.
+pub fn legend_ui(ui: &mut egui::Ui, methods: &[SkinningMethod], coinciding: &[(SkinningMethod, SkinningMethod)]) {
     ui.horizontal(|ui| {
         for m in methods {
             let (rect, _) = ui.allocate_exact_size(egui::vec2(22.0, 12.0), egui::Sense::hover());
             ui.painter().hline(rect.x_range(), rect.center().y, egui::Stroke::new(3.0, colour(*m)));
             ui.label(m.label());
+        }
+        if let Some(note) = coincide_note(coinciding) {
+            ui.label(egui::RichText::new(note).color(ui.visuals().warn_fg_color));
         }
     });
 }

@@ -10,8 +10,9 @@ use crate::app::state::EditorState;
 
 impl Viewport {
     /// Paint-mode input: the primary button paints (Ctrl+click samples the weight under the
-    /// cursor), the secondary button orbits, the middle button pans; the wheel zooms, Ctrl+wheel
-    /// sizes the brush and Shift+wheel changes its strength.
+    /// cursor; under the Maya mouse map Alt+left is the camera's, claimed before this runs); the
+    /// wheel zooms toward the cursor, Ctrl+wheel sizes the brush and Shift+wheel changes its
+    /// strength. Camera drags are the mouse map's (`navigation.rs`).
     pub(super) fn paint_input(
         &mut self,
         ui: &egui::Ui,
@@ -31,16 +32,8 @@ impl Viewport {
         } else {
             response.hover_pos().or_else(|| response.interact_pointer_pos())
         };
-        let (pressed, down, ctrl, shift, secondary, middle) = ui.input(|i| {
-            (
-                i.pointer.primary_pressed(),
-                i.pointer.primary_down(),
-                i.modifiers.command,
-                i.modifiers.shift,
-                i.pointer.secondary_down(),
-                i.pointer.middle_down(),
-            )
-        });
+        let (pressed, down, ctrl, shift) = ui
+            .input(|i| (i.pointer.primary_pressed(), i.pointer.primary_down(), i.modifiers.command, i.modifiers.shift));
         let camera = s.view.camera;
         let ray_at = |p: egui::Pos2| {
             let (origin, direction) = camera.ray(local(p), panel_size);
@@ -77,15 +70,6 @@ impl Viewport {
             self.last_dab = None;
             s.apply(Command::EndStroke);
         }
-        if !self.painting && response.dragged() {
-            let d = response.drag_delta();
-            let delta = Vec2::new(d.x, d.y);
-            if middle || (secondary && shift) {
-                s.view.camera.pan(delta, height);
-            } else if secondary {
-                s.view.camera.orbit(delta);
-            }
-        }
         if response.hovered() {
             let steps = ui.input(|i| wheel_notches(&i.raw.events));
             if ctrl {
@@ -94,8 +78,8 @@ impl Viewport {
                 s.painting.settings.brush.step_strength(steps);
             } else {
                 let scroll = ui.input(|i| i.smooth_scroll_delta.y);
-                if scroll != 0.0 {
-                    s.view.camera.zoom(scroll);
+                if let Some(p) = pointer.filter(|_| scroll != 0.0) {
+                    s.zoom_toward(scroll, local(p), panel_of(p), panel_size);
                 }
             }
         }
