@@ -25,6 +25,7 @@ pub mod axis_rotation;
 pub mod bone;
 pub mod bone_axis;
 pub mod fk;
+pub mod autorig;
 pub mod ik;
 pub mod joint_frame;
 pub mod keys;
