@@ -12,12 +12,14 @@ pub const HEIGHT: f64 = 1.8;
 /// The humanoid's known landmark joints (the left side; the right is mirrored in x).
 pub fn humanoid_joints() -> Vec<(&'static str, DVec3)> {
     let h = HEIGHT;
-    let hip = DVec3::new(0.09, 0.85 + 0.04 * h, 0.0);
+    let hip = DVec3::new(0.09, 0.85 + skinlab::rig::autorig::HIP_ABOVE_CROTCH * h, 0.0);
     let ankle = DVec3::new(0.09, 0.045 * h, 0.0);
     let knee = ankle.lerp(hip, 0.5);
-    let shoulder = DVec3::new(0.135, 1.42, 0.0);
+    // The shoulder lies inside the torso, 0.03 of the height in from where the arm meets it
+    // (x = 0.154); the elbow 53 % of the way from there to the wrist.
+    let shoulder = DVec3::new(0.154 - 0.03 * h, 1.42, 0.0);
     let wrist = DVec3::new(0.7, 1.42, 0.0);
-    let elbow = shoulder.lerp(wrist, 0.53);
+    let elbow = DVec3::new(0.154, 1.42, 0.0).lerp(wrist, 0.53);
     let hips = DVec3::new(0.0, hip.y, 0.0);
     let neck = DVec3::new(0.0, 1.448, 0.0);
     let head = DVec3::new(0.0, 1.51, 0.0);
@@ -81,4 +83,35 @@ pub fn humanoid_capsules(split: bool) -> (Vec<Capsule>, Vec<&'static str>) {
 pub fn humanoid_obj(split: bool) -> String {
     let (caps, names) = humanoid_capsules(split);
     obj_text(&caps, &names, 16)
+}
+
+/// A quadruped standing Y up, head toward +Z: body, four legs, neck, head, tail. Returns the
+/// capsules and the known leg tops (left front, right front, left hind, right hind).
+pub fn quadruped_capsules() -> (Vec<Capsule>, [DVec3; 4]) {
+    let c = |a: [f64; 3], b: [f64; 3], radius: f64| Capsule { a: a.into(), b: b.into(), radius, object: 0 };
+    let mut caps = vec![
+        c([0.0, 1.0, -0.6], [0.0, 1.0, 0.6], 0.3),
+        c([0.0, 1.1, 0.7], [0.0, 1.5, 1.0], 0.12),
+        c([0.0, 1.5, 1.0], [0.0, 1.5, 1.3], 0.15),
+        c([0.0, 1.1, -0.8], [0.0, 0.9, -1.6], 0.06),
+    ];
+    let tops = [[0.2, 0.9, 0.5], [-0.2, 0.9, 0.5], [0.2, 0.9, -0.5], [-0.2, 0.9, -0.5]];
+    for t in tops {
+        caps.push(c(t, [t[0], 0.08, t[2]], 0.08));
+    }
+    (caps, tops.map(DVec3::from))
+}
+
+/// A tube bent along a quarter circle of radius 1 about the origin in the xy plane, from (1, 0)
+/// to (0, 1).
+pub fn bent_tube() -> Vec<Capsule> {
+    (0..8)
+        .map(|k| {
+            let at = |k: usize| {
+                let t = std::f64::consts::FRAC_PI_2 * k as f64 / 8.0;
+                DVec3::new(t.cos(), t.sin(), 0.0)
+            };
+            Capsule { a: at(k), b: at(k + 1), radius: 0.1, object: 0 }
+        })
+        .collect()
 }

@@ -79,14 +79,14 @@ pub fn build_rig(model: &mut Model, plan: &Plan, mesh_nodes: &[usize]) -> Result
             }
         }
         let rec = create_skin(model, mesh_nodes, root.head, &root.name).map_err(edit_error)?;
-        let mut nodes = vec![rec.created()[0]];
+        let mut nodes = rec.created().to_vec();
         push(rec);
         for joint in &plan.joints[1..] {
             let parent = joint.parent.and_then(|p| nodes.get(p).copied()).ok_or_else(|| {
                 AutorigError::Build(format!("{} comes before its parent in the plan", joint.name))
             })?;
             let rec = add_joint(model, parent, joint.head, &joint.name).map_err(edit_error)?;
-            nodes.push(rec.created()[0]);
+            nodes.extend(rec.created().first().copied());
             push(rec);
         }
         for (joint, &node) in plan.joints.iter().zip(&nodes) {

@@ -12,7 +12,7 @@ use super::solid::Solid;
 use super::{AutorigError, Frame, Markers};
 
 /// Hip sockets lie this far (share of the height) above the crotch.
-pub const HIP_ABOVE_CROTCH: f64 = 0.04;
+pub const HIP_ABOVE_CROTCH: f64 = 0.01;
 /// Ankles lie this far above the floor.
 const ANKLE_HEIGHT: f64 = 0.045;
 /// The knee's place from the hip to the ankle (by height).
@@ -22,7 +22,7 @@ const ELBOW_AT: f64 = 0.53;
 /// The wrist is looked for this far from the fingertips (shares of the height).
 const WRIST_FROM_TIP: (f64, f64) = (0.065, 0.14);
 /// Shoulders lie this far (share of the height) beyond where the arm's section meets the torso.
-const SHOULDER_IN: f64 = 0.0;
+const SHOULDER_IN: f64 = 0.03;
 
 /// One side's leg joints.
 #[derive(Clone, Copy, Debug)]
@@ -97,27 +97,39 @@ pub struct LegSlices {
 pub fn leg_slices(solid: &Solid, frame: &Frame, markers: &Markers) -> Result<LegSlices, AutorigError> {
     let h = frame.height;
     let cx = markers.get("groin").map_or(frame.centre_x, |g| g.x);
-    let start = row_at(solid, frame.floor + 0.15 * h);
-    let pieces = blobs(solid, start);
-    if let Some(b) = pieces.iter().find(|b| b.lo.x < cx - 0.02 * h && b.hi.x > cx + 0.02 * h && b.cells > 20) {
-        if markers.get("groin").is_none() {
-            return Err(AutorigError::LimbNotFound {
-                limb: "the legs".into(),
-                why: format!(
-                    "one piece spans both sides at shin height (x {:.3} to {:.3}: a robe or a long coat?); place the groin and knee markers",
-                    b.lo.x, b.hi.x
-                ),
-            });
+    let spans = |b: &Blob| b.lo.x < cx - 0.02 * h && b.hi.x > cx + 0.02 * h && b.cells > 20;
+    let on = |side: f64| move |b: &&Blob| side * (b.centroid.x - cx) > 0.01 * h;
+    // The lowest slice (above the soles) where a piece stands on each side and none spans both.
+    let first = row_at(solid, frame.floor + 0.03 * h);
+    let last = row_at(solid, frame.floor + 0.5 * h);
+    let found = (first..=last).map(|r| (r, blobs(solid, r))).find(|(_, pieces)| {
+        pieces.iter().any(|b| on(1.0)(&b)) && pieces.iter().any(|b| on(-1.0)(&b)) && !pieces.iter().any(spans)
+    });
+    let (start, pieces) = match found {
+        Some(found) => found,
+        None => {
+            let (r, pieces) = (first, blobs(solid, first));
+            if let Some(b) = pieces.iter().find(|b| spans(b)).filter(|_| markers.get("groin").is_none()) {
+                return Err(AutorigError::LimbNotFound {
+                    limb: "the legs".into(),
+                    why: format!(
+                        "one piece spans both sides from the floor up (x {:.3} to {:.3}: a robe or a long coat?); place the groin and knee markers",
+                        b.lo.x, b.hi.x
+                    ),
+                });
+            }
+            (r, pieces)
         }
-    }
+    };
     let mut rows: [Vec<(usize, Blob)>; 2] = [Vec::new(), Vec::new()];
     let mut crotch_rows = [usize::MAX; 2];
     for (k, side) in [1.0_f64, -1.0].into_iter().enumerate() {
-        let leg = pieces.iter().filter(|b| side * (b.centroid.x - cx) > 0.01 * h).max_by_key(|b| b.cells).ok_or_else(|| {
+        // The piece nearest the centre on this side (a hand hanging beside the thigh lies farther out).
+        let leg = pieces.iter().filter(on(side)).filter(|b| b.cells >= 4).min_by(|a, b| (side * a.centroid.x).total_cmp(&(side * b.centroid.x))).ok_or_else(|| {
             AutorigError::LimbNotFound {
                 limb: format!("the {} leg", side_name(side)),
                 why: format!(
-                    "nothing stands on the character's {} ({}X) at shin height; the character must stand Y up facing +Z",
+                    "nothing stands on the character's {} ({}X) above the floor; the character must stand Y up facing +Z",
                     side_name(side),
                     if side > 0.0 { "+" } else { "−" }
                 ),
@@ -157,10 +169,10 @@ pub fn leg_slices(solid: &Solid, frame: &Frame, markers: &Markers) -> Result<Leg
         None => solid.centre(0, crotch_row, 0).y - 0.5 * solid.cell,
     };
     let share = (crotch_y - frame.floor) / h;
-    if !(0.2..=0.75).contains(&share) {
+    if !(0.1..=0.75).contains(&share) {
         return Err(AutorigError::LimbNotFound {
             limb: "the legs".into(),
-            why: format!("they meet at {:.0} % of the height (expected 20 to 75 %)", share * 100.0),
+            why: format!("they meet at {:.0} % of the height (expected 10 to 75 %)", share * 100.0),
         });
     }
     for rows in &mut rows {

@@ -27,6 +27,7 @@ pub mod solid;
 
 use glam::DVec3;
 
+pub use humanoid_limbs::HIP_ABOVE_CROTCH;
 pub use markers::{Markers, MARKER_NAMES};
 use solid::Solid;
 
