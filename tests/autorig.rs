@@ -3,15 +3,15 @@
 //! the bind; a quadruped; a free chain; refusals that name the limb or the stance.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-#[path = "common/capsules.rs"]
-mod capsules;
 #[path = "common/capsule_people.rs"]
 mod capsule_people;
+#[path = "common/capsules.rs"]
+mod capsules;
 
 use capsule_people::{humanoid_landmarks, humanoid_obj, HEIGHT};
 use glam::DVec3;
-use skinlab::io::obj_import::parse_obj;
 use skinlab::bind::{bind_skin, BindOptions};
+use skinlab::io::obj_import::parse_obj;
 use skinlab::rig::autorig::build::{build_rig, source};
 use skinlab::rig::autorig::chain::fit_chain;
 use skinlab::rig::autorig::{fit, FitOptions, Markers, Plan, Template};
@@ -28,7 +28,16 @@ fn worst_error(plan: &Plan) -> f64 {
     for (name, truth) in humanoid_landmarks() {
         let got = plan.joint(&name).unwrap_or_else(|| panic!("no joint {name}")).head;
         let e = (got - truth).length() / HEIGHT;
-        println!("{name:12} {:6.2} %  got ({:.3}, {:.3}, {:.3}) want ({:.3}, {:.3}, {:.3})", e * 100.0, got.x, got.y, got.z, truth.x, truth.y, truth.z);
+        println!(
+            "{name:12} {:6.2} %  got ({:.3}, {:.3}, {:.3}) want ({:.3}, {:.3}, {:.3})",
+            e * 100.0,
+            got.x,
+            got.y,
+            got.z,
+            truth.x,
+            truth.y,
+            truth.z
+        );
         worst = worst.max(e);
     }
     worst

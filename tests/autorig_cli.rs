@@ -2,10 +2,10 @@
 //! every object skinned; bad templates, markers and stances end in one line with status 2.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-#[path = "common/capsules.rs"]
-mod capsules;
 #[path = "common/capsule_people.rs"]
 mod capsule_people;
+#[path = "common/capsules.rs"]
+mod capsules;
 #[path = "common/cli_run.rs"]
 mod cli_run;
 
@@ -46,7 +46,11 @@ fn bad_input_ends_in_one_line() {
     let tube = dir.path().join("tube.obj");
     std::fs::write(
         &tube,
-        capsules::obj_text(&[capsules::Capsule { a: glam::DVec3::ZERO, b: glam::DVec3::Y, radius: 0.2, object: 0 }], &["t"], 8),
+        capsules::obj_text(
+            &[capsules::Capsule { a: glam::DVec3::ZERO, b: glam::DVec3::Y, radius: 0.2, object: 0 }],
+            &["t"],
+            8,
+        ),
     )
     .unwrap();
     let r = skinlab(["autorig", tube.to_str().unwrap(), "--out", out.to_str().unwrap()]);

@@ -32,7 +32,8 @@ fn three_objects_and_a_ring() -> Model {
         c([2.0, 0.0, 0.0], [2.4, 0.0, 0.0], 0.08, 2),
         c([1.5, 0.6, 0.0], [1.55, 0.6, 0.0], 0.03, 3),
     ];
-    parse_obj(obj_text(&capsules, &["upper_obj", "fore_obj", "hand_obj", "ring_obj"], 12).as_bytes(), Some("arm")).unwrap()
+    parse_obj(obj_text(&capsules, &["upper_obj", "fore_obj", "hand_obj", "ring_obj"], 12).as_bytes(), Some("arm"))
+        .unwrap()
 }
 
 fn rig_arm(model: &mut Model, meshes: &[usize]) {
@@ -114,8 +115,11 @@ fn rig_create_skin_takes_several_meshes_from_the_command_line() {
     let dir = tempfile::tempdir().unwrap();
     let obj = dir.path().join("arm.obj");
     let c = |a: [f64; 3], b: [f64; 3], object: usize| Capsule { a: a.into(), b: b.into(), radius: 0.1, object };
-    std::fs::write(&obj, obj_text(&[c([0.0; 3], [1.0, 0.0, 0.0], 0), c([1.0, 0.0, 0.0], [2.0, 0.0, 0.0], 1)], &["a", "b"], 8))
-        .unwrap();
+    std::fs::write(
+        &obj,
+        obj_text(&[c([0.0; 3], [1.0, 0.0, 0.0], 0), c([1.0, 0.0, 0.0], [2.0, 0.0, 0.0], 1)], &["a", "b"], 8),
+    )
+    .unwrap();
     let out = dir.path().join("arm.glb");
     for meshes in ["a,b", "*"] {
         let run = cli_run::skinlab([

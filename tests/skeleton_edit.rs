@@ -325,7 +325,8 @@ fn unskinned() -> Model {
 #[test]
 fn create_skin_binds_everything_to_a_new_root() {
     let mut model = unskinned();
-    let rec = check_edit(&mut model, "create skin", |m| create_skin(m, &[0], DVec3::new(0.1, 0.0, 0.0), "root").unwrap());
+    let rec =
+        check_edit(&mut model, "create skin", |m| create_skin(m, &[0], DVec3::new(0.1, 0.0, 0.0), "root").unwrap());
     let root = rec.created()[0];
     assert_eq!(model.skins.len(), 1);
     assert_eq!(model.skins[0].joints, vec![root]);

@@ -57,7 +57,13 @@ mod tests {
         let (mut positions, mut triangles) = (Vec::new(), Vec::new());
         // A large body around the bones: 25 tetrahedra along x.
         for k in 0..25 {
-            tetra(DVec3::new(f64::from(k) * 0.1, -0.05, -0.05), 0.1, positions.len() as u32, &mut positions, &mut triangles);
+            tetra(
+                DVec3::new(f64::from(k) * 0.1, -0.05, -0.05),
+                0.1,
+                positions.len() as u32,
+                &mut positions,
+                &mut triangles,
+            );
         }
         // A small part far above the second bone.
         tetra(DVec3::new(2.0, 1.0, 0.0), 0.05, positions.len() as u32, &mut positions, &mut triangles);

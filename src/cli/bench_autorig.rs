@@ -116,7 +116,9 @@ fn measure(
 ) -> String {
     let mut errors: Vec<(f64, &str)> = Vec::new();
     for (name, names, _) in LANDMARKS {
-        if let (Some(got), Some(want)) = (plan.joint(name).map(|j| j.head), ours_of(name).or_else(|| find(artist, names).copied())) {
+        if let (Some(got), Some(want)) =
+            (plan.joint(name).map(|j| j.head), ours_of(name).or_else(|| find(artist, names).copied()))
+        {
             errors.push(((got - want).length() / height, name));
         }
     }
@@ -169,7 +171,11 @@ pub fn report(model: &Model, title: &str, template: Template) -> Result<(), CliE
     let centre = 0.5 * (lo.x + hi.x);
     let swapped = find(&artist, LANDMARKS[0].1).is_some_and(|p| p.x < centre);
     let ours_of = |name: &str| {
-        let name = if swapped { crate::rig::symmetry::mirror_name(name).unwrap_or_else(|| name.to_owned()) } else { name.to_owned() };
+        let name = if swapped {
+            crate::rig::symmetry::mirror_name(name).unwrap_or_else(|| name.to_owned())
+        } else {
+            name.to_owned()
+        };
         LANDMARKS.iter().find(|l| l.0 == name).and_then(|l| find(&artist, l.1).copied())
     };
     crate::outln!("{title}: {} vertices, {} artist joints, height {height:.3}", src.positions.len(), artist.len());
@@ -177,7 +183,9 @@ pub fn report(model: &Model, title: &str, template: Template) -> Result<(), CliE
     let plain_fit = fit(&src.positions, &src.triangles, &FitOptions { template, ..FitOptions::default() });
     let fit_secs = t0.elapsed().as_secs_f64();
     match &plain_fit {
-        Ok(plan) => crate::outln!("  no markers: {} ({fit_secs:.2} s)", measure(plan, &artist, &ours_of, height, box_size)),
+        Ok(plan) => {
+            crate::outln!("  no markers: {} ({fit_secs:.2} s)", measure(plan, &artist, &ours_of, height, box_size))
+        }
         Err(e) => crate::outln!("  no markers: failed: {e}"),
     }
     if template == Template::Humanoid {
@@ -208,7 +216,8 @@ pub fn report(model: &Model, title: &str, template: Template) -> Result<(), CliE
         let t0 = Instant::now();
         // The bind runs on the stripped model as the fit saw it (turned when it was).
         if turned {
-            for p in rigged.meshes.iter_mut().flat_map(|m| m.primitives.iter_mut()).flat_map(|p| p.positions.iter_mut()) {
+            for p in rigged.meshes.iter_mut().flat_map(|m| m.primitives.iter_mut()).flat_map(|p| p.positions.iter_mut())
+            {
                 *p = glam::Vec3::new(-p.x, p.y, -p.z);
             }
         }

@@ -61,7 +61,11 @@ pub fn run(args: &BindArgs) -> Result<(), CliError> {
         Some(skin) => vec![skin],
         None => (0..model.skins.len()).collect(),
     };
-    let attached = if args.skin.is_none_or(|s| s == 0) { crate::bind::attach_unskinned(&mut model) } else { crate::bind::Attached::default() };
+    let attached = if args.skin.is_none_or(|s| s == 0) {
+        crate::bind::attach_unskinned(&mut model)
+    } else {
+        crate::bind::Attached::default()
+    };
     let joints = match &args.joints {
         Some(names) => Some(resolve_joints(&model, &skins, names, "--joints", &file)?),
         None => None,
@@ -77,7 +81,8 @@ pub fn run(args: &BindArgs) -> Result<(), CliError> {
             Some(per_skin) => Some(per_skin[k].clone()),
             None => None,
         };
-        let options = BindOptions { limit: args.limit, joints, locked: locked[k].clone(), rigid_parts: args.rigid_parts };
+        let options =
+            BindOptions { limit: args.limit, joints, locked: locked[k].clone(), rigid_parts: args.rigid_parts };
         let mut progress = |f: f32| {
             if tty && started.elapsed().as_secs_f64() > 0.5 {
                 shown = true;

@@ -17,7 +17,8 @@ use crate::rig::skeleton_edit::{
 };
 
 /// The edit grammar, for messages and `--help`.
-const GRAMMAR: &str = "create-skin MESH_NODE[,MESH_NODE...]|* ROOT X,Y,Z | add NAME PARENT X,Y,Z | delete JOINT | move JOINT X,Y,Z | \
+const GRAMMAR: &str =
+    "create-skin MESH_NODE[,MESH_NODE...]|* ROOT X,Y,Z | add NAME PARENT X,Y,Z | delete JOINT | move JOINT X,Y,Z | \
      reparent JOINT PARENT|- | rename JOINT NEW_NAME | symmetrize JOINT | orient JOINT | bind";
 
 /// Arguments of `skinlab rig`.

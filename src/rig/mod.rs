@@ -21,11 +21,11 @@
 //! Invariants: FK in f64; every skeleton edit keeps each joint's rest offset `C = global·IBM`, so the
 //! mesh never moves in the rest pose.
 
+pub mod autorig;
 pub mod axis_rotation;
 pub mod bone;
 pub mod bone_axis;
 pub mod fk;
-pub mod autorig;
 pub mod ik;
 pub mod joint_frame;
 pub mod keys;

@@ -59,7 +59,12 @@ pub fn humanoid_capsules(split: bool) -> (Vec<Capsule>, Vec<&'static str>) {
     let j = |n: &str| humanoid_joints().into_iter().find(|(k, _)| *k == n).unwrap().1;
     let (wrist, elbow, knee, ankle, hip) = (j("hand.L"), j("forearm.L"), j("shin.L"), j("foot.L"), j("thigh.L"));
     let x = DVec3::X;
-    let c = |a: DVec3, b: DVec3, radius: f64, object: usize| Capsule { a, b, radius, object: if split { object } else { 0 } };
+    let c = |a: DVec3, b: DVec3, radius: f64, object: usize| Capsule {
+        a,
+        b,
+        radius,
+        object: if split { object } else { 0 },
+    };
     let mut caps = vec![
         c(DVec3::new(0.0, 1.0, 0.0), DVec3::new(0.0, 1.35, 0.0), 0.15, 0),
         c(DVec3::new(0.0, 1.35, 0.0), DVec3::new(0.0, 1.6, 0.0), 0.05, 1),

@@ -82,9 +82,10 @@ pub fn build_rig(model: &mut Model, plan: &Plan, mesh_nodes: &[usize]) -> Result
         let mut nodes = rec.created().to_vec();
         push(rec);
         for joint in &plan.joints[1..] {
-            let parent = joint.parent.and_then(|p| nodes.get(p).copied()).ok_or_else(|| {
-                AutorigError::Build(format!("{} comes before its parent in the plan", joint.name))
-            })?;
+            let parent = joint
+                .parent
+                .and_then(|p| nodes.get(p).copied())
+                .ok_or_else(|| AutorigError::Build(format!("{} comes before its parent in the plan", joint.name)))?;
             let rec = add_joint(model, parent, joint.head, &joint.name).map_err(edit_error)?;
             nodes.extend(rec.created().first().copied());
             push(rec);

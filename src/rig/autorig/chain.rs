@@ -38,7 +38,9 @@ pub fn fit_chain(
     };
     let mut t = trace(&solid, &spec);
     // Keep the trace up to its point nearest `to`, then end exactly there.
-    if let Some(k) = (0..t.centres.len()).min_by(|&a, &b| (t.centres[a] - to).length().total_cmp(&(t.centres[b] - to).length())) {
+    if let Some(k) =
+        (0..t.centres.len()).min_by(|&a, &b| (t.centres[a] - to).length().total_cmp(&(t.centres[b] - to).length()))
+    {
         t.centres.truncate(k + 1);
         t.areas.truncate(k + 1);
     }

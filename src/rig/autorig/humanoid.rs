@@ -64,7 +64,8 @@ pub fn fit(solid: &Solid, frame: &Frame, options: &FitOptions) -> Result<Plan, A
     let shoulder_y = 0.5 * (arms[0].shoulder.y + arms[1].shoulder.y);
     // The neck: the narrowest slice between the shoulders and the top of the head.
     let width_at = |y: f64| {
-        blob_near(solid, row_at(solid, y), DVec3::new(cx, y, hips.z), 0.05 * h).map_or(f64::INFINITY, |b| b.hi.x - b.lo.x)
+        blob_near(solid, row_at(solid, y), DVec3::new(cx, y, hips.z), 0.05 * h)
+            .map_or(f64::INFINITY, |b| b.hi.x - b.lo.x)
     };
     let top = frame.hi.y;
     let (mut neck_y, mut narrowest) = (shoulder_y + 0.5 * (top - shoulder_y), f64::INFINITY);
@@ -77,7 +78,10 @@ pub fn fit(solid: &Solid, frame: &Frame, options: &FitOptions) -> Result<Plan, A
         y += 0.5 * solid.cell;
     }
     if !narrowest.is_finite() || top - shoulder_y < 0.06 * h {
-        return Err(AutorigError::LimbNotFound { limb: "the head".into(), why: "nothing stands above the shoulders".into() });
+        return Err(AutorigError::LimbNotFound {
+            limb: "the head".into(),
+            why: "nothing stands above the shoulders".into(),
+        });
     }
     let head_y = match markers.get("chin") {
         Some(chin) => chin.y,

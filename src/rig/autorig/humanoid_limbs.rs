@@ -212,7 +212,8 @@ pub fn leg(solid: &Solid, frame: &Frame, slices: &LegSlices, k: usize, markers: 
     };
     // The foot: the rows below the ankle, from heel to toe tip.
     let foot: Vec<&Blob> = rows.iter().filter(|(_, b)| b.centroid.y <= ankle_y).map(|(_, b)| b).collect();
-    let (heel, tip_z) = foot.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), b| (lo.min(b.lo.z), hi.max(b.hi.z)));
+    let (heel, tip_z) =
+        foot.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), b| (lo.min(b.lo.z), hi.max(b.hi.z)));
     if !heel.is_finite() {
         return Err(missing("at the foot"));
     }
@@ -271,15 +272,8 @@ pub fn arm(solid: &Solid, frame: &Frame, side: f64, crotch_y: f64, markers: &Mar
         None => (tip + toward_body.normalize_or(DVec3::X) * solid.cell, toward_body),
     };
     let settle = if wrist_marker.is_some() { 2 } else { (WRIST_FROM_TIP.1 * h / (0.01 * h)).ceil() as usize };
-    let spec = TraceSpec {
-        start,
-        direction,
-        step: 0.01 * h,
-        radius: 0.09 * h,
-        max_length: 0.7 * h,
-        growth: 2.5,
-        settle,
-    };
+    let spec =
+        TraceSpec { start, direction, step: 0.01 * h, radius: 0.09 * h, max_length: 0.7 * h, growth: 2.5, settle };
     let t = trace(solid, &spec);
     if !t.reached_body || t.centres.len() < 3 {
         return Err(AutorigError::LimbNotFound {
@@ -290,9 +284,8 @@ pub fn arm(solid: &Solid, frame: &Frame, side: f64, crotch_y: f64, markers: &Mar
     let last = *t.centres.last().unwrap_or(&start);
     let wrist = match wrist_marker {
         Some(_) => start,
-        None => narrowest(&t, WRIST_FROM_TIP.0 * h, WRIST_FROM_TIP.1 * h).ok_or_else(|| AutorigError::LimbNotFound {
-            limb: limb.clone(),
-            why: "the arm is shorter than a hand".into(),
+        None => narrowest(&t, WRIST_FROM_TIP.0 * h, WRIST_FROM_TIP.1 * h).ok_or_else(|| {
+            AutorigError::LimbNotFound { limb: limb.clone(), why: "the arm is shorter than a hand".into() }
         })?,
     };
     let inward = (last - wrist).normalize_or(DVec3::X * -side);

@@ -24,9 +24,10 @@ impl Markers {
             let bad = |why: &str| AutorigError::BadMarker(format!("{item:?}: {why}"));
             let (name, value) = item.split_once('=').ok_or_else(|| bad("expected NAME=X,Y,Z"))?;
             let name = name.trim();
-            let known = MARKER_NAMES.iter().find(|n| n.eq_ignore_ascii_case(name)).ok_or_else(|| {
-                bad(&format!("unknown marker (known: {})", MARKER_NAMES.join(", ")))
-            })?;
+            let known = MARKER_NAMES
+                .iter()
+                .find(|n| n.eq_ignore_ascii_case(name))
+                .ok_or_else(|| bad(&format!("unknown marker (known: {})", MARKER_NAMES.join(", "))))?;
             let nums: Vec<f64> = value.split(',').filter_map(|v| v.trim().parse::<f64>().ok()).collect();
             let [x, y, z] = nums.as_slice() else {
                 return Err(bad("the position must be three numbers X,Y,Z"));

@@ -32,8 +32,20 @@ pub use markers::{Markers, MARKER_NAMES};
 use solid::Solid;
 
 /// The humanoid's landmark joints (each also with `.R` where it has `.L`).
-pub const LANDMARKS: [&str; 12] =
-    ["hips", "spine", "chest", "neck", "head", "upperarm.L", "forearm.L", "hand.L", "thigh.L", "shin.L", "foot.L", "toe.L"];
+pub const LANDMARKS: [&str; 12] = [
+    "hips",
+    "spine",
+    "chest",
+    "neck",
+    "head",
+    "upperarm.L",
+    "forearm.L",
+    "hand.L",
+    "thigh.L",
+    "shin.L",
+    "foot.L",
+    "toe.L",
+];
 
 /// A skeleton template.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

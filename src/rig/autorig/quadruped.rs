@@ -96,9 +96,10 @@ pub fn fit(solid: &Solid, frame: &Frame) -> Result<Plan, AutorigError> {
     let chest = mid(front_sockets[0], front_sockets[1]);
     let spine = hips.lerp(chest, 0.5);
     // Head and neck: traced from the snout back toward the chest.
-    let snout = solid.points().filter(|p| p.y > chest.y - 0.1 * h).max_by(|a, b| a.z.total_cmp(&b.z)).ok_or_else(|| {
-        AutorigError::LimbNotFound { limb: "the head".into(), why: "nothing lies ahead of the front legs".into() }
-    })?;
+    let snout =
+        solid.points().filter(|p| p.y > chest.y - 0.1 * h).max_by(|a, b| a.z.total_cmp(&b.z)).ok_or_else(|| {
+            AutorigError::LimbNotFound { limb: "the head".into(), why: "nothing lies ahead of the front legs".into() }
+        })?;
     let spec = TraceSpec {
         start: snout - DVec3::Z * solid.cell,
         direction: chest - snout,

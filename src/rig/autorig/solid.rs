@@ -218,7 +218,13 @@ mod tests {
     /// A cube of side 2 centred at the origin, with one face missing (a hole).
     fn open_cube() -> (Vec<DVec3>, Vec<[u32; 3]>) {
         let p: Vec<DVec3> = (0..8)
-            .map(|i| DVec3::new(if i & 1 == 0 { -1.0 } else { 1.0 }, if i & 2 == 0 { -1.0 } else { 1.0 }, if i & 4 == 0 { -1.0 } else { 1.0 }))
+            .map(|i| {
+                DVec3::new(
+                    if i & 1 == 0 { -1.0 } else { 1.0 },
+                    if i & 2 == 0 { -1.0 } else { 1.0 },
+                    if i & 4 == 0 { -1.0 } else { 1.0 },
+                )
+            })
             .collect();
         let quads = [[0, 1, 3, 2], [4, 6, 7, 5], [0, 4, 5, 1], [2, 3, 7, 6], [0, 2, 6, 4]];
         let t = quads.iter().flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]]).collect();
@@ -242,7 +248,12 @@ mod tests {
         assert!(!Solid::build(&p, &t).unwrap().contains(DVec3::ZERO));
         let mut p2 = p.clone();
         // Close the face but leave a slit narrower than one cell.
-        p2.extend([DVec3::new(1.0, -1.0, -1.0), DVec3::new(1.0, 1.0, -1.0), DVec3::new(1.0, 1.0, 0.99), DVec3::new(1.0, -1.0, 0.99)]);
+        p2.extend([
+            DVec3::new(1.0, -1.0, -1.0),
+            DVec3::new(1.0, 1.0, -1.0),
+            DVec3::new(1.0, 1.0, 0.99),
+            DVec3::new(1.0, -1.0, 0.99),
+        ]);
         let mut t2 = t.clone();
         t2.extend([[8, 9, 10], [8, 10, 11]]);
         assert!(Solid::build(&p2, &t2).unwrap().contains(DVec3::ZERO));

@@ -151,7 +151,11 @@ pub fn create_skin(
 /// Adds the unskinned meshes drawn by `mesh_nodes` to skin `skin`, every vertex on the skin's
 /// first joint (until automatic weights bind them). Each must be placed where the skin's bind
 /// space lies at rest (the rest offset of its first joint); refused as [`create_skin`] refuses.
-pub fn attach_meshes(model: &mut Model, skin: usize, mesh_nodes: &[usize]) -> Result<SkeletonRecord, SkeletonEditError> {
+pub fn attach_meshes(
+    model: &mut Model,
+    skin: usize,
+    mesh_nodes: &[usize],
+) -> Result<SkeletonRecord, SkeletonEditError> {
     let globals = rest_globals(&model.nodes);
     let space = skin_space(model, skin).ok_or(SkeletonEditError::NoSuchSkin(skin))?;
     let skin_name = model.skins[skin].name.clone().unwrap_or_else(|| format!("skin {skin}"));

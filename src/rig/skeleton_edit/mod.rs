@@ -105,7 +105,9 @@ pub enum SkeletonEditError {
     #[error("the mesh of {0} is also drawn by other nodes; skin needs a mesh of its own")]
     SharedMesh(String),
     /// Meshes placed differently cannot share one skin's bind space.
-    #[error("{mesh} is placed differently from {first}: one skin holds meshes in one space (apply the transforms first)")]
+    #[error(
+        "{mesh} is placed differently from {first}: one skin holds meshes in one space (apply the transforms first)"
+    )]
     DifferentSpace {
         /// The mesh node that differs.
         mesh: String,

@@ -5,8 +5,8 @@
 use glam::{DMat3, DMat4, DVec3};
 
 use super::{
-    bind_frame, bind_position, check_joint, describe, keep_rest_offsets, local_for_global, record_edit, rest_globals, rest_offsets,
-    set_local, SkeletonEditError, SkeletonRecord,
+    bind_frame, bind_position, check_joint, describe, keep_rest_offsets, local_for_global, record_edit, rest_globals,
+    rest_offsets, set_local, SkeletonEditError, SkeletonRecord,
 };
 use crate::model::{Model, NodeTree};
 use crate::rig::bone::{frame_from_direction_roll, roll_of_frame};
