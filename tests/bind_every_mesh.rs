@@ -132,6 +132,10 @@ fn rig_create_skin_takes_several_meshes_from_the_command_line() {
             "--edit",
             "add tip root 1,0,0",
             "--edit",
+            "orient root",
+            "--edit",
+            "roll root 30",
+            "--edit",
             "bind",
         ]);
         let text = String::from_utf8_lossy(&run.stdout);

@@ -12,14 +12,14 @@ use crate::bind::{attach_unskinned, bind_skin, BindOptions};
 use crate::io::{self, Container, ExportOptions};
 use crate::model::Model;
 use crate::rig::skeleton_edit::{
-    add_joint, create_skin, delete_joint, meshes_in_space, move_joint, orient_joint, rename_node, reparent, symmetrize,
-    SkeletonRecord,
+    add_joint, create_skin, delete_joint, meshes_in_space, move_joint, orient_joint, rename_node, reparent, set_roll,
+    symmetrize, SkeletonRecord,
 };
 
 /// The edit grammar, for messages and `--help`.
 const GRAMMAR: &str =
     "create-skin MESH_NODE[,MESH_NODE...]|* ROOT X,Y,Z | add NAME PARENT X,Y,Z | delete JOINT | move JOINT X,Y,Z | \
-     reparent JOINT PARENT|- | rename JOINT NEW_NAME | symmetrize JOINT | orient JOINT | bind";
+     reparent JOINT PARENT|- | rename JOINT NEW_NAME | symmetrize JOINT | orient JOINT | roll JOINT DEGREES | bind";
 
 /// Arguments of `skinlab rig`.
 #[derive(Debug, Args)]
@@ -32,7 +32,8 @@ pub struct RigArgs {
     /// One skeleton edit, applied in the order given: create-skin MESH_NODE[,MESH_NODE...]|* ROOT
     /// X,Y,Z (one skin for the listed mesh nodes, `*` every unskinned mesh) |
     /// add NAME PARENT X,Y,Z | delete JOINT | move JOINT X,Y,Z | reparent JOINT PARENT|- |
-    /// rename JOINT NEW_NAME | symmetrize JOINT | orient JOINT | bind (automatic weights for
+    /// rename JOINT NEW_NAME | symmetrize JOINT | orient JOINT | roll JOINT DEGREES (Blender's
+    /// roll about the bone) | bind (automatic weights for
     /// every skin, as `skinlab bind`). Positions are in bind space (the mesh's own coordinates);
     /// joints are node names or #N.
     #[arg(long = "edit", value_name = "EDIT", required = true)]
@@ -103,6 +104,14 @@ pub fn apply_edit(model: &mut Model, edit: &str) -> Result<String, String> {
         ["rename", joint, name] => rename_node(model, node(model, joint)?, name),
         ["symmetrize", joint] => symmetrize(model, node(model, joint)?),
         ["orient", joint] => orient_joint(model, node(model, joint)?),
+        ["roll", joint, degrees] => {
+            let deg: f64 = degrees
+                .parse()
+                .ok()
+                .filter(|d: &f64| d.is_finite())
+                .ok_or_else(|| format!("{degrees:?} is not a finite number of degrees"))?;
+            set_roll(model, node(model, joint)?, deg.to_radians())
+        }
         _ => return Err(format!("expected one of: {GRAMMAR}")),
     };
     record.map(|r| r.label().to_owned()).map_err(|e| e.to_string())

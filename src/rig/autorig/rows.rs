@@ -59,7 +59,7 @@ pub fn blobs(solid: &Solid, row: usize) -> Vec<Blob> {
             out.push(Blob { cells, centroid: sum / cells as f64, lo, hi });
         }
     }
-    out.sort_by(|a, b| b.cells.cmp(&a.cells));
+    out.sort_by_key(|b| std::cmp::Reverse(b.cells));
     out
 }
 
