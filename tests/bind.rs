@@ -266,7 +266,7 @@ fn assign_automatic_changes_only_its_region_and_never_a_locked_joint() {
     let mut model = skinlab::synthetic::SyntheticRig { vertices: 8000, joints: 40, influences: 4 }.build().unwrap();
     let before = model.clone();
     let (joint, locked) = (21u16, 20u16);
-    let options = BindOptions { limit: 4, joints: Some(vec![joint]), locked: vec![locked] };
+    let options = BindOptions { limit: 4, joints: Some(vec![joint]), locked: vec![locked], rigid_parts: false };
     let mut fractions = Vec::new();
     let result = bind_skin(&model, 0, &options, &mut |f| fractions.push(f)).unwrap();
     assert!(fractions.windows(2).all(|w| w[0] <= w[1]) && fractions.last() == Some(&1.0), "{fractions:?}");

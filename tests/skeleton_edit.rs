@@ -325,7 +325,8 @@ fn unskinned() -> Model {
 #[test]
 fn create_skin_binds_everything_to_a_new_root() {
     let mut model = unskinned();
-    let rec = check_edit(&mut model, "create skin", |m| create_skin(m, 0, DVec3::new(0.1, 0.0, 0.0), "root").unwrap());
+    let rec =
+        check_edit(&mut model, "create skin", |m| create_skin(m, &[0], DVec3::new(0.1, 0.0, 0.0), "root").unwrap());
     let root = rec.created()[0];
     assert_eq!(model.skins.len(), 1);
     assert_eq!(model.skins[0].joints, vec![root]);
@@ -342,8 +343,8 @@ fn create_skin_binds_everything_to_a_new_root() {
     assert!((out[0][0].positions[0] - (p0 + Vec3::new(0.0, 0.5, 0.0))).length() < 1e-6);
     let child = check_edit(&mut model, "add", |m| add_joint(m, root, DVec3::new(1.0, 0.0, 0.0), "tip").unwrap());
     assert!((bind_position(&model, child.created()[0]).unwrap() - DVec3::X).length() < 1e-12);
-    assert!(matches!(create_skin(&mut model, 0, DVec3::ZERO, "r2"), Err(SkeletonEditError::AlreadySkinned(_))));
-    assert!(matches!(create_skin(&mut model, root, DVec3::ZERO, "r2"), Err(SkeletonEditError::NoMesh(_))));
+    assert!(matches!(create_skin(&mut model, &[0], DVec3::ZERO, "r2"), Err(SkeletonEditError::AlreadySkinned(_))));
+    assert!(matches!(create_skin(&mut model, &[root], DVec3::ZERO, "r2"), Err(SkeletonEditError::NoMesh(_))));
 }
 
 #[test]

@@ -111,7 +111,7 @@ fn an_obj_gets_a_skeleton_that_round_trips() {
     let (mut model, source) = load_document(&obj).unwrap();
     assert!(model.skins.is_empty() && model.instances.is_empty());
     assert_eq!(model.meshes[0].primitives.len(), 2, "two groups, two primitives");
-    let root = create_skin(&mut model, 0, DVec3::new(0.0, 0.0, 0.0), "root").unwrap().created()[0];
+    let root = create_skin(&mut model, &[0], DVec3::new(0.0, 0.0, 0.0), "root").unwrap().created()[0];
     let child = add_joint(&mut model, root, DVec3::new(2.0, 0.0, 0.0), "forearm").unwrap().created()[0];
     add_joint(&mut model, child, DVec3::new(4.0, 0.0, 0.0), "hand").unwrap();
     orient_joint(&mut model, root).unwrap();

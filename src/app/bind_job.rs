@@ -9,14 +9,15 @@ use std::sync::Arc;
 
 use crate::model::Model;
 
-/// The work a job runs: binds `model` in place, reporting progress in 0..=1.
-pub type BindWork = Box<dyn FnOnce(&mut Model, &mut dyn FnMut(f32)) -> Result<(), String> + Send>;
+/// The work a job runs: binds `model` in place, reporting progress in 0..=1; returns what it did
+/// (for the status line).
+pub type BindWork = Box<dyn FnOnce(&mut Model, &mut dyn FnMut(f32)) -> Result<String, String> + Send>;
 
 /// A running automatic-weights job.
 pub struct BindJob {
     label: String,
     progress: Arc<AtomicU32>,
-    receiver: Receiver<Result<Model, String>>,
+    receiver: Receiver<Result<(Model, String), String>>,
     model_rev: u64,
 }
 
@@ -32,7 +33,7 @@ impl BindJob {
             let mut m = (*model).clone();
             drop(model);
             let mut report = |f: f32| shared.store(f.clamp(0.0, 1.0).to_bits(), Ordering::Relaxed);
-            let result = work(&mut m, &mut report).map(|()| m);
+            let result = work(&mut m, &mut report).map(|done| (m, done));
             // The editor may have been closed meanwhile: nobody to tell.
             let _ = sender.send(result);
         });
@@ -57,9 +58,9 @@ impl BindJob {
         self.model_rev
     }
 
-    /// The bound model or the failure, once the job has finished.
+    /// The bound model with what was done, or the failure, once the job has finished.
     #[must_use]
-    pub fn poll(&self) -> Option<Result<Model, String>> {
+    pub fn poll(&self) -> Option<Result<(Model, String), String>> {
         match self.receiver.try_recv() {
             Ok(result) => Some(result),
             Err(TryRecvError::Empty) => None,
@@ -70,15 +71,19 @@ impl BindJob {
 
 /// Automatic weights for every skin of `model` in place (`crate::bind`): all joints, or only
 /// the `joints` nodes (Assign Automatic; skins holding none of them are left alone), never
-/// changing the `locked` nodes, at most `limit` influences per vertex. Progress runs 0 to 1 over
-/// all skins.
+/// changing the `locked` nodes, at most `limit` influences per vertex, small loose parts far from
+/// the bones rigidly when `rigid_parts`. A model with one skin first takes every unskinned mesh
+/// into it ([`crate::bind::attach_unskinned`]). Progress runs 0 to 1 over all skins; returns the
+/// summary for the status line (meshes and vertices bound, meshes left out).
 pub fn bind_all_skins(
     model: &mut Model,
     joints: Option<&[usize]>,
     locked: &[usize],
     limit: usize,
+    rigid_parts: bool,
     progress: &mut dyn FnMut(f32),
-) -> Result<(), String> {
+) -> Result<String, String> {
+    let attached = crate::bind::attach_unskinned(model);
     let skins = model.skins.len();
     let index_of = |skin: &crate::model::Skin, nodes: &[usize]| -> Vec<u16> {
         skin.joints
@@ -88,25 +93,38 @@ pub fn bind_all_skins(
             .filter_map(|(j, _)| u16::try_from(j).ok())
             .collect()
     };
-    let mut bound = 0;
+    let (mut bound, mut meshes, mut vertices, mut rigid) = (0, 0, 0, 0);
     for s in 0..skins {
         let skin = &model.skins[s];
         let chosen = joints.map(|nodes| index_of(skin, nodes));
         if chosen.as_ref().is_some_and(Vec::is_empty) || !model.instances.iter().any(|i| i.skin == s) {
             continue;
         }
-        let options = crate::bind::BindOptions { limit, joints: chosen, locked: index_of(skin, locked) };
+        let options = crate::bind::BindOptions { limit, joints: chosen, locked: index_of(skin, locked), rigid_parts };
         let base = s as f32 / skins as f32;
         let mut report = |f: f32| progress(base + f / skins as f32);
         let result = crate::bind::bind_skin(model, s, &options, &mut report).map_err(|e| e.to_string())?;
         result.apply(model).map_err(|e| e.to_string())?;
         bound += 1;
+        meshes += result.stats.meshes;
+        vertices += result.stats.vertices;
+        rigid += result.stats.rigid_vertices;
     }
     progress(1.0);
     if bound == 0 {
         return Err("no skin holds the chosen joints and draws a mesh".into());
     }
-    Ok(())
+    let mut done = format!("{meshes} meshes, {vertices} vertices bound");
+    if !attached.nodes.is_empty() {
+        done += &format!(" ({} meshes joined the skin)", attached.nodes.len());
+    }
+    if rigid > 0 {
+        done += &format!("; {rigid} vertices of loose parts rigid");
+    }
+    if let Some(first) = attached.skipped.first() {
+        done += &format!("; {} meshes left out: {first}", attached.skipped.len());
+    }
+    Ok(done)
 }
 
 #[cfg(test)]
@@ -123,7 +141,7 @@ mod tests {
             Box::new(|m, progress| {
                 progress(0.5);
                 m.nodes.nodes[0].name = Some("bound".into());
-                Ok(())
+                Ok("done".into())
             }),
         );
         let result = loop {
@@ -132,7 +150,8 @@ mod tests {
             }
             std::thread::yield_now();
         };
-        assert_eq!(result.unwrap().nodes.nodes[0].name.as_deref(), Some("bound"));
+        let (bound, done) = result.unwrap();
+        assert_eq!((bound.nodes.nodes[0].name.as_deref(), done.as_str()), (Some("bound"), "done"));
         assert_eq!(job.progress(), 0.5);
         assert_eq!((job.label(), job.model_rev()), ("Bind", 7));
         let failing = BindJob::start("Bind", &model, 7, Box::new(|_, _| Err("no".into())));

@@ -16,18 +16,24 @@
 //! inpainting), `rules.rs` (clamp, drop, limit, normalise, locks, Assign Automatic merge); `bind_skin`
 //! → `BindResult::apply` (returns the previous influences for undo).
 //!
+//! `every_mesh.rs` takes a single-skin model's unskinned meshes into the skin before a bind;
+//! `rigid_parts.rs` binds small loose parts far from every bone to one joint when asked.
+//!
 //! Invariants: GUI-free, the only `faer` user; writes nothing until `apply`; every vertex ends with ≥ 1
 //! finite, normalised influence.
 
 pub mod bvh;
+mod every_mesh;
 mod heat;
 pub mod inpaint;
+mod rigid_parts;
 mod rules;
 mod segments;
 mod solve;
 mod surface;
 
 pub use bvh::{ClosestPoint, TriangleBvh};
+pub use every_mesh::{attach_unskinned, Attached};
 pub use rules::DROP;
 pub use segments::{joint_segments, Segment};
 pub use solve::SolveError;
@@ -47,11 +53,14 @@ pub struct BindOptions {
     pub joints: Option<Vec<u16>>,
     /// Skin joint indices whose weights never change.
     pub locked: Vec<u16>,
+    /// Bind small loose parts far from every bone rigidly to the nearest joint (full binds only;
+    /// `rigid_parts.rs`).
+    pub rigid_parts: bool,
 }
 
 impl Default for BindOptions {
     fn default() -> Self {
-        Self { limit: 4, joints: None, locked: Vec::new() }
+        Self { limit: 4, joints: None, locked: Vec::new(), rigid_parts: false }
     }
 }
 
@@ -123,6 +132,10 @@ pub struct BindStats {
     pub solved_joints: usize,
     /// Vertices whose influences change.
     pub changed_vertices: usize,
+    /// Vertices of small loose parts bound rigidly to one joint.
+    pub rigid_vertices: usize,
+    /// Meshes bound (distinct meshes of the bound primitives).
+    pub meshes: usize,
     /// Seconds welding, building segments, the stiffness matrix and the ray-casting hierarchy.
     pub prepare_secs: f64,
     /// Seconds finding each vertex's nearest visible bones.
@@ -207,6 +220,11 @@ pub fn bind_skin(
     let t3 = Instant::now();
 
     let full = options.joints.is_none();
+    let rigid = if full && options.rigid_parts {
+        rigid_parts::rigid_joints(&surface, &parts, &segments, &solve_joints)
+    } else {
+        vec![None; surface.len()]
+    };
     let table = &skin_ref.sets;
     let mut primitives = Vec::with_capacity(surface.primitives.len());
     let mut stats = BindStats {
@@ -233,7 +251,13 @@ pub fn bind_skin(
                 current.extend(inf.vertex(v, table));
             }
             heat_row.clear();
-            heat_row.extend(solve_joints.iter().zip(&columns).map(|(&j, col)| (j, col[s])));
+            match rigid[s] {
+                Some(j) => {
+                    heat_row.push((j, 1.0));
+                    stats.rigid_vertices += 1;
+                }
+                None => heat_row.extend(solve_joints.iter().zip(&columns).map(|(&j, col)| (j, col[s]))),
+            }
             if !full {
                 // Region: where a recomputed joint has weight now, or its heat reaches DROP.
                 let inside = current.iter().any(|&(j, w)| w > 0.0 && selected(j) && !locked(j))
@@ -260,6 +284,9 @@ pub fn bind_skin(
         stats.changed_vertices += vertices.len();
         primitives.push(PrimitiveBind { mesh, primitive: prim_idx, vertices });
     }
+    let mut meshes: Vec<usize> = primitives.iter().map(|p| p.mesh).collect();
+    meshes.dedup();
+    stats.meshes = meshes.len();
     stats.rules_secs = t3.elapsed().as_secs_f64();
     progress(1.0);
     Ok(BindResult { skin, primitives, stats })

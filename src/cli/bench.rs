@@ -59,6 +59,11 @@ pub struct BenchArgs {
     /// vertices (1 to 5000000).
     #[arg(long, value_name = "N", conflicts_with = "synthetic", value_parser = super::whole(1, super::MAX_VERTICES))]
     pub densify: Option<usize>,
+    /// Measure automatic rigging with this template (humanoid or quadruped): a rigged model is
+    /// stripped to its meshes in the rest pose and rigged without and with markers from the
+    /// artist's joints (landmark errors, CD-J2J); an unrigged one is timed (fit and bind)
+    #[arg(long, value_name = "TEMPLATE")]
+    pub autorig: Option<String>,
     /// Time automatic weights (bone heat, every joint of every skin) instead of deformation
     /// frames; `--frames` is the number of timed binds.
     #[arg(long)]
@@ -229,6 +234,10 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     };
     if args.bind {
         return pool()?.install(|| super::bench_bind::report(&model, &title, args.frames.min(20)));
+    }
+    if let Some(template) = &args.autorig {
+        let template = template.parse().map_err(|e| format!("--autorig: {e}"))?;
+        return pool()?.install(|| super::bench_autorig::report(&model, &title, template));
     }
     crate::skinning::set_wide_simd(!args.sse2);
     if several {

@@ -33,6 +33,9 @@ pub struct BindArgs {
     /// Most influences per vertex (1 to 16; more than 4 writes JOINTS_1/WEIGHTS_1).
     #[arg(long, default_value_t = 4, value_name = "N")]
     pub limit: usize,
+    /// Bind small loose parts far from every bone (an eye, a sword) rigidly to the nearest joint.
+    #[arg(long)]
+    pub rigid_parts: bool,
     /// Allow writing over the input model.
     #[arg(long)]
     pub force: bool,
@@ -57,6 +60,11 @@ pub fn run(args: &BindArgs) -> Result<(), CliError> {
         Some(skin) => vec![skin],
         None => (0..model.skins.len()).collect(),
     };
+    let attached = if args.skin.is_none_or(|s| s == 0) {
+        crate::bind::attach_unskinned(&mut model)
+    } else {
+        crate::bind::Attached::default()
+    };
     let joints = match &args.joints {
         Some(names) => Some(resolve_joints(&model, &skins, names, "--joints", &file)?),
         None => None,
@@ -75,14 +83,15 @@ pub fn run(args: &BindArgs) -> Result<(), CliError> {
             Some(per_skin) => Some(per_skin[k].clone()),
             None => None,
         };
-        let options = BindOptions { limit: args.limit, joints, locked: locked[k].clone() };
+        let options = BindOptions { limit: args.limit, joints, locked: locked[k].clone(), rigid_parts: args.rigid_parts };
         let mut progress = |f: f32| bar.set(1000 * k as u64 + (f.clamp(0.0, 1.0) * 1000.0) as u64);
         let result =
             bind_skin(&model, skin, &options, &mut progress).map_err(|e| format!("{file}: skin {skin}: {e}"))?;
         result.apply(&mut model).map_err(|e| format!("{file}: skin {skin}: {e}"))?;
         let s = &result.stats;
         lines.push(format!(
-            "bound skin {skin}: {} vertices ({} after welding, {} parts{}), {} joints solved, {} vertices changed",
+            "bound skin {skin}: {} meshes, {} vertices ({} after welding, {} parts{}{}), {} joints solved, {} vertices changed",
+            s.meshes,
             s.vertices,
             s.welded_vertices,
             s.parts,
@@ -91,6 +100,7 @@ pub fn run(args: &BindArgs) -> Result<(), CliError> {
             } else {
                 String::new()
             },
+            if s.rigid_vertices > 0 { format!(", {} vertices of loose parts rigid", s.rigid_vertices) } else { String::new() },
             s.solved_joints,
             s.changed_vertices
         ));
@@ -106,6 +116,12 @@ pub fn run(args: &BindArgs) -> Result<(), CliError> {
         keep_weights: false,
     };
     let report = io::export_model(&model, &source, &export, &args.out)?;
+    if !attached.nodes.is_empty() {
+        crate::outln!("{} unskinned meshes joined skin 0", attached.nodes.len());
+    }
+    for skipped in &attached.skipped {
+        crate::outln!("left unskinned: {skipped}");
+    }
     for line in &lines {
         crate::outln!("{line}");
     }

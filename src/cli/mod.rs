@@ -11,7 +11,9 @@
 //! Invariants: errors print one line, exit status 2; output goes through `cli::print_out` / `outln!` (a
 //! failed write to stdout is an error, never a panic).
 
+pub mod autorig;
 pub mod bench;
+mod bench_autorig;
 mod bench_bind;
 mod bench_lanes;
 mod bench_load;
@@ -85,6 +87,9 @@ pub enum Command {
     Bind(bind::BindArgs),
     /// Weight quality: compare two weightings of the same meshes, or evaluate one alone.
     Weights(weights::WeightsArgs),
+    /// Rig an unrigged character automatically: fit a humanoid or quadruped skeleton (from its
+    /// shape or front-view markers), bind every mesh with automatic weights, write glTF.
+    Autorig(autorig::AutorigArgs),
     /// Edit or build a skeleton (add, delete, move, reparent, rename, symmetrize, orient joints;
     /// create a skin on an unskinned mesh) and export the result.
     Rig(rig::RigArgs),
@@ -255,6 +260,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Bind(args)) => bind::run(&args),
         Some(Command::Weights(args)) => weights::run(&args),
         Some(Command::Rig(args)) => rig::run(&args),
+        Some(Command::Autorig(args)) => autorig::run(&args),
         Some(Command::Sweep(args)) => sweep::run(&args),
         Some(Command::Pose(args)) => pose::run(&args),
         Some(Command::Rom(args)) => rom::run(&args),

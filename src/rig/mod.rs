@@ -14,17 +14,20 @@
 //! partner), `bone_axis.rs` (a joint's bone axis in its rotation frame: tail, first child joint, a
 //! leaf's parent, +Y), `twist_bend.rs` (swing–twist: Twist / Bend A / Bend B relative to rest, exact
 //! round trip), `axis_rotation.rs` (turning a joint about a model-space or joint axis as a new local
-//! rotation), `skeleton_edit/` (add, delete, move, reparent, rename, symmetrize, orient joints; create
+//! rotation), `joint_frame.rs` (the joint orientation convention: +Y along the bone, +Z the
+//! flexion side, X the bend axis), `skeleton_edit/` (add, delete, move, reparent, rename, symmetrize, orient joints; create
 //! a skin; each returns a `SkeletonRecord` for undo).
 //!
 //! Invariants: FK in f64; every skeleton edit keeps each joint's rest offset `C = global·IBM`, so the
 //! mesh never moves in the rest pose.
 
+pub mod autorig;
 pub mod axis_rotation;
 pub mod bone;
 pub mod bone_axis;
 pub mod fk;
 pub mod ik;
+pub mod joint_frame;
 pub mod keys;
 pub mod mirror_pose;
 pub mod pose;

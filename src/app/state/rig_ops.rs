@@ -284,7 +284,12 @@ impl EditorState {
             let to_mesh = globals.get(mesh_node).map_or(DMat4::IDENTITY, DMat4::inverse);
             let at = to_mesh.transform_point3(p.as_dvec3());
             let name = skeleton_edit::unique_name(&self.doc.model.nodes, "root");
-            self.edit("Add root joint", |m| skeleton_edit::create_skin(m, mesh_node, at, &name))
+            // Every unskinned mesh placed like it joins the new skin (an OBJ's objects all do).
+            let space = globals.get(mesh_node).copied().unwrap_or(DMat4::IDENTITY);
+            let (others, _) = skeleton_edit::meshes_in_space(&self.doc.model, space);
+            let nodes: Vec<usize> =
+                std::iter::once(mesh_node).chain(others.into_iter().filter(|&n| n != mesh_node)).collect();
+            self.edit("Add root joint", |m| skeleton_edit::create_skin(m, &nodes, at, &name))
         } else if let Some(parent) = self.selected {
             let at = self.to_bind(parent, p.as_dvec3());
             let name = skeleton_edit::unique_name(&self.doc.model.nodes, "joint");
@@ -359,9 +364,10 @@ impl EditorState {
         };
         let locked: Vec<usize> = self.painting.settings.locked.iter().copied().collect();
         let limit = self.painting.settings.limit;
+        let rigid_parts = self.rig.rigid_parts;
         let label = if selected_only { "Assign Automatic" } else { "Bind" };
         let work = Box::new(move |m: &mut Model, progress: &mut dyn FnMut(f32)| {
-            crate::app::bind_job::bind_all_skins(m, joints.as_deref(), &locked, limit, progress)
+            crate::app::bind_job::bind_all_skins(m, joints.as_deref(), &locked, limit, rigid_parts, progress)
         });
         self.rig.job = Some(BindJob::start(label, &self.doc.model, self.doc.model_rev, work));
         self.set_info(format!("{label}: computing automatic weights…"));
@@ -378,14 +384,13 @@ impl EditorState {
             Ok(_) if rev != self.doc.model_rev => {
                 self.set_error(format!("{label}: the model changed while it ran; run it again"));
             }
-            Ok(bound) => {
+            Ok((bound, done)) => {
                 self.end_gesture();
                 let edit = ModelEdit::between(label.clone(), &self.doc.model, &bound);
-                let changed = edit.changed_primitives();
                 self.doc.history.record_model(edit, &self.doc.pose);
                 self.doc.model = Arc::new(bound);
                 self.model_edited();
-                self.set_info(format!("{label}: automatic weights on {changed} primitives"));
+                self.set_info(format!("{label}: automatic weights on {done}"));
             }
             Err(e) => self.set_error(format!("{label} failed: {e}")),
         }

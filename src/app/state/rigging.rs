@@ -20,6 +20,8 @@ pub struct RigState {
     pub(super) job: Option<BindJob>,
     /// Assign Automatic also recomputes the selected joint's descendants.
     pub with_children: bool,
+    /// Bind binds small loose parts far from every bone rigidly to the nearest joint.
+    pub rigid_parts: bool,
     /// Model edits (skeleton edits, binds, key edits, their undos and redos) since the last save.
     pub(super) unsaved: usize,
 }

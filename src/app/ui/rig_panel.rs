@@ -110,4 +110,5 @@ fn weights_ui(ui: &mut egui::Ui, s: &mut EditorState, cmds: &mut Vec<Command>) {
         }
     });
     ui.checkbox(&mut s.rig.with_children, "Assign Automatic includes the joint's children");
+    ui.checkbox(&mut s.rig.rigid_parts, "Small loose parts far from the bones follow one joint");
 }

@@ -26,8 +26,8 @@ mod symmetrize;
 
 use glam::{DMat3, DMat4, DVec3};
 
-pub use create_skin::create_skin;
-pub use placement::{move_joint, orient_joint};
+pub use create_skin::{attach_meshes, create_skin, meshes_in_space, skin_space};
+pub use placement::{move_joint, orient_joint, orient_joint_to, set_roll};
 pub use structure::{add_joint, delete_joint, rename_node, reparent};
 pub use symmetrize::symmetrize;
 
@@ -104,6 +104,22 @@ pub enum SkeletonEditError {
     /// Creating a skin on a mesh that other nodes draw too.
     #[error("the mesh of {0} is also drawn by other nodes; skin needs a mesh of its own")]
     SharedMesh(String),
+    /// Meshes placed differently cannot share one skin's bind space.
+    #[error(
+        "{mesh} is placed differently from {first}: one skin holds meshes in one space (apply the transforms first)"
+    )]
+    DifferentSpace {
+        /// The mesh node that differs.
+        mesh: String,
+        /// What it was compared with.
+        first: String,
+    },
+    /// The same node was given twice.
+    #[error("{0} is named twice")]
+    Repeated(String),
+    /// The skin index is out of range.
+    #[error("there is no skin {0}")]
+    NoSuchSkin(usize),
     /// A mesh node outside the default scene.
     #[error("{0} is not in the default scene")]
     NotInScene(String),

@@ -1,14 +1,16 @@
 //! Edits of where a joint is and how it is turned: move its bind position, orient it to aim at
-//! its child. Children and the mesh stay where they are.
+//! its child by the orientation convention (`rig::joint_frame`), set its roll. Children and the
+//! mesh stay where they are.
 
-use glam::{DMat3, DMat4, DQuat, DVec3};
+use glam::{DMat3, DMat4, DVec3};
 
 use super::{
-    bind_frame, check_joint, describe, keep_rest_offsets, local_for_global, record_edit, rest_globals, rest_offsets,
-    set_local, SkeletonEditError, SkeletonRecord,
+    bind_frame, bind_position, check_joint, describe, keep_rest_offsets, local_for_global, record_edit, rest_globals,
+    rest_offsets, set_local, SkeletonEditError, SkeletonRecord,
 };
 use crate::model::{Model, NodeTree};
-use crate::rig::bone::roll_of_frame;
+use crate::rig::bone::{frame_from_direction_roll, roll_of_frame};
+use crate::rig::joint_frame::{convention_frame, flex_of_bone};
 
 /// Gives every child of `node` the local transform that keeps its rest global `globals[c]` under
 /// the node's new rest global `node_global`.
@@ -65,11 +67,12 @@ fn aim_target(model: &Model, globals: &[DMat4], node: usize, offset: DMat4) -> O
     Some(sum / pick.len() as f64)
 }
 
-/// Turns joint `node` so that its +Y axis (the bone axis of Blender and its glTF exporter) aims
-/// at its children's centroid (or its tail when it has no child), by the smallest rotation that
-/// does it, so the twist about the bone (the roll) is kept. Its children and the mesh stay in
-/// place; the node's tail and roll are set to the new bone (tail at the target, roll of the new
-/// frame, see `rig::bone`).
+/// Turns joint `node` to the orientation convention (`rig::joint_frame`): +Y aims at its
+/// children's centroid (or its tail when it has no child), +Z toward the side it flexes
+/// ([`flex_of_bone`]: the way the bone already bends against its parent, else backward for a leg
+/// below the root, down for a foot, forward otherwise), X the bend axis. Its children and the mesh
+/// stay in place; the node's tail and roll are set to the new bone (tail at the target, roll of
+/// the new frame, see `rig::bone`).
 pub fn orient_joint(model: &mut Model, node: usize) -> Result<SkeletonRecord, SkeletonEditError> {
     check_joint(model, node)?;
     let globals = rest_globals(&model.nodes);
@@ -77,20 +80,79 @@ pub fn orient_joint(model: &mut Model, node: usize) -> Result<SkeletonRecord, Sk
     let target = aim_target(model, &globals, node, offset)
         .ok_or_else(|| SkeletonEditError::NothingToAim(describe(&model.nodes, node)))?;
     let head = frame.transform_point3(DVec3::ZERO);
+    let mut root = node;
+    let mut parent_bone = DVec3::ZERO;
+    while let Some(p) = model.nodes.nodes[root].parent.filter(|&p| bind_position(model, p).is_some()) {
+        if root == node {
+            parent_bone = head - bind_position(model, p).unwrap_or(head);
+        }
+        root = p;
+    }
+    let below_root = root != node && bind_position(model, root).is_some_and(|r| head.y < r.y);
+    let flex = flex_of_bone(target - head, parent_bone, below_root);
+    orient_joint_to(model, node, target, flex)
+}
+
+/// Turns joint `node` to the orientation convention with its bone aimed at `target` and flexing
+/// toward `flex` (both in bind space; see `rig::joint_frame`); its children and the mesh stay in
+/// place, its tail is set to `target` and its roll to the new frame's.
+pub fn orient_joint_to(
+    model: &mut Model,
+    node: usize,
+    target: DVec3,
+    flex: DVec3,
+) -> Result<SkeletonRecord, SkeletonEditError> {
+    check_joint(model, node)?;
+    let globals = rest_globals(&model.nodes);
+    let (frame, _) = bind_frame(model, &globals, node).ok_or(SkeletonEditError::NoSuchNode(node))?;
+    let head = frame.transform_point3(DVec3::ZERO);
     let scale = frame.transform_vector3(DVec3::Y).length().max(f64::MIN_POSITIVE);
     let to_target = target - head;
-    if to_target.length() <= 1e-9 * scale.max(head.length()) || !to_target.is_finite() {
+    if to_target.length() <= 1e-9 * scale.max(head.length()) || !to_target.is_finite() || !flex.is_finite() {
         return Err(SkeletonEditError::ZeroLengthBone(describe(&model.nodes, node)));
     }
-    record_edit(model, "Orient Joint", |model, _| {
+    let basis = convention_frame(to_target, flex)
+        .ok_or_else(|| SkeletonEditError::ZeroLengthBone(describe(&model.nodes, node)))?;
+    set_frame(model, node, "Orient Joint", basis * scale, target)
+}
+
+/// Sets joint `node`'s roll (radians, Blender's: the turn about the bone from Blender's default
+/// frame for the bone's direction, `rig::bone`), keeping its bone's direction: toward its tail,
+/// else its children's centroid, else its current +Y. Children and the mesh stay in place.
+pub fn set_roll(model: &mut Model, node: usize, roll: f64) -> Result<SkeletonRecord, SkeletonEditError> {
+    check_joint(model, node)?;
+    if !roll.is_finite() {
+        return Err(SkeletonEditError::NotFinite(describe(&model.nodes, node)));
+    }
+    let globals = rest_globals(&model.nodes);
+    let (frame, offset) = bind_frame(model, &globals, node).ok_or(SkeletonEditError::NoSuchNode(node))?;
+    let head = frame.transform_point3(DVec3::ZERO);
+    let scale = frame.transform_vector3(DVec3::Y).length().max(f64::MIN_POSITIVE);
+    let target = aim_target(model, &globals, node, offset)
+        .filter(|t| (*t - head).length() > 1e-9 * scale.max(head.length()))
+        .unwrap_or_else(|| head + frame.transform_vector3(DVec3::Y));
+    let dir = (target - head).normalize_or(DVec3::Y);
+    set_frame(model, node, "Set Roll", frame_from_direction_roll(dir, roll) * scale, target)
+}
+
+/// Gives joint `node` the bind-space rotation frame `basis` (columns X, Y, Z, with the joint's
+/// scale) at its head, tail `target` and the frame's roll; children and the mesh stay in place.
+fn set_frame(
+    model: &mut Model,
+    node: usize,
+    label: &str,
+    basis: DMat3,
+    target: DVec3,
+) -> Result<SkeletonRecord, SkeletonEditError> {
+    let globals = rest_globals(&model.nodes);
+    let (frame, offset) = bind_frame(model, &globals, node).ok_or(SkeletonEditError::NoSuchNode(node))?;
+    let head = frame.transform_point3(DVec3::ZERO);
+    record_edit(model, label, |model, _| {
         let offsets = rest_offsets(model, &globals);
-        let basis = DMat3::from_mat4(frame);
-        let swing = DQuat::from_rotation_arc(basis.y_axis.normalize(), to_target.normalize());
-        let new_basis = DMat3::from_quat(swing) * basis;
         let new_frame = DMat4::from_cols(
-            new_basis.x_axis.extend(0.0),
-            new_basis.y_axis.extend(0.0),
-            new_basis.z_axis.extend(0.0),
+            basis.x_axis.extend(0.0),
+            basis.y_axis.extend(0.0),
+            basis.z_axis.extend(0.0),
             head.extend(1.0),
         );
         let local = local_for_global(&model.nodes, &globals, node, offset * new_frame);
@@ -98,8 +160,7 @@ pub fn orient_joint(model: &mut Model, node: usize) -> Result<SkeletonRecord, Sk
         let actual = global_of(&model.nodes, &globals, node);
         children_stay(&mut model.nodes, &globals, node, actual);
         let tail = actual.inverse().transform_point3(offset.transform_point3(target));
-        let rotation =
-            DMat3::from_cols(new_basis.x_axis.normalize(), new_basis.y_axis.normalize(), new_basis.z_axis.normalize());
+        let rotation = DMat3::from_cols(basis.x_axis.normalize(), basis.y_axis.normalize(), basis.z_axis.normalize());
         let n = &mut model.nodes.nodes[node];
         n.bone_tail = Some(tail);
         n.bone_roll = Some(roll_of_frame(rotation));

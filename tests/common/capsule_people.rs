@@ -1,0 +1,122 @@
+//! Synthetic characters from capsules with known joints: a humanoid in a T-pose (Y up, facing
+//! +Z), a quadruped and a bent tube, as OBJ text with one object or several.
+#![allow(dead_code)]
+
+use glam::DVec3;
+
+use super::capsules::{obj_text, Capsule};
+
+/// Height of the humanoid (floor at 0).
+pub const HEIGHT: f64 = 1.8;
+
+/// The humanoid's known landmark joints (the left side; the right is mirrored in x).
+pub fn humanoid_joints() -> Vec<(&'static str, DVec3)> {
+    let h = HEIGHT;
+    let hip = DVec3::new(0.09, 0.85 + skinlab::rig::autorig::HIP_ABOVE_CROTCH * h, 0.0);
+    let ankle = DVec3::new(0.09, 0.045 * h, 0.0);
+    let knee = ankle.lerp(hip, 0.5);
+    // The shoulder lies inside the torso, 0.03 of the height in from where the arm meets it
+    // (x = 0.154); the elbow 53 % of the way from there to the wrist.
+    let shoulder = DVec3::new(0.154 - 0.03 * h, 1.42, 0.0);
+    let wrist = DVec3::new(0.7, 1.42, 0.0);
+    let elbow = DVec3::new(0.154, 1.42, 0.0).lerp(wrist, 0.53);
+    let hips = DVec3::new(0.0, hip.y, 0.0);
+    let neck = DVec3::new(0.0, 1.448, 0.0);
+    let head = DVec3::new(0.0, 1.51, 0.0);
+    vec![
+        ("hips", hips),
+        ("spine", hips.lerp(neck, 0.3)),
+        ("chest", hips.lerp(neck, 0.65)),
+        ("neck", neck),
+        ("head", head),
+        ("upperarm.L", shoulder),
+        ("forearm.L", elbow),
+        ("hand.L", wrist),
+        ("thigh.L", hip),
+        ("shin.L", knee),
+        ("foot.L", ankle),
+        ("toe.L", DVec3::new(0.09, 0.045, -0.095 + 0.72 * 0.3)),
+    ]
+}
+
+/// Every landmark with both sides.
+pub fn humanoid_landmarks() -> Vec<(String, DVec3)> {
+    let mut out = Vec::new();
+    for (name, p) in humanoid_joints() {
+        if let Some(base) = name.strip_suffix(".L") {
+            out.push((name.to_owned(), p));
+            out.push((format!("{base}.R"), DVec3::new(-p.x, p.y, p.z)));
+        } else {
+            out.push((name.to_owned(), p));
+        }
+    }
+    out
+}
+
+/// The humanoid's capsules; `split` puts head, each arm, each leg and the torso in objects of
+/// their own (six), else everything in one.
+pub fn humanoid_capsules(split: bool) -> (Vec<Capsule>, Vec<&'static str>) {
+    let j = |n: &str| humanoid_joints().into_iter().find(|(k, _)| *k == n).unwrap().1;
+    let (wrist, elbow, knee, ankle, hip) = (j("hand.L"), j("forearm.L"), j("shin.L"), j("foot.L"), j("thigh.L"));
+    let x = DVec3::X;
+    let c = |a: DVec3, b: DVec3, radius: f64, object: usize| Capsule {
+        a,
+        b,
+        radius,
+        object: if split { object } else { 0 },
+    };
+    let mut caps = vec![
+        c(DVec3::new(0.0, 1.0, 0.0), DVec3::new(0.0, 1.35, 0.0), 0.15, 0),
+        c(DVec3::new(0.0, 1.35, 0.0), DVec3::new(0.0, 1.6, 0.0), 0.05, 1),
+        c(DVec3::new(0.0, 1.62, 0.0), DVec3::new(0.0, 1.7, 0.0), 0.1, 1),
+    ];
+    for (side, (arm_o, leg_o)) in [(1.0, (2, 4)), (-1.0, (3, 5))] {
+        let m = |p: DVec3| DVec3::new(side * p.x, p.y, p.z);
+        caps.push(c(m(DVec3::new(0.1, 1.42, 0.0)), m(elbow), 0.045, arm_o));
+        caps.push(c(m(elbow), m(wrist - x * 0.045), 0.04, arm_o));
+        caps.push(c(m(wrist - x * 0.03), m(wrist + x * 0.03), 0.025, arm_o));
+        caps.push(c(m(wrist + x * 0.05), m(wrist + x * 0.11), 0.045, arm_o));
+        caps.push(c(m(hip), m(knee), 0.065, leg_o));
+        caps.push(c(m(knee), m(ankle), 0.05, leg_o));
+        caps.push(c(m(DVec3::new(0.09, 0.045, -0.05)), m(DVec3::new(0.09, 0.045, 0.16)), 0.045, leg_o));
+    }
+    let names = if split { vec!["torso_obj", "head_obj", "arm_l", "arm_r", "leg_l", "leg_r"] } else { vec!["body"] };
+    (caps, names)
+}
+
+/// The humanoid as OBJ text.
+pub fn humanoid_obj(split: bool) -> String {
+    let (caps, names) = humanoid_capsules(split);
+    obj_text(&caps, &names, 16)
+}
+
+/// A quadruped standing Y up, head toward +Z: body, four legs, neck, head, tail. Returns the
+/// capsules and the known leg tops (left front, right front, left hind, right hind).
+pub fn quadruped_capsules() -> (Vec<Capsule>, [DVec3; 4]) {
+    let c = |a: [f64; 3], b: [f64; 3], radius: f64| Capsule { a: a.into(), b: b.into(), radius, object: 0 };
+    let mut caps = vec![
+        c([0.0, 1.0, -0.6], [0.0, 1.0, 0.6], 0.3),
+        c([0.0, 1.1, 0.7], [0.0, 1.5, 1.0], 0.12),
+        c([0.0, 1.5, 1.0], [0.0, 1.5, 1.3], 0.15),
+        c([0.0, 1.1, -0.8], [0.0, 0.9, -1.6], 0.06),
+    ];
+    let tops = [[0.2, 0.9, 0.5], [-0.2, 0.9, 0.5], [0.2, 0.9, -0.5], [-0.2, 0.9, -0.5]];
+    for t in tops {
+        caps.push(c(t, [t[0], 0.08, t[2]], 0.08));
+    }
+    (caps, tops.map(DVec3::from))
+}
+
+/// A tube bent along a quarter circle of radius 1 about the origin in the xy plane, from (1, 0)
+/// to (0, 1).
+pub fn bent_tube() -> Vec<Capsule> {
+    (0..8)
+        .map(|k| {
+            let at = |k: usize| {
+                let t = std::f64::consts::FRAC_PI_2 * k as f64 / 8.0;
+                DVec3::new(t.cos(), t.sin(), 0.0)
+            };
+            Capsule { a: at(k), b: at(k + 1), radius: 0.1, object: 0 }
+        })
+        .collect()
+}
