@@ -6,6 +6,7 @@
 mod buffers;
 mod checks;
 mod influences;
+mod morphs;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -156,7 +157,8 @@ fn import(
         for prim in mesh.primitives() {
             prims.push(import_geometry(&mesh, &prim, &reader)?);
         }
-        meshes.push(Mesh { name: mesh.name().map(str::to_owned), primitives: prims });
+        let morphs = morphs::import_morphs(&mesh, &prims, &reader)?;
+        meshes.push(Mesh { name: mesh.name().map(str::to_owned), primitives: prims, morphs });
     }
     let scene_nodes = tree.scene_nodes();
     let mut bound: HashMap<(usize, usize), usize> = HashMap::new();
@@ -227,8 +229,15 @@ fn import(
     model.order_by_joint_set();
     let interned = Instant::now();
     times.joint_sets = (interned - imported).as_secs_f64();
+    // Per node, the number of morph targets of its mesh (what a weights channel must animate).
+    let targets: Vec<usize> = model
+        .nodes
+        .nodes
+        .iter()
+        .map(|n| n.mesh.and_then(|m| doc.meshes().nth(m)).map_or(0, |m| morphs::target_count(&m)))
+        .collect();
     for anim in doc.animations() {
-        model.clips.push(import_clip(&anim, &reader)?);
+        model.clips.push(import_clip(&anim, &reader, &targets)?);
     }
     times.clips = interned.elapsed().as_secs_f64();
     Ok((model, buffers, json))
@@ -325,7 +334,7 @@ fn import_skin(skin: &gltf::Skin<'_>, buffers: &Buffers<'_>) -> Result<Skin, Str
     Ok(Skin { name: skin.name().map(str::to_owned), joints, joint_from_bind, sets: JointSetTable::default() })
 }
 
-fn vec3s(v: &[f32]) -> Vec<Vec3> {
+pub(super) fn vec3s(v: &[f32]) -> Vec<Vec3> {
     v.chunks_exact(3).map(|c| Vec3::new(c[0], c[1], c[2])).collect()
 }
 
@@ -401,16 +410,20 @@ fn import_geometry(
     Ok(Primitive { positions, normals, triangles, topology, influences: None, order: VertexOrder::default() })
 }
 
-fn import_clip(anim: &gltf::Animation<'_>, buffers: &Buffers<'_>) -> Result<Clip, String> {
+fn import_clip(anim: &gltf::Animation<'_>, buffers: &Buffers<'_>, meshes: &[usize]) -> Result<Clip, String> {
     let a = anim.index();
     let mut channels = Vec::new();
+    let mut channels_weights = Vec::new();
     for (c, channel) in anim.channels().enumerate() {
         let what = format!("animation {a} channel {c}");
         let path = match channel.target().property() {
             gltf::animation::Property::Translation => ChannelPath::Translation,
             gltf::animation::Property::Rotation => ChannelPath::Rotation,
             gltf::animation::Property::Scale => ChannelPath::Scale,
-            gltf::animation::Property::MorphTargetWeights => continue,
+            gltf::animation::Property::MorphTargetWeights => {
+                channels_weights.push(morphs::import_weights_channel(&what, &channel, buffers, meshes)?);
+                continue;
+            }
         };
         let sampler = channel.sampler();
         let interpolation = match sampler.interpolation() {
@@ -432,7 +445,7 @@ fn import_clip(anim: &gltf::Animation<'_>, buffers: &Buffers<'_>) -> Result<Clip
         channel.check().map_err(|e| format!("{what}: {e}"))?;
         channels.push(channel);
     }
-    Ok(Clip { name: anim.name().map(str::to_owned), channels })
+    Ok(Clip { name: anim.name().map(str::to_owned), channels, weights: channels_weights })
 }
 
 #[cfg(test)]
