@@ -1,5 +1,5 @@
-//! glTF 2.0 import (`.gltf` with embedded or external buffers, `.glb`) into [`crate::model`]
-//! types. Every skinned primitive of the default scene; node TRS or `matrix`; inverse bind
+//! glTF 2.0 import (`.gltf` with embedded or external buffers, `.glb`; an `.fbx` through the GLB
+//! `io::fbx_import` makes of it) into [`crate::model`] types. Every skinned primitive of the default scene; node TRS or `matrix`; inverse bind
 //! matrices; JOINTS_n/WEIGHTS_n; animations. Container, buffers and accessors are checked here so
 //! that a broken or hostile file ends in one [`LoadError`] line, never a panic.
 
@@ -54,7 +54,7 @@ pub fn load_document_timed(path: &Path, times: &mut LoadTimes) -> Result<(Model,
         times.import = t.elapsed().as_secs_f64();
         return loaded;
     }
-    let bytes = read_file(path)?;
+    let bytes = read_model_bytes(path)?;
     times.read = t.elapsed().as_secs_f64();
     let (model, buffers, json) = import(&bytes, path, times).map_err(|problem| LoadError::new(path, problem))?;
     let t = Instant::now();
@@ -68,7 +68,7 @@ pub fn load_model(path: &Path) -> Result<Model, LoadError> {
     if super::obj_import::is_obj(path) {
         return super::obj_import::load_obj(path);
     }
-    let bytes = read_file(path)?;
+    let bytes = read_model_bytes(path)?;
     load_model_from_bytes(&bytes, path)
 }
 
@@ -78,7 +78,7 @@ pub fn load_model_with_files(path: &Path) -> Result<(Model, Vec<PathBuf>), LoadE
     if super::obj_import::is_obj(path) {
         return Ok((super::obj_import::load_obj(path)?, vec![path.to_path_buf()]));
     }
-    let bytes = read_file(path)?;
+    let bytes = read_model_bytes(path)?;
     let (model, _, json) =
         import(&bytes, path, &mut LoadTimes::default()).map_err(|problem| LoadError::new(path, problem))?;
     Ok((model, super::source_document::referenced_files(path, &json)))
@@ -93,7 +93,7 @@ pub fn load_document(path: &Path) -> Result<(Model, SourceDocument), LoadError> 
         let source = super::fresh_document::fresh_document(path, &model);
         return Ok((model, source));
     }
-    let bytes = read_file(path)?;
+    let bytes = read_model_bytes(path)?;
     load_document_from_bytes(&bytes, path)
 }
 
@@ -108,6 +108,15 @@ pub fn load_document_from_bytes(bytes: &[u8], path: &Path) -> Result<(Model, Sou
 
 fn read_file(path: &Path) -> Result<Vec<u8>, LoadError> {
     super::read_input(path, super::input_file::MODEL_CAP).map_err(|problem| LoadError::new(path, problem))
+}
+
+/// The bytes of a glTF file, or of the GLB an FBX file converts to (`io::fbx_import`).
+fn read_model_bytes(path: &Path) -> Result<Vec<u8>, LoadError> {
+    let bytes = read_file(path)?;
+    if !super::fbx_import::is_fbx(path) {
+        return Ok(bytes);
+    }
+    super::fbx_import::fbx_to_glb(&bytes).map(|(glb, _)| glb).map_err(|problem| LoadError::new(path, problem))
 }
 
 /// Loads a model from the bytes of a file at `path` (external buffers are resolved beside it).
