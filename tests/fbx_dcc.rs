@@ -2,12 +2,15 @@
 //! MotionBuilder (ufbx's test data, `tests/data/ufbx/README.md`), `skinlab deform FILE.fbx
 //! --animation CLIP --time T` lands every vertex within 1e-3 of the model's diagonal of the OBJ
 //! frame the tool exported at that time (matched as point sets: the tools' OBJ writers order
-//! vertices their own way).
+//! vertices their own way). An opened FBX exports valid glTF that three.js plays as skinlab
+//! deforms it, edited keys included.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "common/cli_run.rs"]
 mod cli_run;
+#[path = "common/js_check.rs"]
+mod js_check;
 
 use std::path::{Path, PathBuf};
 
@@ -151,5 +154,64 @@ fn an_animated_blend_shape_weight_morphs_as_blender_drew_it() {
         let d = one_sided(&got, &want).max(one_sided(&want, &got)) / lo.distance(hi);
         println!("blend shape at {time:.3}: weights {weights:?}, {d:.2e} of the diagonal");
         assert!(d <= 1e-3, "{frame}: {d}");
+    }
+}
+
+/// three.js's skinned positions (scripts/three_pose.mjs) of the first skinned mesh of `file`
+/// playing `clip` at `time`: in the mesh's frame, file order.
+fn three_pose(file: &Path, clip: &str, time: f64) -> Vec<DVec3> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/three_pose.mjs");
+    let out =
+        std::process::Command::new("node").arg(&script).arg(file).arg(clip).arg(time.to_string()).output().unwrap();
+    assert!(out.status.success(), "three_pose: {}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report["warnings"].as_array().unwrap().is_empty(), "{}", report["warnings"]);
+    report["meshes"][0]["positions"][0]
+        .as_array()
+        .unwrap()
+        .chunks(3)
+        .map(|c| DVec3::new(c[0].as_f64().unwrap(), c[1].as_f64().unwrap(), c[2].as_f64().unwrap()))
+        .collect()
+}
+
+#[test]
+fn an_opened_fbx_exports_valid_gltf_that_three_js_plays_with_its_edits() {
+    let file = data("blender_279_sausage_7400_binary.fbx");
+    let (mut model, source) = skinlab::io::load_document(&file).unwrap();
+    // An edit: the Spin clip's rotation keys of its first channel turned further.
+    let spin = model.find_clip("Skeleton|Spin").unwrap();
+    let channel =
+        model.clips[spin].channels.iter_mut().find(|c| c.path == skinlab::model::ChannelPath::Rotation).unwrap();
+    let extra = glam::DQuat::from_rotation_x(0.4);
+    for q in channel.values.chunks_exact_mut(4) {
+        let r = (extra * glam::DQuat::from_slice(q)).normalize();
+        q.copy_from_slice(&r.to_array().map(|v| f64::from(v as f32)));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sausage.glb");
+    skinlab::io::export_model(&model, &source, &skinlab::io::ExportOptions::default(), &out).unwrap();
+    let report = &js_check::validate(std::slice::from_ref(&out))[&out];
+    assert!(js_check::error_codes(report).is_empty(), "{report}");
+    let reopened = load_model(&out).unwrap();
+    assert_eq!(reopened.clips[spin].channels, model.clips[spin].channels, "edited keys kept");
+    let inst = &model.instances[0];
+    let prim = &model.meshes[inst.mesh].primitives[0];
+    for time in [0.25, 15.0 / 24.0] {
+        let mut pose = Pose::rest();
+        sample::sample_clip(&model.clips[spin], time, &mut pose);
+        let mut deformed = Vec::new();
+        skinlab::skinning::Deformer::new().deform_all(
+            &model,
+            &pose,
+            skinlab::skinning::SkinningMethod::Lbs,
+            &mut deformed,
+        );
+        let ours = prim.order.to_file(&deformed[0][0].positions);
+        let mut world = Vec::new();
+        fk::model_from_node(&model.nodes, &Pose::rest(), &mut world);
+        let three: Vec<DVec3> =
+            three_pose(&out, "Skeleton|Spin", time).iter().map(|p| world[inst.node].transform_point3(*p)).collect();
+        let d = ours.iter().zip(&three).map(|(a, b)| a.as_dvec3().distance(*b)).fold(0.0, f64::max);
+        assert!(d <= 1e-4, "t = {time}: three.js differs by {d}");
     }
 }
