@@ -17,7 +17,7 @@ fn data(name: &str) -> PathBuf {
 
 /// `skinlab info FILE` under a 3 GB address-space limit.
 fn info_bounded(file: &Path) -> Output {
-    let cmd = format!("ulimit -v 3000000 && exec timeout 60 \"$0\" info \"$1\"");
+    let cmd = "ulimit -v 3000000 && exec timeout 60 \"$0\" info \"$1\"";
     Command::new("sh").arg("-c").arg(cmd).arg(env!("CARGO_BIN_EXE_skinlab")).arg(file).output().unwrap()
 }
 
