@@ -6,7 +6,7 @@
 
 use glam::Vec3;
 
-use super::Primitive;
+use super::vertex_order::VertexOrder;
 
 /// One target of one primitive: the vertices it moves and by how much.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -92,8 +92,15 @@ impl MeshMorphs {
     }
 }
 
+/// Vertices per task of the morph pass (a range of model indices).
+const CHUNK: usize = 1 << 15;
+
+/// One target's displacements by model index, sorted (position, normal).
+type Sorted = Vec<(u32, Vec3, Vec3)>;
+
 /// The morphed rest surface of one primitive, kept between poses: only the vertices some target
-/// moves are written again when the weights change.
+/// moves are written again when the weights change, in ranges of model indices over rayon's
+/// threads.
 #[derive(Clone, Debug, Default)]
 pub struct MorphedRest {
     /// Morphed rest positions in model order.
@@ -102,6 +109,8 @@ pub struct MorphedRest {
     pub normals: Vec<Vec3>,
     /// Model indices of every vertex some target moves (sorted, distinct).
     support: Vec<u32>,
+    /// Each target's displacements by model index, sorted.
+    sorted: Vec<Sorted>,
     /// The weights the buffers hold.
     weights: Vec<f32>,
     /// Address and length of the rest positions the buffers were made from.
@@ -109,19 +118,20 @@ pub struct MorphedRest {
 }
 
 impl MorphedRest {
-    /// Brings the buffers to `rest + Σ weights[t] · target t` for `primitive` (`normals`: the
-    /// rest normals skinning reads, if any). Returns whether any weight is non-zero, i.e. whether
+    /// Brings the buffers to `rest + Σ weights[t] · target t` for a primitive with rest positions
+    /// `rest` and vertex order `order` (`normals`: the rest normals skinning reads, if any). Returns whether any weight is non-zero, i.e. whether
     /// the buffers differ from the rest surface. Work is proportional to the vertices the targets
     /// move, except the first time (or for another primitive), which copies the rest surface.
     pub fn update(
         &mut self,
-        primitive: &Primitive,
+        rest: &[Vec3],
+        order: &VertexOrder,
         normals: Option<&[Vec3]>,
         targets: &[MorphTarget],
         weights: &[f32],
     ) -> bool {
+        use rayon::prelude::*;
         let active = weights.iter().zip(targets).any(|(&w, _)| w != 0.0);
-        let rest = &primitive.positions;
         let source = (rest.as_ptr() as usize, rest.len());
         let normals = normals.filter(|n| n.len() == rest.len());
         let fresh = self.source != source || self.normals.len() != normals.map_or(0, <[Vec3]>::len);
@@ -130,85 +140,91 @@ impl MorphedRest {
                 self.source = (0, 0);
                 return false;
             }
-            self.positions.clone_from(rest);
+            self.positions.clear();
+            self.positions.extend_from_slice(rest);
             self.normals.clear();
             if let Some(n) = normals {
                 self.normals.extend_from_slice(n);
             }
-            self.support = support(primitive, targets);
+            self.sorted = targets.iter().map(|t| by_model_index(rest.len(), order, t)).collect();
+            self.support = self.sorted.iter().flatten().map(|e| e.0).collect();
+            self.support.par_sort_unstable();
+            self.support.dedup();
             self.weights.clear();
             self.source = source;
         } else if self.weights.as_slice() == weights {
             return active;
         }
-        let order = &primitive.order;
-        for &v in &self.support {
-            self.positions[v as usize] = rest[v as usize];
-            if let Some(n) = normals {
-                self.normals[v as usize] = n[v as usize];
-            }
-        }
-        for (target, &w) in targets.iter().zip(weights).filter(|(_, &w)| w != 0.0) {
-            for (k, (&f, &d)) in target.vertices.iter().zip(&target.positions).enumerate() {
-                let v = order.model_index(f as usize);
-                let Some(p) = self.positions.get_mut(v) else { continue };
-                *p += w * d;
-                if let (Some(n), Some(dn)) = (self.normals.get_mut(v), target.normals.get(k)) {
-                    *n += w * *dn;
+        let (support, sorted) = (&self.support, &self.sorted);
+        let with_normals = normals.is_some();
+        let mut normal_chunks: Vec<&mut [Vec3]> =
+            if with_normals { self.normals.chunks_mut(CHUNK).collect() } else { Vec::new() };
+        normal_chunks.resize_with(self.positions.len().div_ceil(CHUNK), Default::default);
+        self.positions.par_chunks_mut(CHUNK).zip(normal_chunks.into_par_iter()).enumerate().for_each(
+            |(c, (pos, nrm))| {
+                let (lo, hi) = ((c * CHUNK) as u32, (c * CHUNK + pos.len()) as u32);
+                let s0 = support.partition_point(|&v| v < lo);
+                let s1 = support.partition_point(|&v| v < hi);
+                for &v in &support[s0..s1] {
+                    let k = (v - lo) as usize;
+                    pos[k] = rest[v as usize];
+                    if let (Some(n), Some(out)) = (normals, nrm.get_mut(k)) {
+                        *out = n[v as usize];
+                    }
                 }
-            }
-        }
+                for (entries, &w) in sorted.iter().zip(weights).filter(|(_, &w)| w != 0.0) {
+                    let e0 = entries.partition_point(|e| e.0 < lo);
+                    let e1 = entries.partition_point(|e| e.0 < hi);
+                    for &(v, d, dn) in &entries[e0..e1] {
+                        let k = (v - lo) as usize;
+                        pos[k] += w * d;
+                        if let Some(out) = nrm.get_mut(k) {
+                            *out += w * dn;
+                        }
+                    }
+                }
+            },
+        );
         self.weights.clear();
         self.weights.extend_from_slice(weights);
         active
     }
 }
 
-/// Model indices of the vertices any of `targets` moves, sorted and distinct.
-fn support(primitive: &Primitive, targets: &[MorphTarget]) -> Vec<u32> {
-    let n = primitive.positions.len();
-    let mut out: Vec<u32> = targets
+/// `target`'s displacements by model index (vertices beyond the primitive dropped), sorted.
+fn by_model_index(n: usize, order: &VertexOrder, target: &MorphTarget) -> Sorted {
+    let mut out: Sorted = target
+        .vertices
         .iter()
-        .flat_map(|t| t.vertices.iter())
-        .map(|&f| primitive.order.model_index(f as usize))
-        .filter(|&v| v < n)
-        .map(|v| v as u32)
+        .zip(&target.positions)
+        .enumerate()
+        .map(|(k, (&f, &d))| (order.model_index(f as usize), d, target.normals.get(k).copied().unwrap_or(Vec3::ZERO)))
+        .filter(|e| e.0 < n)
+        .map(|(v, d, dn)| (v as u32, d, dn))
         .collect();
-    out.sort_unstable();
-    out.dedup();
+    out.sort_unstable_by_key(|e| e.0);
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Topology, VertexOrder};
-
-    fn primitive() -> Primitive {
-        Primitive {
-            positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y],
-            normals: None,
-            triangles: vec![[0, 1, 2]],
-            topology: Topology::Triangles,
-            influences: None,
-            order: VertexOrder::default(),
-        }
-    }
 
     #[test]
     fn morphed_rest_follows_the_weights_and_returns_to_rest() {
-        let p = primitive();
+        let rest = vec![Vec3::ZERO, Vec3::X, Vec3::Y];
+        let order = VertexOrder::default();
         let a = MorphTarget::from_dense(&[Vec3::ZERO, Vec3::Z, Vec3::ZERO], &[]);
         let b = MorphTarget::from_dense(&[Vec3::ZERO, Vec3::X, Vec3::Y], &[]);
         assert_eq!(a.vertices, vec![1]);
         let targets = [a, b];
         let mut m = MorphedRest::default();
-        assert!(!m.update(&p, None, &targets, &[0.0, 0.0]));
-        assert!(m.update(&p, None, &targets, &[0.5, 0.25]));
+        assert!(!m.update(&rest, &order, None, &targets, &[0.0, 0.0]));
+        assert!(m.update(&rest, &order, None, &targets, &[0.5, 0.25]));
         assert_eq!(m.positions, vec![Vec3::ZERO, Vec3::new(1.25, 0.0, 0.5), Vec3::new(0.0, 1.25, 0.0)]);
-        assert!(m.update(&p, None, &targets, &[0.0, 1.0]));
+        assert!(m.update(&rest, &order, None, &targets, &[0.0, 1.0]));
         assert_eq!(m.positions, vec![Vec3::ZERO, Vec3::new(2.0, 0.0, 0.0), Vec3::new(0.0, 2.0, 0.0)]);
-        assert!(!m.update(&p, None, &targets, &[0.0, 0.0]));
-        assert_eq!(m.positions, p.positions);
+        assert!(!m.update(&rest, &order, None, &targets, &[0.0, 0.0]));
+        assert_eq!(m.positions, rest);
     }
 }

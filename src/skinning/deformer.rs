@@ -125,7 +125,7 @@ impl Deformer {
                 let targets = morphs.primitives.get(prim).map_or(&[][..], Vec::as_slice);
                 let normals =
                     p.normals.as_deref().or_else(|| shading.as_ref()?.get(inst.mesh, prim, p.positions.len()));
-                *active = !targets.is_empty() && rest.update(p, normals, targets, weights);
+                *active = !targets.is_empty() && rest.update(&p.positions, &p.order, normals, targets, weights);
             }
         }
     }
