@@ -192,7 +192,7 @@ impl SyntheticRig {
         };
         Ok(Model {
             nodes: tree,
-            meshes: vec![Mesh { name: Some("surface".to_owned()), primitives: vec![primitive] }],
+            meshes: vec![Mesh { name: Some("surface".to_owned()), primitives: vec![primitive], ..Mesh::default() }],
             skins: vec![skin],
             clips: Vec::new(),
             instances: vec![SkinnedInstance { node: j_count, mesh: 0, skin: 0 }],

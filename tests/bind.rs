@@ -48,7 +48,7 @@ fn rig(heads: &[DVec3], primitives: Vec<Primitive>) -> Model {
     });
     Model {
         nodes: NodeTree::new(nodes, vec![0, n]),
-        meshes: vec![Mesh { name: Some("mesh".into()), primitives }],
+        meshes: vec![Mesh { name: Some("mesh".into()), primitives, ..Mesh::default() }],
         skins: vec![Skin {
             name: None,
             joints: (0..n).collect(),

@@ -60,7 +60,7 @@ fn keyed_clips_export_valid_and_play_back_bit_for_bit() {
         let (mut model, source) = load_document(&src).unwrap();
         let nodes = posable_nodes(&model, &Pose::rest());
         // A new clip: the whole pose keyed at three times, then one key moved and one deleted.
-        let mut clip = Clip { name: Some("range of motion".into()), channels: vec![] };
+        let mut clip = Clip { name: Some("range of motion".into()), channels: vec![], weights: Vec::new() };
         for (k, t) in [0.0, 0.5, 1.25].into_iter().enumerate() {
             set_keys(&mut clip, &model.nodes, &pose_of(&model, k), &nodes, t);
         }
@@ -136,7 +136,7 @@ fn unchanged_clips_keep_their_source_and_empty_clips_are_left_out() {
     assert_ne!(before["animations"][1], after["animations"][1]);
     assert_eq!(after["animations"][1]["name"], before["animations"][1]["name"]);
     // A clip without keys is not written (glTF animations need a channel).
-    model.clips.push(Clip { name: Some("empty".into()), channels: vec![] });
+    model.clips.push(Clip { name: Some("empty".into()), channels: vec![], weights: Vec::new() });
     let out = dir.path().join("x.glb");
     export_model(&model, &source, &ExportOptions::default(), &out).unwrap();
     let reopened = load_model(&out).unwrap();

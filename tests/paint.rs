@@ -66,6 +66,7 @@ fn small_model(weights: &[&[(u16, f32)]]) -> Model {
                 influences: Some(influences),
                 order: Default::default(),
             }],
+            ..Mesh::default()
         }],
         skins: vec![Skin {
             name: None,

@@ -359,7 +359,7 @@ fn edits_chained_with_then_undo_and_redo_as_one_record() {
         values: vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.3, 0.95],
     };
     let channels = vec![key(node_of(&model, "chest")), key(node_of(&model, "hand.L"))];
-    model.clips.push(skinlab::model::Clip { name: Some("wave".into()), channels });
+    model.clips.push(skinlab::model::Clip { name: Some("wave".into()), channels, weights: Vec::new() });
     let before = state(&model);
     let (shoulder, elbow, hand) =
         (node_of(&model, "shoulder.L"), node_of(&model, "elbow.L"), node_of(&model, "hand.L"));

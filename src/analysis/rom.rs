@@ -147,7 +147,7 @@ pub fn rom_clip(model: &Model, request: &RomRequest) -> RomClip {
     let max = request.max_angle_rad.clamp(1e-6, std::f64::consts::PI);
     let seconds = request.seconds_per_motion.max(1e-3);
     let angles = motion_angles(max);
-    let mut clip = Clip { name: Some(unused_rom_name(model)), channels: Vec::new() };
+    let mut clip = Clip { name: Some(unused_rom_name(model)), channels: Vec::new(), weights: Vec::new() };
     let mut segments = Vec::new();
     let mut start = 0.0;
     for &node in request.joints.iter().filter(|&&n| n < model.nodes.len()) {

@@ -56,7 +56,7 @@ impl FileRequest {
     #[must_use]
     pub fn filter(self) -> (&'static str, &'static [&'static str]) {
         match self {
-            Self::OpenModel | Self::TransferSource => ("glTF model", &["glb", "gltf", "obj"]),
+            Self::OpenModel | Self::TransferSource => ("Model (glTF, FBX, OBJ)", &["glb", "gltf", "fbx", "obj"]),
             Self::LoadPose | Self::SavePose => ("skinlab pose", &["json"]),
             Self::SaveModel => ("glTF model", &["glb", "gltf"]),
             Self::SaveWeights => ("skinlab weights", &["json"]),

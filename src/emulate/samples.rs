@@ -57,7 +57,7 @@ mod tests {
         let values = times.iter().flat_map(|_| [0.0, 0.0, 0.0, 1.0]).collect();
         let channel =
             Channel { node: 0, path: ChannelPath::Rotation, interpolation: Interpolation::Linear, times, values };
-        Clip { name: None, channels: vec![channel] }
+        Clip { name: None, channels: vec![channel], weights: Vec::new() }
     }
 
     #[test]

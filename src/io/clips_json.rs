@@ -70,7 +70,7 @@ fn clip_from_json(value: &Value, tree: &NodeTree) -> Result<Clip, String> {
         .enumerate()
         .map(|(k, ch)| channel_from_json(ch, tree).map_err(|e| format!("channel #{k}: {e}")))
         .collect::<Result<_, _>>()?;
-    Ok(Clip { name, channels })
+    Ok(Clip { name, channels, weights: Vec::new() })
 }
 
 fn channel_from_json(v: &Value, tree: &NodeTree) -> Result<Channel, String> {

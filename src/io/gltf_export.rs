@@ -329,6 +329,9 @@ pub fn export_bytes_with_key_morphs(
         None => ex.write_weights(model)?,
     }
     ex.write_animations(model, rebased.is_some())?;
+    if options.bake.is_some() {
+        ex.drop_baked_weight_channels(model);
+    }
     if let Some(morphs) = morphs {
         ex.write_key_morphs(model, morphs)?;
     }

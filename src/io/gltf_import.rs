@@ -1,11 +1,12 @@
-//! glTF 2.0 import (`.gltf` with embedded or external buffers, `.glb`) into [`crate::model`]
-//! types. Every skinned primitive of the default scene; node TRS or `matrix`; inverse bind
+//! glTF 2.0 import (`.gltf` with embedded or external buffers, `.glb`; an `.fbx` through the GLB
+//! `io::fbx_import` makes of it) into [`crate::model`] types. Every skinned primitive of the default scene; node TRS or `matrix`; inverse bind
 //! matrices; JOINTS_n/WEIGHTS_n; animations. Container, buffers and accessors are checked here so
 //! that a broken or hostile file ends in one [`LoadError`] line, never a panic.
 
 mod buffers;
 mod checks;
 mod influences;
+mod morphs;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -53,7 +54,7 @@ pub fn load_document_timed(path: &Path, times: &mut LoadTimes) -> Result<(Model,
         times.import = t.elapsed().as_secs_f64();
         return loaded;
     }
-    let bytes = read_file(path)?;
+    let bytes = read_model_bytes(path)?;
     times.read = t.elapsed().as_secs_f64();
     let (model, buffers, json) = import(&bytes, path, times).map_err(|problem| LoadError::new(path, problem))?;
     let t = Instant::now();
@@ -67,7 +68,7 @@ pub fn load_model(path: &Path) -> Result<Model, LoadError> {
     if super::obj_import::is_obj(path) {
         return super::obj_import::load_obj(path);
     }
-    let bytes = read_file(path)?;
+    let bytes = read_model_bytes(path)?;
     load_model_from_bytes(&bytes, path)
 }
 
@@ -77,7 +78,7 @@ pub fn load_model_with_files(path: &Path) -> Result<(Model, Vec<PathBuf>), LoadE
     if super::obj_import::is_obj(path) {
         return Ok((super::obj_import::load_obj(path)?, vec![path.to_path_buf()]));
     }
-    let bytes = read_file(path)?;
+    let bytes = read_model_bytes(path)?;
     let (model, _, json) =
         import(&bytes, path, &mut LoadTimes::default()).map_err(|problem| LoadError::new(path, problem))?;
     Ok((model, super::source_document::referenced_files(path, &json)))
@@ -92,7 +93,7 @@ pub fn load_document(path: &Path) -> Result<(Model, SourceDocument), LoadError> 
         let source = super::fresh_document::fresh_document(path, &model);
         return Ok((model, source));
     }
-    let bytes = read_file(path)?;
+    let bytes = read_model_bytes(path)?;
     load_document_from_bytes(&bytes, path)
 }
 
@@ -107,6 +108,15 @@ pub fn load_document_from_bytes(bytes: &[u8], path: &Path) -> Result<(Model, Sou
 
 fn read_file(path: &Path) -> Result<Vec<u8>, LoadError> {
     super::read_input(path, super::input_file::MODEL_CAP).map_err(|problem| LoadError::new(path, problem))
+}
+
+/// The bytes of a glTF file, or of the GLB an FBX file converts to (`io::fbx_import`).
+fn read_model_bytes(path: &Path) -> Result<Vec<u8>, LoadError> {
+    let bytes = read_file(path)?;
+    if !super::fbx_import::is_fbx(path) {
+        return Ok(bytes);
+    }
+    super::fbx_import::fbx_to_glb(&bytes).map(|(glb, _)| glb).map_err(|problem| LoadError::new(path, problem))
 }
 
 /// Loads a model from the bytes of a file at `path` (external buffers are resolved beside it).
@@ -156,7 +166,8 @@ fn import(
         for prim in mesh.primitives() {
             prims.push(import_geometry(&mesh, &prim, &reader)?);
         }
-        meshes.push(Mesh { name: mesh.name().map(str::to_owned), primitives: prims });
+        let morphs = morphs::import_morphs(&mesh, &prims, &reader)?;
+        meshes.push(Mesh { name: mesh.name().map(str::to_owned), primitives: prims, morphs });
     }
     let scene_nodes = tree.scene_nodes();
     let mut bound: HashMap<(usize, usize), usize> = HashMap::new();
@@ -227,8 +238,15 @@ fn import(
     model.order_by_joint_set();
     let interned = Instant::now();
     times.joint_sets = (interned - imported).as_secs_f64();
+    // Per node, the number of morph targets of its mesh (what a weights channel must animate).
+    let targets: Vec<usize> = model
+        .nodes
+        .nodes
+        .iter()
+        .map(|n| n.mesh.and_then(|m| doc.meshes().nth(m)).map_or(0, |m| morphs::target_count(&m)))
+        .collect();
     for anim in doc.animations() {
-        model.clips.push(import_clip(&anim, &reader)?);
+        model.clips.push(import_clip(&anim, &reader, &targets)?);
     }
     times.clips = interned.elapsed().as_secs_f64();
     Ok((model, buffers, json))
@@ -325,7 +343,7 @@ fn import_skin(skin: &gltf::Skin<'_>, buffers: &Buffers<'_>) -> Result<Skin, Str
     Ok(Skin { name: skin.name().map(str::to_owned), joints, joint_from_bind, sets: JointSetTable::default() })
 }
 
-fn vec3s(v: &[f32]) -> Vec<Vec3> {
+pub(super) fn vec3s(v: &[f32]) -> Vec<Vec3> {
     v.chunks_exact(3).map(|c| Vec3::new(c[0], c[1], c[2])).collect()
 }
 
@@ -401,16 +419,20 @@ fn import_geometry(
     Ok(Primitive { positions, normals, triangles, topology, influences: None, order: VertexOrder::default() })
 }
 
-fn import_clip(anim: &gltf::Animation<'_>, buffers: &Buffers<'_>) -> Result<Clip, String> {
+fn import_clip(anim: &gltf::Animation<'_>, buffers: &Buffers<'_>, meshes: &[usize]) -> Result<Clip, String> {
     let a = anim.index();
     let mut channels = Vec::new();
+    let mut channels_weights = Vec::new();
     for (c, channel) in anim.channels().enumerate() {
         let what = format!("animation {a} channel {c}");
         let path = match channel.target().property() {
             gltf::animation::Property::Translation => ChannelPath::Translation,
             gltf::animation::Property::Rotation => ChannelPath::Rotation,
             gltf::animation::Property::Scale => ChannelPath::Scale,
-            gltf::animation::Property::MorphTargetWeights => continue,
+            gltf::animation::Property::MorphTargetWeights => {
+                channels_weights.push(morphs::import_weights_channel(&what, &channel, buffers, meshes)?);
+                continue;
+            }
         };
         let sampler = channel.sampler();
         let interpolation = match sampler.interpolation() {
@@ -432,7 +454,7 @@ fn import_clip(anim: &gltf::Animation<'_>, buffers: &Buffers<'_>) -> Result<Clip
         channel.check().map_err(|e| format!("{what}: {e}"))?;
         channels.push(channel);
     }
-    Ok(Clip { name: anim.name().map(str::to_owned), channels })
+    Ok(Clip { name: anim.name().map(str::to_owned), channels, weights: channels_weights })
 }
 
 #[cfg(test)]

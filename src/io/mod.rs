@@ -1,7 +1,8 @@
 //! Files in and out: glTF import and export, OBJ import, the weights file, the contract's OBJ
-//! output, atomic writes, and the load error. The only module that uses the `gltf` crate.
+//! output, atomic writes, and the load error. The only module that uses the `gltf` and `ufbx` crates.
 //!
-//! In detail: glTF import (`gltf_import.rs`: nodes, skins, geometry, influences, clips;
+//! In detail: FBX import through ufbx into an in-memory glTF document (`fbx_import.rs` and
+//! `fbx_import/`); glTF import (`gltf_import.rs`: nodes, skins, geometry, influences, clips;
 //! `gltf_import/checks.rs`: the GLB container and raw-JSON checks before parsing;
 //! `gltf_import/buffers.rs`: BIN chunk, data URIs, external files); its own bounds-checked accessor
 //! reader with an allocation budget (`accessor.rs`, decoding straight into the wanted type,
@@ -29,6 +30,7 @@ pub mod atomic_write;
 pub mod bone_extras;
 pub mod clips_json;
 pub mod error;
+pub mod fbx_import;
 mod fresh_document;
 pub mod glb;
 pub mod gltf_export;

@@ -209,7 +209,7 @@ fn build_model(objects: Vec<Object>, positions: &[Vec3], normals: &[Vec3]) -> Re
         }
         let index = nodes.len();
         nodes.push(Node { name: obj.name.clone(), mesh: Some(meshes.len()), source: Some(index), ..Node::default() });
-        meshes.push(Mesh { name: obj.name, primitives: prims });
+        meshes.push(Mesh { name: obj.name, primitives: prims, ..Mesh::default() });
     }
     if meshes.is_empty() {
         return Err("no faces (an OBJ mesh needs `f` lines)".into());

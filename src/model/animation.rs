@@ -1,4 +1,5 @@
-//! Animation clips as imported: keyframe channels targeting a node's translation, rotation or scale.
+//! Animation clips as imported: keyframe channels targeting a node's translation, rotation or scale,
+//! and channels of a node's morph-target weights.
 
 /// Which local component a channel drives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,6 +86,43 @@ impl Channel {
     }
 }
 
+/// One channel of a node's morph-target weights (glTF path `weights`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WeightsChannel {
+    /// Target node (the node whose mesh has the targets).
+    pub node: usize,
+    /// Interpolation mode.
+    pub interpolation: Interpolation,
+    /// Key times in seconds, strictly increasing.
+    pub times: Vec<f64>,
+    /// Per key, one weight per target; cubic splines store `[in-tangents, values, out-tangents]`.
+    pub values: Vec<f64>,
+    /// The number of targets (weights per key).
+    pub targets: usize,
+}
+
+impl WeightsChannel {
+    /// Checks what sampling relies on, as [`Channel::check`] does: keys, finite increasing times,
+    /// `targets` values per key (three times that for cubic splines), finite values.
+    pub fn check(&self) -> Result<(), String> {
+        let (times, values) = (&self.times, &self.values);
+        if times.is_empty() {
+            return Err("sampler has no keys".into());
+        }
+        if times.iter().any(|t| !t.is_finite()) || times.windows(2).any(|w| w[1] < w[0]) {
+            return Err("key times are not finite and increasing".into());
+        }
+        let per_key = if self.interpolation == Interpolation::CubicSpline { 3 } else { 1 };
+        if self.targets == 0 || values.len() != times.len() * per_key * self.targets {
+            return Err(format!("{} weights for {} keys of {} targets", values.len(), times.len(), self.targets));
+        }
+        if values.iter().any(|v| !v.is_finite()) {
+            return Err("output holds a non-finite number".into());
+        }
+        Ok(())
+    }
+}
+
 /// A named animation.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Clip {
@@ -92,14 +130,26 @@ pub struct Clip {
     pub name: Option<String>,
     /// Translation, rotation and scale channels, in file order (later wins on conflicts).
     pub channels: Vec<Channel>,
+    /// Morph-target weight channels, in file order (later wins on conflicts).
+    pub weights: Vec<WeightsChannel>,
 }
 
 impl Clip {
     /// The clip's time range: smallest first key to largest last key (0..0 with no channels).
     #[must_use]
     pub fn range(&self) -> (f64, f64) {
-        let start = self.channels.iter().filter_map(|c| c.times.first()).copied().fold(f64::INFINITY, f64::min);
-        let end = self.channels.iter().filter_map(|c| c.times.last()).copied().fold(f64::NEG_INFINITY, f64::max);
+        let firsts = self
+            .channels
+            .iter()
+            .filter_map(|c| c.times.first())
+            .chain(self.weights.iter().filter_map(|c| c.times.first()));
+        let lasts = self
+            .channels
+            .iter()
+            .filter_map(|c| c.times.last())
+            .chain(self.weights.iter().filter_map(|c| c.times.last()));
+        let start = firsts.copied().fold(f64::INFINITY, f64::min);
+        let end = lasts.copied().fold(f64::NEG_INFINITY, f64::max);
         if start.is_finite() && end.is_finite() {
             (start, end)
         } else {

@@ -3,6 +3,7 @@
 use glam::Vec3;
 
 use super::influences::Influences;
+use super::morph::MeshMorphs;
 use super::vertex_order::VertexOrder;
 
 /// How a primitive's indices form elements (glTF primitive modes).
@@ -40,6 +41,8 @@ pub struct Mesh {
     pub name: Option<String>,
     /// Primitives in file order.
     pub primitives: Vec<Primitive>,
+    /// Morph targets (none for most meshes).
+    pub morphs: MeshMorphs,
 }
 
 /// Area-weighted vertex normals of a triangle mesh into `out`: per vertex, the normalised sum of

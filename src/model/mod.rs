@@ -1,5 +1,5 @@
 //! The imported model, independent of any file format: the node tree, meshes, skins with their
-//! joint-set tables, per-vertex influences, undo records of weight edits and animation clips. The editor, the deformation core
+//! joint-set tables, per-vertex influences, morph targets, undo records of weight edits and animation clips. The editor, the deformation core
 //! and the exporter all work on these types; nothing here knows about glTF or the GUI.
 //!
 //! In detail: `Model`: node tree (`skeleton.rs`), meshes (`mesh.rs`, with `vertex_normals`:
@@ -13,7 +13,8 @@
 //! eight-lane path; cached in `Influences`, rebuilt per window after a change), `densify.rs`
 //! (production-density copies: midpoint edge splits, longest edges first in the last round, weights
 //! averaged and held to the skin's influence limit; originals keep index and data; edges keyed by their
-//! ends' file indices, so the result does not depend on the model's vertex order), animation clips.
+//! ends' file indices, so the result does not depend on the model's vertex order), `morph.rs` (morph
+//! targets as sparse displacements by file index, the morphed rest surface), animation clips.
 //!
 //! Invariants: format-free; weights finite, ≥ 0, sum to 1; slot *m* of a vertex is member *m* of its
 //! set; tables only grow (undo stays bit-exact).
@@ -25,6 +26,7 @@ pub mod influences;
 pub mod joint_set_table;
 pub mod lane_order;
 pub mod mesh;
+pub mod morph;
 pub mod reorder;
 pub mod skeleton;
 pub mod skin;
@@ -32,11 +34,12 @@ pub mod slot_influences;
 pub mod vertex_order;
 pub mod weight_record;
 
-pub use animation::{Channel, ChannelPath, Clip, Interpolation};
+pub use animation::{Channel, ChannelPath, Clip, Interpolation, WeightsChannel};
 pub use densify::{densify, Densified, DensifyError, PrimitiveRefinement};
 pub use edit_record::{ModelEdit, ModelParts};
 pub use influences::{InfluenceError, Influences, JointSetTable, EMPTY_SET};
 pub use mesh::{Mesh, Primitive, Topology};
+pub use morph::{MeshMorphs, MorphTarget, MorphedRest};
 pub use skeleton::{Node, NodeTransform, NodeTree, Trs};
 pub use skin::Skin;
 pub use slot_influences::SlotInfluences;

@@ -235,7 +235,7 @@ mod tests {
     #[test]
     fn keys_sample_back_and_interpolate() {
         let t = tree();
-        let mut clip = Clip { name: Some("new".into()), channels: vec![] };
+        let mut clip = Clip { name: Some("new".into()), channels: vec![], weights: Vec::new() };
         set_keys(&mut clip, &t, &posed(0.0), &[1], 0.0);
         set_keys(&mut clip, &t, &posed(1.0), &[1], 1.0);
         assert_eq!(clip.channels.len(), 3);
@@ -259,7 +259,7 @@ mod tests {
     #[test]
     fn rotation_keys_stay_in_one_hemisphere() {
         let t = tree();
-        let mut clip = Clip { name: None, channels: vec![] };
+        let mut clip = Clip { name: None, channels: vec![], weights: Vec::new() };
         set_keys(&mut clip, &t, &posed(0.0), &[1], 0.0);
         let mut far = Pose::rest();
         far.set_rotation(1, -DQuat::from_rotation_z(0.5));
@@ -277,7 +277,7 @@ mod tests {
             times: vec![0.0, 1.0],
             values: vec![0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0],
         };
-        let mut clip = Clip { name: None, channels: vec![c.clone()] };
+        let mut clip = Clip { name: None, channels: vec![c.clone()], weights: Vec::new() };
         let v = sample_channel(&c, 0.25);
         let mut pose = Pose::rest();
         pose.set_translation(1, DVec3::new(v[0], v[1], v[2]));

@@ -45,6 +45,8 @@ impl JointOverride {
 pub struct Pose {
     /// Per-node overrides.
     pub overrides: BTreeMap<usize, JointOverride>,
+    /// Per mesh node, its morph-target weights (nodes not listed use their mesh's defaults).
+    pub morph_weights: BTreeMap<usize, Vec<f32>>,
 }
 
 impl Pose {

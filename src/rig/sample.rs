@@ -1,11 +1,12 @@
 //! Sampling an animation clip into a pose with glTF's interpolation rules: STEP, LINEAR
 //! (shortest-path slerp for rotations) and CUBICSPLINE; each sampler holds its end values outside
-//! its keys, and the time is clamped to the clip's range.
+//! its keys, and the time is clamped to the clip's range. Morph-target weights interpolate
+//! component-wise by the same rules.
 
 use glam::{DQuat, DVec3};
 
 use super::Pose;
-use crate::model::{Channel, ChannelPath, Clip, Interpolation};
+use crate::model::{Channel, ChannelPath, Clip, Interpolation, WeightsChannel};
 
 /// Samples `clip` at `time_secs` (clamped to the clip's range) into `pose`, replacing the animated
 /// components of the animated nodes. Later channels win over earlier ones on the same target.
@@ -23,6 +24,41 @@ pub fn sample_clip(clip: &Clip, time_secs: f64, pose: &mut Pose) {
             ChannelPath::Scale => o.scale = Some(DVec3::new(value[0], value[1], value[2])),
         }
     }
+    for channel in &clip.weights {
+        let weights = pose.morph_weights.entry(channel.node).or_default();
+        sample_weights(channel, t, weights);
+    }
+}
+
+/// Samples a morph-weight channel at time `t` into `out` (one weight per target).
+pub fn sample_weights(channel: &WeightsChannel, t: f64, out: &mut Vec<f32>) {
+    let (times, v, n) = (&channel.times, &channel.values, channel.targets);
+    out.clear();
+    let Some(last) = times.len().checked_sub(1) else { return };
+    let cubic = channel.interpolation == Interpolation::CubicSpline;
+    let (stride, offset) = if cubic { (3 * n, n) } else { (n, 0) };
+    let value = |k: usize, i: usize| v.get(k * stride + offset + i).copied().unwrap_or(0.0);
+    let k = times.partition_point(|&x| x <= t).saturating_sub(1);
+    if t <= times[0] || t >= times[last] || channel.interpolation == Interpolation::Step {
+        let k = if t >= times[last] { last } else { k };
+        out.extend((0..n).map(|i| value(k, i) as f32));
+        return;
+    }
+    let (t0, t1) = (times[k], times[k + 1]);
+    let dt = t1 - t0;
+    let u = if dt > 0.0 { (t - t0) / dt } else { 0.0 };
+    if !cubic {
+        out.extend((0..n).map(|i| (value(k, i) + (value(k + 1, i) - value(k, i)) * u) as f32));
+        return;
+    }
+    let at = |j: usize| v.get(j).copied().unwrap_or(0.0);
+    let (u2, u3) = (u * u, u * u * u);
+    let (h00, h10, h01, h11) = (2.0 * u3 - 3.0 * u2 + 1.0, u3 - 2.0 * u2 + u, -2.0 * u3 + 3.0 * u2, u3 - u2);
+    out.extend((0..n).map(|i| {
+        let (p0, b0) = (at(3 * k * n + n + i), at(3 * k * n + 2 * n + i));
+        let (a1, p1) = (at(3 * (k + 1) * n + i), at(3 * (k + 1) * n + n + i));
+        (h00 * p0 + h10 * dt * b0 + h01 * p1 + h11 * dt * a1) as f32
+    }));
 }
 
 /// Element `k` of a channel's output (the value, not a tangent, for cubic splines).
@@ -101,6 +137,27 @@ mod tests {
 
     fn channel(interpolation: Interpolation, path: ChannelPath, times: Vec<f64>, values: Vec<f64>) -> Channel {
         Channel { node: 0, path, interpolation, times, values }
+    }
+
+    #[test]
+    fn weights_interpolate_per_target() {
+        let c = WeightsChannel {
+            node: 0,
+            interpolation: Interpolation::Linear,
+            times: vec![1.0, 3.0],
+            values: vec![0.0, 1.0, 1.0, 0.0],
+            targets: 2,
+        };
+        let mut w = Vec::new();
+        sample_weights(&c, 2.0, &mut w);
+        assert_eq!(w, vec![0.5, 0.5]);
+        sample_weights(&c, 0.0, &mut w);
+        assert_eq!(w, vec![0.0, 1.0]);
+        sample_weights(&c, 5.0, &mut w);
+        assert_eq!(w, vec![1.0, 0.0]);
+        let c = WeightsChannel { interpolation: Interpolation::Step, ..c };
+        sample_weights(&c, 2.9, &mut w);
+        assert_eq!(w, vec![0.0, 1.0]);
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! The per-frame entry point: pose → `model_from_node` → per-skin [`SkinFrame`] → per-primitive
 //! skinning into caller-owned buffers. Holds its scratch so that frames after the first allocate
-//! nothing.
+//! nothing. Morph targets are applied first (glTF: morph, then skin): each morphed primitive's
+//! rest surface is kept here and rewritten only where its targets move vertices, and the kernels
+//! read it instead of the model's rest surface.
 
 mod partial;
 mod work;
@@ -13,7 +15,7 @@ use rayon::prelude::*;
 
 use super::shading::ShadingNormals;
 use super::{DeformedPrimitive, SkinFrame, SkinningMethod};
-use crate::model::{Model, Primitive, SkinnedInstance};
+use crate::model::{Model, MorphedRest, Primitive, SkinnedInstance};
 use crate::rig::{fk, Pose};
 pub use work::{PassSplit, WorkEstimate, PARALLEL_FRAME_SECS, TASK_SECS};
 
@@ -60,6 +62,8 @@ pub struct Deformer {
     /// Rest normals deformed for the primitives that carry none (see
     /// [`Deformer::set_shading_normals`]).
     shading: Option<Arc<ShadingNormals>>,
+    /// Per instance and primitive, its morphed rest surface and whether the pose morphs it.
+    morphed: Vec<Vec<(MorphedRest, bool)>>,
     /// Costs of the last preparation.
     pub stats: FrameStats,
 }
@@ -101,9 +105,51 @@ impl Deformer {
             frame.set_task_vertices(stats.split.task_vertices);
             frame.set_frame_vertices(stats.vertices);
         }
+        self.morph(model, pose);
         stats.prepare_secs = started.elapsed().as_secs_f64();
         self.stats = stats;
         self.method = Some(method);
+    }
+
+    /// Brings every morphed instance's rest surface to the pose's weights (the node's weights in
+    /// `pose`, else its mesh's defaults).
+    fn morph(&mut self, model: &Model, pose: &Pose) {
+        self.morphed.resize_with(model.instances.len(), Vec::new);
+        let shading = self.shading.clone();
+        for (inst, slots) in model.instances.iter().zip(self.morphed.iter_mut()) {
+            let Some(mesh) = model.meshes.get(inst.mesh) else { continue };
+            let morphs = &mesh.morphs;
+            slots.resize_with(mesh.primitives.len(), Default::default);
+            let weights = pose.morph_weights.get(&inst.node).map_or(morphs.default_weights.as_slice(), Vec::as_slice);
+            for (prim, (p, (rest, active))) in mesh.primitives.iter().zip(slots.iter_mut()).enumerate() {
+                let targets = morphs.primitives.get(prim).map_or(&[][..], Vec::as_slice);
+                let normals =
+                    p.normals.as_deref().or_else(|| shading.as_ref()?.get(inst.mesh, prim, p.positions.len()));
+                *active = !targets.is_empty() && rest.update(&p.positions, &p.order, normals, targets, weights);
+            }
+        }
+    }
+
+    /// The rest surface the kernels read for primitive `prim` of `instance`: the morphed one
+    /// where the pose morphs it, else the model's (positions, normals).
+    fn rest<'a>(
+        &'a self,
+        model: &Model,
+        instance: &SkinnedInstance,
+        prim: usize,
+        p: &'a Primitive,
+    ) -> (&'a [Vec3], Option<&'a [Vec3]>) {
+        let normals = self.normals(p, instance.mesh, prim);
+        let morphed = model
+            .instances
+            .iter()
+            .position(|i| i.node == instance.node)
+            .and_then(|i| self.morphed.get(i)?.get(prim))
+            .filter(|(rest, active)| *active && rest.positions.len() == p.positions.len());
+        match morphed {
+            Some((rest, _)) => (&rest.positions, normals.map(|_| rest.normals.as_slice())),
+            None => (&p.positions, normals),
+        }
     }
 
     /// Gives primitives without normals the rest normals in `shading` (built from the model being
@@ -154,13 +200,13 @@ impl Deformer {
         out: &mut DeformedPrimitive,
     ) {
         let p = &model.meshes[instance.mesh].primitives[prim];
-        let normals = self.normals(p, instance.mesh, prim);
+        let (positions, normals) = self.rest(model, instance, prim, p);
         let Some(inf) = &p.influences else {
-            super::rest_copy(&p.positions, normals, out);
+            super::rest_copy(positions, normals, out);
             return;
         };
         let frame = &self.frames[instance.skin];
-        self.method.unwrap_or(SkinningMethod::Lbs).deform(frame, inf, &p.positions, normals, out);
+        self.method.unwrap_or(SkinningMethod::Lbs).deform(frame, inf, positions, normals, out);
     }
 
     /// Prepares `pose` and deforms every primitive of every skinned instance into `out`

@@ -128,6 +128,7 @@ pub fn cylinder_rig(rings: usize, segments: usize, side: usize, slots: usize) ->
                 influences,
                 order: Default::default(),
             }],
+            ..Mesh::default()
         }],
         skins: vec![Skin { name: None, joints: (0..n_joints).collect(), joint_from_bind, sets: table }],
         clips: Vec::new(),

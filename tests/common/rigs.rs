@@ -97,7 +97,7 @@ pub fn build(joints: &[JointSpec], mesh: &MeshSpec) -> Model {
     };
     Model {
         nodes: tree,
-        meshes: vec![Mesh { name: Some("mesh".into()), primitives: vec![prim] }],
+        meshes: vec![Mesh { name: Some("mesh".into()), primitives: vec![prim], ..Mesh::default() }],
         skins: vec![skin],
         clips: vec![],
         instances: vec![SkinnedInstance { node: j, mesh: 0, skin: 0 }],

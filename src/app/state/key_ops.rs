@@ -17,7 +17,7 @@ impl EditorState {
                 let name = self.unused_clip_name();
                 let at = self.doc.model.clips.len();
                 if self.edit_clips("New Clip", |clips| {
-                    clips.push(Clip { name: Some(name), channels: Vec::new() });
+                    clips.push(Clip { name: Some(name), channels: Vec::new(), weights: Vec::new() });
                     true
                 }) {
                     self.posing.clip = Some(at);

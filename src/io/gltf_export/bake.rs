@@ -1,4 +1,6 @@
-//! Baking a pose: deformed positions and normals written in place of the skin.
+//! Baking a pose: deformed positions and normals written in place of the skin. The pose's morph
+//! targets are baked too: a baked primitive loses its targets, its mesh its default weights, and
+//! the animations their channels of its node's weights.
 
 use glam::{DMat3, Vec3};
 use serde_json::{json, Value};
@@ -119,10 +121,35 @@ impl Exporter<'_> {
                 if let Some(n) = nrm {
                     attrs.insert("NORMAL".into(), json!(n));
                 }
+                prim.shift_remove("targets");
             }
-            self.node_mut(inst.node)?.shift_remove("skin");
+            if let Some(m) = self.json.pointer_mut(&format!("/meshes/{mesh}")).and_then(Value::as_object_mut) {
+                m.shift_remove("weights");
+            }
+            let node = self.node_mut(inst.node)?;
+            node.shift_remove("weights");
+            node.shift_remove("skin");
             self.report.baked_nodes += 1;
         }
         Ok(())
+    }
+
+    /// After the animations are written: removes every channel of a baked node's morph weights
+    /// (their samplers stay, unused), and animations left without channels.
+    pub(super) fn drop_baked_weight_channels(&mut self, model: &Model) {
+        let baked: Vec<u64> = model.instances.iter().map(|i| i.node as u64).collect();
+        let Some(animations) = self.json.get_mut("animations").and_then(Value::as_array_mut) else { return };
+        for a in animations {
+            if let Some(channels) = a.get_mut("channels").and_then(Value::as_array_mut) {
+                channels.retain(|c| {
+                    c.pointer("/target/path").and_then(Value::as_str) != Some("weights")
+                        || !c.pointer("/target/node").and_then(Value::as_u64).is_some_and(|n| baked.contains(&n))
+                });
+            }
+        }
+        // An animation left without channels is invalid glTF.
+        if let Some(animations) = self.json.get_mut("animations").and_then(Value::as_array_mut) {
+            animations.retain(|a| a.get("channels").and_then(Value::as_array).is_some_and(|c| !c.is_empty()));
+        }
     }
 }

@@ -226,6 +226,15 @@ fn remove_node(model: &mut Model, log: &mut EditLog, node: usize) {
                 log.clips_changed = true;
             }
         }
+        let before = clip.weights.len();
+        clip.weights.retain(|c| c.node != node);
+        log.clips_changed |= clip.weights.len() != before;
+        for c in &mut clip.weights {
+            if c.node > node {
+                c.node -= 1;
+                log.clips_changed = true;
+            }
+        }
     }
     let total = model.nodes.len() + 1;
     log.node_map = Some((0..total).map(|i| (i != node).then(|| map(i))).collect());

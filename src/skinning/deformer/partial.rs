@@ -58,7 +58,7 @@ impl Deformer {
             return false;
         }
         let n = p.positions.len();
-        let normals = self.normals(p, instance.mesh, prim);
+        let (rest, normals) = self.rest(model, instance, prim, p);
         let sized = out.positions.len() == n && out.normals.len() == if normals.is_some() { n } else { 0 };
         let Some(inf) = p.influences.as_ref().filter(|_| sized) else {
             self.deform_primitive(model, instance, prim, out);
@@ -66,7 +66,7 @@ impl Deformer {
         };
         let vertices: Vec<u32> = vertices.iter().copied().filter(|&v| (v as usize) < n).collect();
         let sub = inf.gather(&vertices);
-        let positions: Vec<_> = vertices.iter().map(|&v| p.positions[v as usize]).collect();
+        let positions: Vec<_> = vertices.iter().map(|&v| rest[v as usize]).collect();
         let sub_normals: Option<Vec<_>> = normals.map(|nr| vertices.iter().map(|&v| nr[v as usize]).collect());
         let mut part = DeformedPrimitive::default();
         self.method.unwrap_or(SkinningMethod::Lbs).deform(frame, &sub, &positions, sub_normals.as_deref(), &mut part);
