@@ -455,3 +455,15 @@ mod tests {
         assert_eq!(c, DVec3::ZERO);
     }
 }
+
+/// Solves `A x = b` for a symmetric positive definite `n × n` matrix `A` (row-major) by
+/// Cholesky; `None` when `A` is not positive definite or the sizes do not match.
+#[must_use]
+pub fn solve_spd(a: &[f64], b: &[f64], n: usize) -> Option<Vec<f64>> {
+    if a.len() != n * n || b.len() != n {
+        return None;
+    }
+    let m = nalgebra::DMatrix::from_row_slice(n, n, a);
+    let x = m.cholesky()?.solve(&nalgebra::DVector::from_column_slice(b));
+    x.iter().all(|v| v.is_finite()).then(|| x.iter().copied().collect())
+}

@@ -20,6 +20,7 @@
 
 pub mod animation;
 pub mod densify;
+pub mod driver;
 pub mod edit_record;
 pub mod influences;
 pub mod joint_set_table;
@@ -34,6 +35,7 @@ pub mod weight_record;
 
 pub use animation::{Channel, ChannelPath, Clip, Interpolation};
 pub use densify::{densify, Densified, DensifyError, PrimitiveRefinement};
+pub use driver::{DriverInput, HelperDriver};
 pub use edit_record::{ModelEdit, ModelParts};
 pub use influences::{InfluenceError, Influences, JointSetTable, EMPTY_SET};
 pub use mesh::{Mesh, Primitive, Topology};
