@@ -20,4 +20,11 @@ if [[ -z "${DISPLAY:-}" && -z "${WAYLAND_DISPLAY:-}" ]]; then
   echo "run: no display (DISPLAY / WAYLAND_DISPLAY unset): start it from a desktop session, or use xvfb-run" >&2
   exit 1
 fi
-exec cargo run --release --quiet -- "$@"
+# Built together with one integration test, so that the binary has the test build's features (the
+# dev-dependencies turn on a few more features of shared crates): after `bash scripts/test.sh` this
+# build is already done, and after this one the test command does not rebuild the dependencies.
+if [[ ! -x target/release/skinlab ]]; then
+  echo "run: building skinlab in release mode: the first build takes about 10 minutes on 2 cores, later starts take seconds" >&2
+fi
+cargo build --release --locked --bin skinlab --test tidy
+exec target/release/skinlab "$@"

@@ -56,7 +56,7 @@ fn picture(gl: &Headless, scene: &Scene, camera: &OrbitCamera) -> Vec<u8> {
 /// [`painting_state`] sent to a viewport's GPU scene once, with its vertex count.
 fn painting_on_gpu(gl: &Headless) -> (EditorState, Viewport, u64) {
     let mut s = painting_state();
-    let vertices = s.model.meshes[0].primitives[0].positions.len() as u64;
+    let vertices = s.doc.model.meshes[0].primitives[0].positions.len() as u64;
     let mut viewport = Viewport::default();
     viewport.sync_gpu(Some(gl.gl()), &mut s);
     (s, viewport, vertices)
@@ -77,8 +77,8 @@ fn a_dab_uploads_only_the_ranges_of_its_touched_vertices() {
     viewport.sync_gpu(Some(gl.gl()), &mut s);
     let full = viewport.uploaded_bytes();
 
-    let before_weights = s.model.meshes[0].primitives[0].influences.clone().unwrap();
-    let before_deformed = s.deformed[0].clone();
+    let before_weights = s.doc.model.meshes[0].primitives[0].influences.clone().unwrap();
+    let before_deformed = s.frame.deformed[0].clone();
     let before_colours = s.painting.colours.clone();
     dab(&mut s);
     let changes = s.gpu_changes().clone();
@@ -87,7 +87,7 @@ fn a_dab_uploads_only_the_ranges_of_its_touched_vertices() {
     assert_eq!(changes.colours, changes.deformed[0], "the colours change at the same vertices");
     let [TouchedPrimitive { mesh: 0, prim: 0, vertices: touched }] = parts.as_slice() else { panic!("{parts:?}") };
     // Every vertex whose weights changed is among the touched ones, and those are a small part.
-    let after_weights = s.model.meshes[0].primitives[0].influences.as_ref().unwrap();
+    let after_weights = s.doc.model.meshes[0].primitives[0].influences.as_ref().unwrap();
     let changed: Vec<u32> = (0..vertices as u32)
         .filter(|&v| before_weights.snapshot(v as usize) != after_weights.snapshot(v as usize))
         .collect();
@@ -112,18 +112,18 @@ fn a_dab_uploads_only_the_ranges_of_its_touched_vertices() {
     // what a scene filled whole from the state after it draws.
     let ctx = gl.context();
     let mut camera = OrbitCamera::default();
-    camera.frame(s.model_bounds.0, s.model_bounds.1, 320.0 / 240.0);
-    let mut partial = Scene::new(ctx, &s.model, 1, s.model_bounds, None);
-    let mut whole = Scene::new(ctx, &s.model, 1, s.model_bounds, None);
+    camera.frame(s.doc.model_bounds.0, s.doc.model_bounds.1, 320.0 / 240.0);
+    let mut partial = Scene::new(ctx, &s.doc.model, 1, s.doc.model_bounds, None);
+    let mut whole = Scene::new(ctx, &s.doc.model, 1, s.doc.model_bounds, None);
     let p = partial.panel_mut(0).unwrap();
-    p.upload(&before_deformed, &s.model_from_node);
+    p.upload(&before_deformed, &s.frame.model_from_node);
     p.set_colours(Some(&before_colours), false);
     let before_picture = picture(&gl, &partial, &camera);
     let p = partial.panel_mut(0).unwrap();
-    p.upload_changes(&s.deformed[0], &s.model_from_node, &changes.deformed[0]);
+    p.upload_changes(&s.frame.deformed[0], &s.frame.model_from_node, &changes.deformed[0]);
     p.set_colours_changes(Some(&s.painting.colours), false, &changes.colours);
     let w = whole.panel_mut(0).unwrap();
-    w.upload(&s.deformed[0], &s.model_from_node);
+    w.upload(&s.frame.deformed[0], &s.frame.model_from_node);
     w.set_colours(Some(&s.painting.colours), false);
     let (a, b) = (picture(&gl, &partial, &camera), picture(&gl, &whole, &camera));
     assert_ne!(before_picture, b, "the dab changed nothing visible");
@@ -138,7 +138,7 @@ fn a_new_pose_uploads_every_position_and_normal_once() {
     s.apply(Command::SetSplit(false));
     let mut viewport = Viewport::default();
     viewport.sync_gpu(Some(gl.gl()), &mut s);
-    let vertices = s.model.meshes[0].primitives[0].positions.len() as u64;
+    let vertices = s.doc.model.meshes[0].primitives[0].positions.len() as u64;
     let start = viewport.uploaded_bytes();
     s.apply(Command::SetRotation { node: ELBOW, rotation: glam::DQuat::from_rotation_z(0.3), gesture: None });
     s.refresh();
@@ -159,11 +159,11 @@ fn a_skeleton_edit_keeps_the_gpu_meshes_and_sends_only_the_new_deformation() {
     s.refresh();
     let mut viewport = Viewport::default();
     viewport.sync_gpu(Some(gl.gl()), &mut s);
-    let vertices = s.model.meshes[0].primitives[0].positions.len() as u64;
+    let vertices = s.doc.model.meshes[0].primitives[0].positions.len() as u64;
     let start = viewport.uploaded_bytes();
     assert_eq!(start[0], vertices * (DEFORMED_BYTES + COLOUR_BYTES), "a new scene is filled whole");
     for step in 1..=3 {
-        let to = s.model_from_node[ELBOW].w_axis.truncate() + glam::DVec3::new(0.0, 0.01, 0.0);
+        let to = s.frame.model_from_node[ELBOW].w_axis.truncate() + glam::DVec3::new(0.0, 0.01, 0.0);
         s.apply(Command::MoveJoint { node: ELBOW, position: to, gesture: Some(7) });
         s.refresh();
         viewport.sync_gpu(Some(gl.gl()), &mut s);
@@ -178,7 +178,7 @@ fn a_skeleton_edit_keeps_the_gpu_meshes_and_sends_only_the_new_deformation() {
 /// default method).
 fn dense_bent_arm() -> EditorState {
     let demo = EditorState::demo().unwrap();
-    let dense = skinlab::model::densify::densify(&demo.model, 120_000).unwrap().model;
+    let dense = skinlab::model::densify::densify(&demo.doc.model, 120_000).unwrap().model;
     let mut s = EditorState::new(dense, "dense arm");
     s.apply(Command::SetRotation {
         node: ELBOW,
@@ -186,15 +186,15 @@ fn dense_bent_arm() -> EditorState {
         gesture: None,
     });
     s.refresh();
-    let vertices = s.model.meshes[0].primitives[0].positions.len();
+    let vertices = s.doc.model.meshes[0].primitives[0].positions.len();
     assert!(vertices * 12 > 1 << 20, "{vertices} vertices fit one call");
     s
 }
 
 /// The model of `s` with the deformed positions and normals of `vertices` as its rest geometry.
 fn posed_model(s: &EditorState, vertices: std::ops::Range<usize>) -> skinlab::model::Model {
-    let mut posed = skinlab::model::Model::clone(&s.model);
-    let d = &s.deformed[0][0][0];
+    let mut posed = skinlab::model::Model::clone(&s.doc.model);
+    let d = &s.frame.deformed[0][0][0];
     let p = &mut posed.meshes[0].primitives[0];
     p.positions[vertices.clone()].copy_from_slice(&d.positions[vertices.clone()]);
     p.normals.as_mut().unwrap()[vertices.clone()].copy_from_slice(&d.normals[vertices]);
@@ -204,8 +204,8 @@ fn posed_model(s: &EditorState, vertices: std::ops::Range<usize>) -> skinlab::mo
 /// A camera framing `s`'s model, and the picture of a scene created from `model` through it.
 fn framed_picture(gl: &Headless, s: &EditorState, model: &skinlab::model::Model) -> (OrbitCamera, Vec<u8>) {
     let mut camera = OrbitCamera::default();
-    camera.frame(s.model_bounds.0, s.model_bounds.1, 320.0 / 240.0);
-    let created = Scene::new(gl.context(), model, 1, s.model_bounds, None);
+    camera.frame(s.doc.model_bounds.0, s.doc.model_bounds.1, 320.0 / 240.0);
+    let created = Scene::new(gl.context(), model, 1, s.doc.model_bounds, None);
     let expected = picture(gl, &created, &camera);
     (camera, expected)
 }
@@ -213,17 +213,17 @@ fn framed_picture(gl: &Headless, s: &EditorState, model: &skinlab::model::Model)
 #[test]
 fn a_deformation_larger_than_one_upload_call_lands_whole() {
     let s = dense_bent_arm();
-    let vertices = s.model.meshes[0].primitives[0].positions.len();
+    let vertices = s.doc.model.meshes[0].primitives[0].positions.len();
     // The same deformed surface as the rest geometry of a second model: its scene is filled
     // whole when created, never through an upload.
     let gl = Headless::new().expect("Mesa EGL");
     let ctx = gl.context();
     let (camera, expected) = framed_picture(&gl, &s, &posed_model(&s, 0..vertices));
     for method in [UploadMethod::Mapped, UploadMethod::SubData] {
-        let mut uploaded = Scene::new(ctx, &s.model, 1, s.model_bounds, None);
+        let mut uploaded = Scene::new(ctx, &s.doc.model, 1, s.doc.model_bounds, None);
         uploaded.set_upload_method(method);
         let rest = picture(&gl, &uploaded, &camera);
-        uploaded.panel_mut(0).unwrap().upload(&s.deformed[0], &s.model_from_node);
+        uploaded.panel_mut(0).unwrap().upload(&s.frame.deformed[0], &s.frame.model_from_node);
         assert_ne!(rest, expected, "the bend changed nothing visible");
         assert!(
             picture(&gl, &uploaded, &camera) == expected,
@@ -248,13 +248,13 @@ fn a_large_range_in_the_middle_lands_on_its_vertices() {
     let gl = Headless::new().expect("Mesa EGL");
     let ctx = gl.context();
     let (camera, expected) = framed_picture(&gl, &s, &posed);
-    let rest = picture(&gl, &Scene::new(ctx, &s.model, 1, s.model_bounds, None), &camera);
+    let rest = picture(&gl, &Scene::new(ctx, &s.doc.model, 1, s.doc.model_bounds, None), &camera);
     assert_ne!(rest, expected, "the bend of the range changed nothing visible");
     for method in [UploadMethod::Mapped, UploadMethod::SubData] {
-        let mut uploaded = Scene::new(ctx, &s.model, 1, s.model_bounds, None);
+        let mut uploaded = Scene::new(ctx, &s.doc.model, 1, s.doc.model_bounds, None);
         uploaded.set_upload_method(method);
         let before = uploaded.panel(0).unwrap().uploaded_bytes();
-        uploaded.panel_mut(0).unwrap().upload_changes(&s.deformed[0], &s.model_from_node, &changed);
+        uploaded.panel_mut(0).unwrap().upload_changes(&s.frame.deformed[0], &s.frame.model_from_node, &changed);
         let sent = uploaded.panel(0).unwrap().uploaded_bytes() - before;
         assert_eq!(sent, range.len() as u64 * DEFORMED_BYTES, "{method:?}");
         assert!(picture(&gl, &uploaded, &camera) == expected, "{method:?}: the range landed elsewhere");

@@ -17,7 +17,7 @@ use skinlab::paint::{pick_model, BrushSettings, Ray};
 /// Rays at the deformed vertices that moved most between `before` and now, from outside along
 /// their normals, and a few across the whole cylinder.
 fn rays(s: &EditorState, before: &[Vec3]) -> Vec<Ray> {
-    let out = &s.deformed[0][0][0];
+    let out = &s.frame.deformed[0][0][0];
     let mut moved: Vec<usize> = (0..out.positions.len()).collect();
     moved.sort_by(|&a, &b| {
         let (da, db) = (out.positions[a].distance(before[a]), out.positions[b].distance(before[b]));
@@ -45,22 +45,26 @@ fn picks_through_the_boxes_equal_testing_every_triangle_across_dabs() {
     s.apply(Command::SetMode(Mode::Paint));
     s.painting.settings.brush = BrushSettings { radius: 120.0, strength: 1.0, ..s.painting.settings.brush.clone() };
     s.refresh();
-    let rest = s.deformed[0][0][0].positions.clone();
+    let rest = s.frame.deformed[0][0][0].positions.clone();
     for ray in rays(&s, &rest) {
-        assert_eq!(s.pick_deformed(&ray, 0), pick_model(&ray, &s.model, &s.deformed[0]));
+        assert_eq!(s.pick_deformed(&ray, 0), pick_model(&ray, &s.doc.model, &s.frame.deformed[0]));
     }
     // Dabs along the bent part move the vertices they re-skin; the boxes must follow.
     s.apply(Command::BeginStroke);
     for step in 0..6 {
-        let before = s.deformed[0][0][0].positions.clone();
+        let before = s.frame.deformed[0][0][0].positions.clone();
         let aim = Ray { origin: Vec3::new(0.4 + 0.1 * step as f32, 0.0, 5.0), direction: -Vec3::Z };
-        let hit = pick_model(&aim, &s.model, &s.deformed[0]).expect("the dab's ray hits the cylinder");
+        let hit = pick_model(&aim, &s.doc.model, &s.frame.deformed[0]).expect("the dab's ray hits the cylinder");
         s.apply(Command::Dab { ray: aim, viewport_height_px: 600.0, panel: 0 });
-        let out = &s.deformed[0][0][0].positions;
+        let out = &s.frame.deformed[0][0][0].positions;
         let moved = (0..out.len()).map(|v| out[v].distance(before[v])).fold(0.0f32, f32::max);
         assert!(moved > 1e-3, "dab {step} at {:?} moved no vertex", hit.1.point);
         for ray in rays(&s, &before) {
-            assert_eq!(s.pick_deformed(&ray, 0), pick_model(&ray, &s.model, &s.deformed[0]), "after dab {step}");
+            assert_eq!(
+                s.pick_deformed(&ray, 0),
+                pick_model(&ray, &s.doc.model, &s.frame.deformed[0]),
+                "after dab {step}"
+            );
         }
     }
     s.apply(Command::EndStroke);
@@ -72,10 +76,10 @@ fn a_new_joint_goes_where_testing_every_triangle_puts_it() {
     let mut s = EditorState::new(model, "cylinder");
     s.apply(Command::SetMode(Mode::Rig));
     s.refresh();
-    let (lo, hi) = s.model_bounds;
+    let (lo, hi) = s.doc.model_bounds;
     let merge = (hi - lo).length().max(1e-6) * 1e-5;
-    let positions = &s.deformed[0][0][0].positions;
-    let triangles = &s.model.meshes[0].primitives[0].triangles;
+    let positions = &s.frame.deformed[0][0][0].positions;
+    let triangles = &s.doc.model.meshes[0].primitives[0].triangles;
     let mut inside = 0;
     for i in 0..30 {
         let x = -2.2 + 0.15 * i as f32;

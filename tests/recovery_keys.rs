@@ -45,7 +45,7 @@ fn bits(clips: &[Clip]) -> Vec<Vec<(Vec<u64>, Vec<u64>)>> {
 fn edited_keys_are_autosaved_and_restored_bit_for_bit() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = arm_in(dir.path());
-    let file_clips = s.model.clips.len();
+    let file_clips = s.doc.model.clips.len();
     // Keys on a new clip: the elbow at 0 s and 0.7 s, the second moved to 1.3 s.
     s.apply(Command::Select(Some(2)));
     s.apply(Command::SetRotation { node: 2, rotation: DQuat::from_rotation_z(0.3), gesture: None });
@@ -63,9 +63,9 @@ fn edited_keys_are_autosaved_and_restored_bit_for_bit() {
     s.apply(Command::SetTime(0.25));
     s.apply(Command::SetRotation { node: 2, rotation: DQuat::from_rotation_y(0.45), gesture: None });
     s.apply(Command::Key(KeyCommand::Set { whole_pose: false }));
-    assert_eq!(s.model.clips.len(), file_clips + 1);
-    let edited = s.model.clips.clone();
-    assert_ne!(edited[0], arm_in(dir.path()).model.clips[0], "the file's clip changed");
+    assert_eq!(s.doc.model.clips.len(), file_clips + 1);
+    let edited = s.doc.model.clips.clone();
+    assert_ne!(edited[0], arm_in(dir.path()).doc.model.clips[0], "the file's clip changed");
 
     // Autosave writes the recovery file once the editor has been idle.
     let rec = dir.path().join("recovery");
@@ -83,11 +83,11 @@ fn edited_keys_are_autosaved_and_restored_bit_for_bit() {
 
     // A new editor on the same file restores the keys exactly.
     let mut fresh = arm_in(dir.path());
-    let before = fresh.model.clips.clone();
+    let before = fresh.doc.model.clips.clone();
     let summary = fresh.restore(&file).unwrap();
     assert!(summary.contains("clip"), "{summary}");
-    assert_eq!(fresh.model.clips, edited);
-    assert_eq!(bits(&fresh.model.clips), bits(&edited), "bit for bit");
+    assert_eq!(fresh.doc.model.clips, edited);
+    assert_eq!(bits(&fresh.doc.model.clips), bits(&edited), "bit for bit");
     assert!(fresh.has_unsaved_work());
     // Its sampled poses are the edited session's.
     fresh.apply(Command::SelectClip(Some(file_clips)));
@@ -95,10 +95,10 @@ fn edited_keys_are_autosaved_and_restored_bit_for_bit() {
     let q = fresh.rotation_of(2);
     assert!(q.angle_between(DQuat::from_rotation_z(1.1) * DQuat::from_rotation_x(0.2)) < 1e-6, "{q:?}");
     // Undo of the restore takes the file's clips back.
-    while fresh.history.can_undo() {
+    while fresh.doc.history.can_undo() {
         fresh.apply(Command::Undo);
     }
-    assert_eq!(fresh.model.clips, before);
+    assert_eq!(fresh.doc.model.clips, before);
 }
 
 #[test]
@@ -116,7 +116,7 @@ fn unchanged_clips_write_no_section_and_a_bad_section_is_refused() {
     let mut fresh = arm_in(dir.path());
     let e = fresh.restore(&file).unwrap_err();
     assert!(e.contains("recovered clips") && e.contains("no_such_joint"), "{e}");
-    assert!(fresh.pose.overrides.is_empty(), "nothing restored");
+    assert!(fresh.doc.pose.overrides.is_empty(), "nothing restored");
 }
 
 #[test]
@@ -135,7 +135,7 @@ fn a_recovered_clip_with_a_channel_without_keys_is_refused() {
     let mut fresh = arm_in(dir.path());
     let e = fresh.restore(&file).unwrap_err();
     assert!(e.contains("recovered clips") && e.contains("no keys"), "{e}");
-    assert!(fresh.model.clips.iter().all(|c| c.name.as_deref() != Some("empty")), "the clip is not taken");
+    assert!(fresh.doc.model.clips.iter().all(|c| c.name.as_deref() != Some("empty")), "the clip is not taken");
 }
 
 #[test]
@@ -171,7 +171,7 @@ fn autosave_writes_on_its_own_thread_and_a_clean_quit_waits_for_it() {
 /// Each vertex's weights by joint name, weights by bits (set ids and joint indices may differ
 /// between two models with the same skeleton).
 fn named_weights(s: &EditorState) -> Vec<Vec<(String, u32)>> {
-    let m = &s.model;
+    let m = &s.doc.model;
     let inst = &m.instances[0];
     let skin = &m.skins[inst.skin];
     let inf = m.meshes[inst.mesh].primitives[0].influences.as_ref().unwrap();
@@ -189,7 +189,7 @@ fn named_weights(s: &EditorState) -> Vec<Vec<(String, u32)>> {
 }
 
 fn tree(s: &EditorState) -> Vec<(String, Option<String>)> {
-    let nodes = &s.model.nodes;
+    let nodes = &s.doc.model.nodes;
     (0..nodes.len())
         .map(|n| (nodes.key(n).to_string(), nodes.nodes[n].parent.map(|p| nodes.key(p).to_string())))
         .collect()
@@ -209,11 +209,11 @@ fn an_edited_skeleton_is_autosaved_as_a_copy_and_restored() {
     let mut s = arm_in(dir.path());
     let file_tree = tree(&s);
     s.apply(Command::SetMode(skinlab::app::state::Mode::Rig));
-    let elbow = s.model.nodes.find("elbow").unwrap();
+    let elbow = s.doc.model.nodes.find("elbow").unwrap();
     s.apply(Command::DeleteJoint(elbow));
-    let wrist = s.model.nodes.find("wrist").unwrap();
+    let wrist = s.doc.model.nodes.find("wrist").unwrap();
     s.apply(Command::RenameJoint { node: wrist, name: "hand".into() });
-    assert!(s.model.nodes.find("hand").is_ok(), "{:?}", s.message);
+    assert!(s.doc.model.nodes.find("hand").is_ok(), "{:?}", s.message);
     let (edited_tree, edited_weights) = (tree(&s), named_weights(&s));
 
     let mut autosave = Autosave::new(Some(dir.path().join("recovery")));
@@ -234,7 +234,7 @@ fn an_edited_skeleton_is_autosaved_as_a_copy_and_restored() {
     assert!(summary.contains("skeleton"), "{summary}");
     assert_eq!(tree(&fresh), edited_tree);
     assert_eq!(named_weights(&fresh), edited_weights);
-    while fresh.history.can_undo() {
+    while fresh.doc.history.can_undo() {
         fresh.apply(Command::Undo);
     }
     assert_eq!(tree(&fresh), file_tree, "undoing the restore brings back the file's skeleton");
@@ -281,7 +281,7 @@ fn a_restored_skeleton_copy_keeps_the_models_vertex_order() {
     let mut s = open();
     s.apply(Command::SetMode(skinlab::app::state::Mode::Rig));
     for name in ["Skeleton_arm_joint_L__3_", "Skeleton_arm_joint_R__2_", "leg_joint_L_2"] {
-        let joint = s.model.nodes.find(name).unwrap();
+        let joint = s.doc.model.nodes.find(name).unwrap();
         s.apply(Command::DeleteJoint(joint));
     }
     let edited = named_weights(&s);
@@ -292,10 +292,10 @@ fn a_restored_skeleton_copy_keeps_the_models_vertex_order() {
     let (alone, _) = skinlab::io::load_document(&copy).unwrap();
 
     let mut fresh = open();
-    let before = fresh.model.meshes[0].primitives[0].clone();
+    let before = fresh.doc.model.meshes[0].primitives[0].clone();
     assert_ne!(alone.meshes[0].primitives[0].order, before.order, "the copy alone is ordered otherwise");
     fresh.restore(&file).unwrap();
-    let after = &fresh.model.meshes[0].primitives[0];
+    let after = &fresh.doc.model.meshes[0].primitives[0];
     assert_eq!(after.order, before.order);
     assert!(after.positions == before.positions && after.triangles == before.triangles, "the same geometry, in place");
     // The copy's weights went through a file (renormalised on reading: an ulp or two).

@@ -65,7 +65,7 @@ fn the_editor_shades_a_primitive_without_normals_from_its_deformation() {
     let n = bare.meshes[0].primitives[0].positions.len();
     let mut s = EditorState::new(bare, "bare");
     s.refresh();
-    let deformed = &s.deformed[0][0][0];
+    let deformed = &s.frame.deformed[0][0][0];
     assert_eq!((deformed.positions.len(), deformed.normals.len()), (n, n));
     assert!(deformed.normals.iter().all(|v| v.is_normalized()));
 }

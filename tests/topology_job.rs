@@ -30,7 +30,7 @@ fn a_large_model_builds_its_brush_caches_in_the_background_and_the_first_dab_wai
     s.apply(Command::SetMode(Mode::Paint));
     s.refresh();
     assert!(s.topology_progress().is_some());
-    let weights_before = s.model.meshes[0].primitives[0].influences.clone().unwrap();
+    let weights_before = s.doc.model.meshes[0].primitives[0].influences.clone().unwrap();
     // A dab along -z onto the top of the cylinder near x = 1.2 (seg3.L's region).
     let ray = skinlab::paint::Ray { origin: Vec3::new(1.2, 0.0, 5.0), direction: -Vec3::Z };
     s.apply(Command::BeginStroke);
@@ -41,7 +41,7 @@ fn a_large_model_builds_its_brush_caches_in_the_background_and_the_first_dab_wai
     assert!(message.contains("waited"), "the wait is reported: {message:?}");
     assert!(*s.topology() == expected, "the background caches differ from the direct build");
     assert_eq!(s.painting.weight_tools.selection.len(), expected.surface.len());
-    let after = s.model.meshes[0].primitives[0].influences.as_ref().unwrap();
+    let after = s.doc.model.meshes[0].primitives[0].influences.as_ref().unwrap();
     assert!((0..after.len()).any(|v| after.snapshot(v) != weights_before.snapshot(v)), "the dab painted nothing");
 }
 
@@ -62,12 +62,12 @@ fn skeleton_edits_keep_the_welded_surface_and_take_the_new_joints() {
     let mut s = EditorState::new(model, "small");
     s.apply(Command::SetMode(Mode::Rig));
     s.apply(Command::DeleteJoint(node));
-    let moved = s.model.skins[0].joints[1];
-    let to = s.model_from_node[moved].w_axis.truncate() + glam::DVec3::new(0.05, 0.02, 0.0);
+    let moved = s.doc.model.skins[0].joints[1];
+    let to = s.frame.model_from_node[moved].w_axis.truncate() + glam::DVec3::new(0.05, 0.02, 0.0);
     s.apply(Command::MoveJoint { node: moved, position: to, gesture: None });
     s.apply(Command::SetMode(Mode::Paint));
     s.refresh();
-    let fresh = ModelTopology::new(&s.model);
+    let fresh = ModelTopology::new(&s.doc.model);
     assert_ne!(fresh.surface.joint_nodes().len(), 0);
     assert!(*s.topology() == fresh, "the caches after the edits differ from a fresh build of the edited model");
 }
@@ -91,7 +91,7 @@ fn caches_built_while_the_skeleton_was_edited_take_its_joints() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     s.refresh();
-    assert!(*s.topology() == ModelTopology::new(&s.model), "the caches kept the skeleton they were started on");
+    assert!(*s.topology() == ModelTopology::new(&s.doc.model), "the caches kept the skeleton they were started on");
 }
 
 #[test]
@@ -141,24 +141,24 @@ fn undoing_skeleton_edits_and_keys_does_not_wait_for_the_caches() {
     assert!(s.topology_progress().is_some(), "the caches are built in the background");
     s.apply(Command::SetMode(Mode::Rig));
     s.apply(Command::DeleteJoint(node));
-    let moved = s.model.skins[0].joints[1];
-    let to = s.model_from_node[moved].w_axis.truncate() + glam::DVec3::new(0.05, 0.02, 0.0);
+    let moved = s.doc.model.skins[0].joints[1];
+    let to = s.frame.model_from_node[moved].w_axis.truncate() + glam::DVec3::new(0.05, 0.02, 0.0);
     s.apply(Command::MoveJoint { node: moved, position: to, gesture: None });
     s.apply(Command::Key(skinlab::app::command::KeyCommand::Set { whole_pose: true }));
-    let edited = rig_of(&s.model);
+    let edited = rig_of(&s.doc.model);
     // Delete, move, and the key (a new clip, then its key: two steps).
     for _ in 0..4 {
         s.apply(Command::Undo);
     }
-    assert!(rig_of(&s.model) == original, "undo restores the skeleton and the weights bit for bit");
+    assert!(rig_of(&s.doc.model) == original, "undo restores the skeleton and the weights bit for bit");
     assert_eq!(s.message.as_ref().map(|m| m.text.as_str()), Some("Undo: Delete Joint"), "undo names its step");
-    assert!(s.model.clips.is_empty(), "undo removes the keyed clip");
+    assert!(s.doc.model.clips.is_empty(), "undo removes the keyed clip");
     assert!(s.topology_progress().is_some(), "undoing skeleton edits and keys waits for no cache");
     assert!(s.message.as_ref().is_none_or(|m| !m.text.contains("waited")));
     for _ in 0..4 {
         s.apply(Command::Redo);
     }
-    assert!(rig_of(&s.model) == edited, "redo reapplies the edits bit for bit");
+    assert!(rig_of(&s.doc.model) == edited, "redo reapplies the edits bit for bit");
     assert_eq!(s.message.as_ref().map(|m| m.text.as_str()), Some("Redo: Set Key (whole pose)"));
     assert!(s.topology_progress().is_some());
     s.apply(Command::SetMode(Mode::Paint));
@@ -166,7 +166,7 @@ fn undoing_skeleton_edits_and_keys_does_not_wait_for_the_caches() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     s.refresh();
-    assert!(*s.topology() == ModelTopology::new(&s.model), "the caches took the redone skeleton");
+    assert!(*s.topology() == ModelTopology::new(&s.doc.model), "the caches took the redone skeleton");
 }
 
 #[test]
@@ -175,12 +175,12 @@ fn skeleton_edits_keys_and_their_undo_leave_the_vertex_data_in_place() {
     let node = model.skins[0].joints[paint_rig::joint(&model, "seg2.L") as usize];
     let mut s = EditorState::new(model, "small");
     let data = |s: &EditorState| {
-        let p = &s.model.meshes[0].primitives[0];
+        let p = &s.doc.model.meshes[0].primitives[0];
         (p.positions.as_ptr(), p.triangles.as_ptr())
     };
     let at_load = data(&s);
     s.apply(Command::SetMode(Mode::Rig));
-    let to = s.model_from_node[node].w_axis.truncate() + glam::DVec3::new(0.05, 0.02, 0.0);
+    let to = s.frame.model_from_node[node].w_axis.truncate() + glam::DVec3::new(0.05, 0.02, 0.0);
     s.apply(Command::MoveJoint { node, position: to, gesture: None });
     for g in 0..3 {
         s.apply(Command::MoveJoint { node, position: to + glam::DVec3::splat(0.01 * f64::from(g)), gesture: Some(5) });
@@ -189,7 +189,7 @@ fn skeleton_edits_keys_and_their_undo_leave_the_vertex_data_in_place() {
     s.apply(Command::Key(skinlab::app::command::KeyCommand::Set { whole_pose: true }));
     s.apply(Command::DeleteJoint(node));
     let mut steps = 0;
-    while s.history.can_undo() {
+    while s.doc.history.can_undo() {
         s.apply(Command::Undo);
         steps += 1;
     }
@@ -213,7 +213,7 @@ fn the_frame_benchmark_times_its_frames_once_the_background_build_is_done() {
     let mut waiting = 0;
     while s.topology_progress().is_some() {
         assert!(!bench.step(&mut s, None), "no report while the caches are built");
-        s.frame_times.start_frame(Instant::now());
+        s.frame.frame_times.start_frame(Instant::now());
         waiting += 1;
         std::thread::sleep(Duration::from_millis(2));
         s.poll_topology();
@@ -221,7 +221,7 @@ fn the_frame_benchmark_times_its_frames_once_the_background_build_is_done() {
     assert!(waiting > WARM_UP, "the build outlasted the warm-up ({waiting} frames)");
     let mut timed = 0;
     while !bench.step(&mut s, None) {
-        s.frame_times.start_frame(Instant::now());
+        s.frame.frame_times.start_frame(Instant::now());
         timed += 1;
         assert!(timed < 10, "the benchmark ends after its timed frames");
     }

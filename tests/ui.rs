@@ -20,7 +20,7 @@ use ui_harness::{bend_elbow, drag, harness, press, Dropped, Scripted};
 const ELBOW: usize = 2;
 
 fn elbow_z_degrees(h: &Harness<'_, SkinlabApp>) -> f64 {
-    let q = h.state().state.pose.overrides.get(&ELBOW).and_then(|o| o.rotation).unwrap_or(DQuat::IDENTITY);
+    let q = h.state().state.doc.pose.overrides.get(&ELBOW).and_then(|o| o.rotation).unwrap_or(DQuat::IDENTITY);
     q.to_euler(EulerRot::XYZ).2.to_degrees()
 }
 
@@ -40,13 +40,13 @@ fn a_rotation_field_poses_the_joint_and_redeforms() {
     let mut h = harness(Scripted::default());
     h.get_by_label("elbow").click();
     h.run();
-    let rev = h.state().state.frame_rev;
+    let rev = h.state().state.frame.frame_rev;
     h.get_by_role_and_label(Role::SpinButton, "Rotation Z (°)").set_value_accesskit(45.0);
     h.run();
     assert!((elbow_z_degrees(&h) - 45.0).abs() < 1e-6, "{}", elbow_z_degrees(&h));
-    assert!(h.state().state.frame_rev > rev, "the deformation was not recomputed");
+    assert!(h.state().state.frame.frame_rev > rev, "the deformation was not recomputed");
     // The forearm moved: some deformed vertex is now well above the arm's rest height.
-    let top = h.state().state.deformed[0][0][0].positions.iter().map(|p| p.y).fold(f32::MIN, f32::max);
+    let top = h.state().state.frame.deformed[0][0][0].positions.iter().map(|p| p.y).fold(f32::MIN, f32::max);
     assert!(top > 0.5, "forearm did not rise: max y {top}");
 }
 
@@ -87,7 +87,7 @@ fn undo_and_redo_by_button_and_shortcut() {
     assert!((elbow_z_degrees(&h) - 60.0).abs() < 1e-6);
     h.get_by_label("Reset pose").click();
     h.run();
-    assert!(h.state().state.pose.overrides.is_empty());
+    assert!(h.state().state.doc.pose.overrides.is_empty());
     h.get_by_label("Undo").click();
     h.run();
     assert!((elbow_z_degrees(&h) - 60.0).abs() < 1e-6);
@@ -102,16 +102,16 @@ fn opening_a_broken_file_shows_an_error_and_keeps_the_model() {
     *dialogs.model.lock().unwrap() = Some(bad.clone());
     let mut h = harness(dialogs.clone());
     bend_elbow(&mut h, 20.0);
-    let vertices = h.state().state.stats.vertices;
-    let rev = h.state().state.model_rev;
+    let vertices = h.state().state.frame.stats.vertices;
+    let rev = h.state().state.doc.model_rev;
     h.get_by_label("File").click();
     h.run();
     h.get_by_label("Open model…").click();
     h.run();
     let s = &h.state().state;
-    assert_eq!(s.model_rev, rev, "the model was replaced");
-    assert_eq!(s.model_name, "demo_arm.glb");
-    assert_eq!(s.stats.vertices, vertices);
+    assert_eq!(s.doc.model_rev, rev, "the model was replaced");
+    assert_eq!(s.doc.model_name, "demo_arm.glb");
+    assert_eq!(s.frame.stats.vertices, vertices);
     assert!((elbow_z_degrees(&h) - 20.0).abs() < 1e-6, "the pose was lost");
     let msg = s.message.clone().expect("no message shown");
     assert!(msg.is_error && msg.text.contains("broken.glb"), "{msg:?}");
@@ -124,7 +124,7 @@ fn opening_a_broken_file_shows_an_error_and_keeps_the_model() {
     h.run();
     h.get_by_label("Open model…").click();
     h.run();
-    assert_eq!(h.state().state.model_rev, rev);
+    assert_eq!(h.state().state.doc.model_rev, rev);
     assert!(h.state().state.message.as_ref().unwrap().text.contains("missing.glb"));
 }
 
@@ -136,13 +136,13 @@ fn opening_a_good_file_replaces_the_model_and_clears_the_pose() {
     let dialogs = Scripted::default();
     *dialogs.model.lock().unwrap() = Some(good);
     let mut h = harness(dialogs);
-    let rev = h.state().state.model_rev;
+    let rev = h.state().state.doc.model_rev;
     h.get_by_label("File").click();
     h.run();
     h.get_by_label("Open model…").click();
     h.run();
-    assert_eq!(h.state().state.model_rev, rev + 1);
-    assert_eq!(h.state().state.model_name, "again.glb");
+    assert_eq!(h.state().state.doc.model_rev, rev + 1);
+    assert_eq!(h.state().state.doc.model_name, "again.glb");
     assert!(!h.state().state.message.as_ref().unwrap().is_error);
 }
 
@@ -156,9 +156,9 @@ fn split_view_and_difference_overlay_compute_both_methods() {
     bend_elbow(&mut h, 120.0);
     let s = &h.state().state;
     assert_eq!(s.view.shown_methods(), vec![SkinningMethod::Lbs, SkinningMethod::Sbs]);
-    assert!(s.max_difference > 0.01, "LBS and SBS agree at a 120° elbow? {}", s.max_difference);
-    let n = s.deformed[0][0][0].positions.len();
-    assert_eq!(s.difference_colours[0][0].len(), n);
+    assert!(s.frame.max_difference > 0.01, "LBS and SBS agree at a 120° elbow? {}", s.frame.max_difference);
+    let n = s.frame.deformed[0][0][0].positions.len();
+    assert_eq!(s.frame.difference_colours[0][0].len(), n);
     assert!(h.query_by_label_contains("LBS vs SBS").is_some(), "status line missing");
 }
 
@@ -195,7 +195,7 @@ fn dragging_the_gizmo_rotates_the_joint_in_one_undo_step() {
     let mut h = harness(Scripted::default());
     h.get_by_label("elbow").click();
     h.run();
-    assert!(h.state().state.pose.overrides.is_empty());
+    assert!(h.state().state.doc.pose.overrides.is_empty());
     let c = joint_on_screen(&h, ELBOW);
     drag(&mut h, c + egui::vec2(8.0, 4.0), c + egui::vec2(48.0, 24.0));
     let q = h.state().state.rotation_of(ELBOW);
@@ -217,7 +217,7 @@ fn dragging_empty_space_orbits_the_camera_without_posing() {
     let yaw = h.state().state.view.camera.yaw_rad;
     drag(&mut h, rect.min + egui::vec2(30.0, 80.0), rect.min + egui::vec2(130.0, 80.0));
     assert!((h.state().state.view.camera.yaw_rad - yaw).abs() > 0.3);
-    assert!(h.state().state.pose.overrides.is_empty());
+    assert!(h.state().state.doc.pose.overrides.is_empty());
 }
 
 #[test]
@@ -281,13 +281,13 @@ fn dropping_files_opens_models_and_refuses_broken_ones() {
     let good = dir.path().join("dropped.glb");
     skinlab::demo::write_demo(&good).unwrap();
     let mut h = harness(Scripted::default());
-    let rev = h.state().state.model_rev;
+    let rev = h.state().state.doc.model_rev;
     h.input_mut().dropped_files.push(Arc::new(Dropped(bad)));
     h.run();
-    assert_eq!(h.state().state.model_rev, rev);
+    assert_eq!(h.state().state.doc.model_rev, rev);
     assert!(h.state().state.message.as_ref().unwrap().text.contains("dropped.gltf"));
     h.input_mut().dropped_files.push(Arc::new(Dropped(good)));
     h.run();
-    assert_eq!(h.state().state.model_rev, rev + 1);
-    assert_eq!(h.state().state.model_name, "dropped.glb");
+    assert_eq!(h.state().state.doc.model_rev, rev + 1);
+    assert_eq!(h.state().state.doc.model_name, "dropped.glb");
 }

@@ -42,7 +42,7 @@ fn the_toggle_shows_the_table_with_the_models_set_count() {
     assert!(h.query_by_label_contains("joint sets of two or more joints").is_none());
     sets_on(&mut h);
     let s = &h.state().state;
-    let expected = joint_set_table(&s.model, &s.pose);
+    let expected = joint_set_table(&s.doc.model, &s.doc.pose);
     let rows = expected[0].rows.len();
     assert!(rows > 20, "CesiumMan has many sets: {rows}");
     h.get_by_label_contains(&format!("{rows} joint sets of two or more joints"));
@@ -50,12 +50,12 @@ fn the_toggle_shows_the_table_with_the_models_set_count() {
     assert_eq!(h.state().state.analysis.sets.tables(), expected.as_slice());
     // Vertex colours by set: each vertex in its set's colour, the same as the table's swatch.
     let s = &h.state().state;
-    let inst = &s.model.instances[0];
-    let inf = s.model.meshes[inst.mesh].primitives[0].influences.as_ref().unwrap();
+    let inst = &s.doc.model.instances[0];
+    let inf = s.doc.model.meshes[inst.mesh].primitives[0].influences.as_ref().unwrap();
     let colours = &s.analysis.sets.colours[0][0];
     for v in (0..inf.len()).step_by(97) {
         let set = inf.set_of(v);
-        let members = s.model.skins[inst.skin].sets.joints(set).len();
+        let members = s.doc.model.skins[inst.skin].sets.joints(set).len();
         assert_eq!(colours[v], set_colour(inst.skin, set, members));
     }
     // Idle frames do not recompute the table; a pose change does.
@@ -139,7 +139,7 @@ fn a_near_singular_set_shows_the_warning_and_a_row_click_chooses_the_set() {
     h.run();
     let s = &h.state().state;
     assert_eq!(s.analysis.sets.chosen, Some(fine.set));
-    let inf = s.model.meshes[s.model.instances[0].mesh].primitives[0].influences.as_ref().unwrap();
+    let inf = s.doc.model.meshes[s.doc.model.instances[0].mesh].primitives[0].influences.as_ref().unwrap();
     let colours = &s.analysis.sets.colours[0][0];
     let own = set_colour(0, fine.set, 2);
     for (v, c) in colours.iter().enumerate().take(inf.len()) {
@@ -172,7 +172,7 @@ fn hovering_a_vertex_names_its_set() {
     }
     let hover = found.expect("the pointer found the mesh");
     let s = &h.state().state;
-    let joints = s.model.skins[hover.skin].sets.joints(hover.set).len();
+    let joints = s.doc.model.skins[hover.skin].sets.joints(hover.set).len();
     assert!(joints >= 1);
     if joints >= 2 {
         assert!(s.analysis.sets.row(hover.set).is_some());
@@ -180,7 +180,7 @@ fn hovering_a_vertex_names_its_set() {
 }
 
 fn deformed(h: &Harness<'_, SkinlabApp>) -> Vec<glam::Vec3> {
-    h.state().state.deformed[0].iter().flatten().flat_map(|d| d.positions.iter().copied()).collect()
+    h.state().state.frame.deformed[0].iter().flatten().flat_map(|d| d.positions.iter().copied()).collect()
 }
 
 /// Opens the sweep panel on the elbow, runs a bend sweep and waits for the background thread.
@@ -230,27 +230,27 @@ fn the_sweep_panel_runs_draws_curves_and_its_scrub_poses_the_joint() {
     // The scrub poses the elbow at that step (no undo entry), in every panel.
     h.get_by_label("Split view").click();
     h.run();
-    let undo = h.state().state.history.can_undo();
+    let undo = h.state().state.doc.history.can_undo();
     h.get_by_role_and_label(Role::Slider, "Scrub").set_value_accesskit(18.0);
     h.run();
     let s = &h.state().state;
     assert_eq!(s.analysis.sweep.scrub.as_ref().map(|sc| sc.step), Some(18));
-    let elbow = s.model.nodes.find("elbow").unwrap();
+    let elbow = s.doc.model.nodes.find("elbow").unwrap();
     let turned = s.rotation_of(elbow).angle_between(glam::DQuat::IDENTITY).to_degrees();
     assert!((turned - 90.0).abs() < 1e-6, "step 18 of 37 to 180° is 90°: {turned}");
-    assert_eq!(s.history.can_undo(), undo);
+    assert_eq!(s.doc.history.can_undo(), undo);
     let bent = deformed(&h);
     let moved = rest.iter().zip(&bent).map(|(a, b)| a.distance(*b)).fold(0.0, f32::max);
     assert!(moved > 0.5, "the forearm swung: {moved}");
     let right: Vec<glam::Vec3> =
-        h.state().state.deformed[1].iter().flatten().flat_map(|d| d.positions.iter().copied()).collect();
+        h.state().state.frame.deformed[1].iter().flatten().flat_map(|d| d.positions.iter().copied()).collect();
     let right_moved = rest.iter().zip(&right).map(|(a, b)| a.distance(*b)).fold(0.0, f32::max);
     assert!(right_moved > 0.5, "the right panel shows the step too: {right_moved}");
     // Leaving the panel puts the pose back.
     h.get_by_label("Sweep…").click();
     h.run();
     assert!(!h.state().state.analysis.sweep.open);
-    assert!(h.state().state.pose.overrides.is_empty());
+    assert!(h.state().state.doc.pose.overrides.is_empty());
     assert_eq!(deformed(&h), rest);
 }
 
@@ -260,7 +260,7 @@ fn a_clip_drives_the_sweep_and_the_scrub_shows_the_clip_at_its_keys() {
     run_elbow_sweep(&mut h);
     h.get_by_label("Add ROM clip").click();
     h.run();
-    let clip = h.state().state.model.clips.len() - 1;
+    let clip = h.state().state.doc.model.clips.len() - 1;
     h.get_by_role_and_label(Role::ComboBox, "Driven by").click();
     h.run();
     h.get_by_label("clip ROM").click();
@@ -280,20 +280,20 @@ fn a_clip_drives_the_sweep_and_the_scrub_shows_the_clip_at_its_keys() {
     assert!(s.analysis.sweep.problem.is_none());
     h.get_by_label_contains(&format!("{keys} keys of clip ROM"));
     // The scrub shows the model as the clip poses it at that key (no undo entry).
-    let undo = h.state().state.history.can_undo();
+    let undo = h.state().state.doc.history.can_undo();
     let step = keys / 3;
     h.get_by_role_and_label(Role::Slider, "Scrub").set_value_accesskit(step as f64);
     h.run();
     let s = &h.state().state;
     assert_eq!(s.analysis.sweep.scrub.as_ref().map(|sc| sc.step), Some(step));
     let time = result.step_time(step).unwrap();
-    let expect = skinlab::analysis::rom::sample_on_bind(&s.model, &s.model.clips[clip], time);
-    assert_eq!(s.pose, expect);
-    let elbow = s.model.nodes.find("elbow").unwrap();
+    let expect = skinlab::analysis::rom::sample_on_bind(&s.doc.model, &s.doc.model.clips[clip], time);
+    assert_eq!(s.doc.pose, expect);
+    let elbow = s.doc.model.nodes.find("elbow").unwrap();
     let turned = s.rotation_of(elbow).angle_between(glam::DQuat::IDENTITY).to_degrees();
     let angle = result.step_angle_deg(step).abs();
     assert!((turned - angle.min(360.0 - angle)).abs() < 1e-3, "the elbow is at the key's turn: {turned} vs {angle}");
-    assert_eq!(s.history.can_undo(), undo);
+    assert_eq!(s.doc.history.can_undo(), undo);
     // The weight motion turns nothing: a clip cannot drive it.
     h.get_by_label("weight").click();
     h.run();
@@ -304,14 +304,14 @@ fn a_clip_drives_the_sweep_and_the_scrub_shows_the_clip_at_its_keys() {
 fn the_rom_clip_appears_on_the_timeline_and_undo_removes_it() {
     let mut h = harness(Scripted::default());
     run_elbow_sweep(&mut h);
-    let clips = h.state().state.model.clips.len();
+    let clips = h.state().state.doc.model.clips.len();
     h.get_by_label("Add ROM clip").click();
     h.run();
     let s = &h.state().state;
-    assert_eq!(s.model.clips.len(), clips + 1);
+    assert_eq!(s.doc.model.clips.len(), clips + 1);
     assert_eq!(s.posing.clip, Some(clips));
-    assert_eq!(s.model.clips[clips].name.as_deref(), Some("ROM"));
-    assert_eq!(s.model.clips[clips].range(), (0.0, 3.0));
+    assert_eq!(s.doc.model.clips[clips].name.as_deref(), Some("ROM"));
+    assert_eq!(s.doc.model.clips[clips].range(), (0.0, 3.0));
     // The timeline shows it with its keys (180° legs: keys every 1/16 s).
     let combo = h.get_by_role_and_label(Role::ComboBox, "Animation");
     assert_eq!(combo.value().as_deref(), Some("ROM"));
@@ -319,10 +319,10 @@ fn the_rom_clip_appears_on_the_timeline_and_undo_removes_it() {
     h.run();
     let s = &h.state().state;
     assert_eq!(s.posing.time_secs, 0.25);
-    let elbow = s.model.nodes.find("elbow").unwrap();
+    let elbow = s.doc.model.nodes.find("elbow").unwrap();
     let turned = s.rotation_of(elbow).angle_between(glam::DQuat::IDENTITY).to_degrees();
     assert!((turned - 180.0).abs() < 1e-3, "a quarter into the twist the elbow is at +180°: {turned}");
     h.state_mut().state.apply(skinlab::app::command::Command::Undo);
     h.run();
-    assert_eq!(h.state().state.model.clips.len(), clips);
+    assert_eq!(h.state().state.doc.model.clips.len(), clips);
 }

@@ -74,7 +74,7 @@ fn without_a_portal_open_goes_through_the_in_window_browser() {
     h.get_by_label("Open").click();
     h.run();
     let s = &h.state().state;
-    assert_eq!(s.model_name, "arm.glb");
+    assert_eq!(s.doc.model_name, "arm.glb");
     assert_eq!(s.files.model_path.as_deref(), Some(path.as_path()));
     assert!(h.query_by_label("Open model").is_none(), "the browser stayed open");
     // The opened file is now in File ▸ Open Recent.
@@ -227,8 +227,8 @@ fn a_damaged_recovery_file_is_reported_and_set_aside_and_unsaved_work_is_offered
     h.get_by_label("Restore").click();
     h.run();
     let s = &h.state().state;
-    assert_eq!(s.model_name, "arm.glb");
-    let q = s.pose.overrides.get(&2).and_then(|o| o.rotation).unwrap();
+    assert_eq!(s.doc.model_name, "arm.glb");
+    let q = s.doc.pose.overrides.get(&2).and_then(|o| o.rotation).unwrap();
     assert!((q.to_euler(glam::EulerRot::XYZ).2.to_degrees() - 35.0).abs() < 1e-4);
     assert!(s.has_unsaved_work());
     assert!(!rec.join("session-999999992.json").exists(), "the restored file is taken over by this session");
@@ -246,7 +246,7 @@ fn restoring_unsaved_work_is_one_undo_step() {
     crashed.apply(Command::SetRotation { node: 2, rotation, gesture: None });
     crashed.apply(Command::Tool(WeightTool::SmoothAll));
     let file = crashed.recovery_file(999_999_993);
-    let weights = |s: &EditorState| s.model.meshes[0].primitives[0].influences.clone().unwrap();
+    let weights = |s: &EditorState| s.doc.model.meshes[0].primitives[0].influences.clone().unwrap();
     let painted = weights(&crashed);
 
     let (_, mut s) = arm_in(dir.path());
@@ -254,15 +254,15 @@ fn restoring_unsaved_work_is_one_undo_step() {
     assert_ne!(saved, painted, "the tool changed the weights");
     s.restore(&file).unwrap();
     assert_eq!(weights(&s), painted);
-    assert_eq!(s.pose.overrides.get(&2).and_then(|o| o.rotation), Some(rotation));
+    assert_eq!(s.doc.pose.overrides.get(&2).and_then(|o| o.rotation), Some(rotation));
     s.apply(Command::Undo);
     assert_eq!(weights(&s), saved, "undo takes the restored weights back");
-    assert!(s.pose.overrides.is_empty(), "and the restored pose, in the same step");
-    assert!(!s.history.can_undo(), "one step");
+    assert!(s.doc.pose.overrides.is_empty(), "and the restored pose, in the same step");
+    assert!(!s.doc.history.can_undo(), "one step");
     assert_eq!(s.unsaved_summary().as_deref().map(|t| t.contains("skeleton")), Some(false));
     s.apply(Command::Redo);
     assert_eq!(weights(&s), painted);
-    assert_eq!(s.pose.overrides.get(&2).and_then(|o| o.rotation), Some(rotation));
+    assert_eq!(s.doc.pose.overrides.get(&2).and_then(|o| o.rotation), Some(rotation));
 }
 
 #[test]
@@ -282,11 +282,11 @@ fn skeleton_edits_do_not_rewrite_the_recent_file_list() {
     h.state_mut().state.apply(skinlab::app::command::Command::SetMode(Mode::Rig));
     for step in 1..=3 {
         let s = &mut h.state_mut().state;
-        let to = s.model_from_node[2].w_axis.truncate() + glam::DVec3::new(0.0, 0.01 * f64::from(step), 0.0);
+        let to = s.frame.model_from_node[2].w_axis.truncate() + glam::DVec3::new(0.0, 0.01 * f64::from(step), 0.0);
         s.apply(skinlab::app::command::Command::MoveJoint { node: 2, position: to, gesture: Some(3) });
         h.run();
     }
-    assert!(h.state().state.model_rev > 1);
+    assert!(h.state().state.doc.model_rev > 1);
     assert!(!list.exists(), "a skeleton edit wrote the recent-file list again");
     assert_eq!(h.state().files.recent.items()[0], path.canonicalize().unwrap());
 }

@@ -42,7 +42,7 @@ fn cesium() -> (Harness<'static, SkinlabApp>, usize, usize) {
 fn gizmo(h: &Harness<'_, SkinlabApp>) -> (Gizmo, egui::Pos2) {
     let rect = h.state().viewport_rect().unwrap();
     let s = &h.state().state;
-    let frame = JointFrame::of(&s.model, &s.pose, &s.model_from_node, s.selected.unwrap()).unwrap();
+    let frame = JointFrame::of(&s.doc.model, &s.doc.pose, &s.frame.model_from_node, s.selected.unwrap()).unwrap();
     let axes = frame.ring_axes(s.posing.gizmo.orientation).map(|a| a.as_vec3());
     let size = Vec2::new(rect.width(), rect.height());
     (Gizmo::new(&s.view.camera, frame.position.as_vec3(), axes, s.posing.gizmo.orientation, size).unwrap(), rect.min)
@@ -102,7 +102,7 @@ fn rotation(h: &Harness<'_, SkinlabApp>, node: usize) -> DQuat {
 }
 
 fn position(h: &Harness<'_, SkinlabApp>, node: usize) -> DVec3 {
-    h.state().state.model_from_node[node].w_axis.truncate()
+    h.state().state.frame.model_from_node[node].w_axis.truncate()
 }
 
 fn field(h: &Harness<'_, SkinlabApp>, label: &str) -> f64 {

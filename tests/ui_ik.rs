@@ -22,7 +22,7 @@ const ELBOW: usize = 2;
 const WRIST: usize = 3;
 
 fn at(h: &Harness<'_, SkinlabApp>, node: usize) -> DVec3 {
-    h.state().state.model_from_node[node].w_axis.truncate()
+    h.state().state.frame.model_from_node[node].w_axis.truncate()
 }
 
 /// The viewport's top-left corner and size (one panel).
@@ -76,8 +76,8 @@ fn dragging_the_wrist_reaches_the_target_keeps_the_shoulder_and_undoes_in_one_st
     let mut h = harness(Scripted::default());
     bend_elbow(&mut h, 30.0);
     ik_on(&mut h);
-    let before = h.state().state.pose.clone();
-    let undo_steps = h.state().state.history.revision();
+    let before = h.state().state.doc.pose.clone();
+    let undo_steps = h.state().state.doc.history.revision();
     let (shoulder, wrist) = (at(&h, SHOULDER), at(&h, WRIST));
     let from = screen_of(&h, wrist);
     let to = from.lerp(screen_of(&h, shoulder), 0.35) + egui::vec2(0.0, -25.0);
@@ -90,10 +90,10 @@ fn dragging_the_wrist_reaches_the_target_keeps_the_shoulder_and_undoes_in_one_st
     assert_eq!(at(&h, SHOULDER), shoulder, "the chain root stays put");
     assert!((at(&h, ELBOW).distance(shoulder) - 1.0).abs() < 1e-9, "bone lengths kept");
     assert_eq!(h.state().state.selected, Some(WRIST), "the dragged joint is selected");
-    assert_eq!(h.state().state.history.revision(), undo_steps + 1, "one undo step for the whole drag");
+    assert_eq!(h.state().state.doc.history.revision(), undo_steps + 1, "one undo step for the whole drag");
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
     h.run();
-    assert_eq!(h.state().state.pose, before, "one Undo restores the pose bit for bit");
+    assert_eq!(h.state().state.doc.pose, before, "one Undo restores the pose bit for bit");
 }
 
 #[test]
@@ -138,13 +138,13 @@ fn the_pole_handle_turns_the_bend_plane_and_keeps_the_wrist() {
     // Toward where the bend plane's normal points on screen: the pole leaves the plane.
     let to = screen_of(&h, handle + before * 0.8);
     assert!(from.distance(to) > 20.0, "{from:?} {to:?}");
-    let revision = h.state().state.history.revision();
+    let revision = h.state().state.doc.history.revision();
     drag_to(&mut h, from, to);
     release(&mut h, to);
     let after = normal(&h);
     assert!(before.angle_between(after).to_degrees() > 10.0, "the bend plane turned: {before} → {after}");
     assert!(at(&h, WRIST).distance(wrist) < 1e-9, "the wrist stays where it was");
-    assert_eq!(h.state().state.history.revision(), revision + 1, "one undo step");
+    assert_eq!(h.state().state.doc.history.revision(), revision + 1, "one undo step");
 }
 
 #[test]
@@ -152,15 +152,15 @@ fn escape_cancels_a_drag_back_to_the_start_pose() {
     let mut h = harness(Scripted::default());
     bend_elbow(&mut h, 20.0);
     ik_on(&mut h);
-    let (before, revision) = (h.state().state.pose.clone(), h.state().state.history.revision());
+    let (before, revision) = (h.state().state.doc.pose.clone(), h.state().state.doc.history.revision());
     let from = screen_of(&h, at(&h, WRIST));
     let to = from + egui::vec2(-60.0, -60.0);
     drag_to(&mut h, from, to);
-    assert_ne!(h.state().state.pose, before, "the chain follows during the drag");
+    assert_ne!(h.state().state.doc.pose, before, "the chain follows during the drag");
     h.key_press(egui::Key::Escape);
     h.step();
-    assert_eq!(h.state().state.pose, before, "Esc puts the start pose back");
+    assert_eq!(h.state().state.doc.pose, before, "Esc puts the start pose back");
     release(&mut h, to);
-    assert_eq!(h.state().state.pose, before, "releasing after a cancel changes nothing");
-    assert_eq!(h.state().state.history.revision(), revision, "no undo step");
+    assert_eq!(h.state().state.doc.pose, before, "releasing after a cancel changes nothing");
+    assert_eq!(h.state().state.doc.history.revision(), revision, "no undo step");
 }

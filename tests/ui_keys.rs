@@ -24,21 +24,21 @@ fn elbow_degrees(h: &Harness<'_, SkinlabApp>) -> f64 {
 
 fn keys_of_clip(h: &Harness<'_, SkinlabApp>) -> Vec<f64> {
     let s = &h.state().state;
-    key_times(&s.model.clips[s.posing.clip.unwrap()], None)
+    key_times(&s.doc.model.clips[s.posing.clip.unwrap()], None)
 }
 
 #[test]
 fn set_key_starts_a_clip_and_keys_are_drawn_moved_deleted_and_undone() {
     let mut h = harness(Scripted::default());
-    let clips = h.state().state.model.clips.len();
+    let clips = h.state().state.doc.model.clips.len();
     bend_elbow(&mut h, 40.0);
     h.get_by_label("Set Key").click();
     h.run();
     {
         let s = &h.state().state;
-        assert_eq!(s.model.clips.len(), clips + 1, "a new clip");
+        assert_eq!(s.doc.model.clips.len(), clips + 1, "a new clip");
         assert_eq!(s.posing.clip, Some(clips));
-        assert_eq!(s.model.clips[clips].name.as_deref(), Some("Action"));
+        assert_eq!(s.doc.model.clips[clips].name.as_deref(), Some("Action"));
     }
     assert_eq!(keys_of_clip(&h), vec![0.0]);
     h.get_by_role_and_label(Role::Slider, "Time (s)").set_value_accesskit(1.0);
@@ -81,10 +81,10 @@ fn set_key_starts_a_clip_and_keys_are_drawn_moved_deleted_and_undone() {
     h.key_press(egui::Key::I);
     h.run();
     let s = &h.state().state;
-    let clip = &s.model.clips[s.posing.clip.unwrap()];
+    let clip = &s.doc.model.clips[s.posing.clip.unwrap()];
     let keyed: std::collections::BTreeSet<usize> =
         clip.channels.iter().filter(|c| c.times.iter().any(|&t| (t - 1.5).abs() < 1e-6)).map(|c| c.node).collect();
-    assert_eq!(keyed.len(), s.model.skins[0].joints.len(), "every joint keyed at 1.5 s");
+    assert_eq!(keyed.len(), s.doc.model.skins[0].joints.len(), "every joint keyed at 1.5 s");
 }
 
 #[test]

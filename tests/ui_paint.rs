@@ -100,7 +100,7 @@ fn ray_at(h: &Harness<'_, SkinlabApp>, p: egui::Pos2) -> skinlab::paint::Ray {
 /// The deformation a full pass gives for the state's model and pose.
 fn full_deform(s: &EditorState, method: SkinningMethod) -> Vec<Vec3> {
     let mut out = Vec::new();
-    Deformer::new().deform_all(&s.model, &s.pose, method, &mut out);
+    Deformer::new().deform_all(&s.doc.model, &s.doc.pose, method, &mut out);
     out[0][0].positions.clone()
 }
 
@@ -115,12 +115,12 @@ fn a_dab_raises_the_selected_joints_weight_only_under_the_brush_and_reskins() {
     h.state_mut().state.frame_all();
     h.run();
     paint_mode(&mut h, "elbow");
-    let m0 = h.state().state.model.clone();
+    let m0 = h.state().state.doc.model.clone();
     let elbow = joint_index(&m0, ELBOW);
     let before = weights_of(&m0, elbow);
     // The brush measures its footprint on the mesh as deformed before the dab (the dab then
     // re-skins the touched vertices, which moves them).
-    let deformed_before = h.state().state.deformed[0][0][0].positions.clone();
+    let deformed_before = h.state().state.frame.deformed[0][0][0].positions.clone();
     let at = over_arm(&h, 0.35);
     let ray = ray_at(&h, at);
     let hover = h
@@ -134,7 +134,7 @@ fn a_dab_raises_the_selected_joints_weight_only_under_the_brush_and_reskins() {
     press(&mut h, at, false, egui::Modifiers::NONE);
     h.run();
     let s = &h.state().state;
-    let after = weights_of(&s.model, elbow);
+    let after = weights_of(&s.doc.model, elbow);
     let changed: Vec<usize> = (0..before.len()).filter(|&v| before[v].to_bits() != after[v].to_bits()).collect();
     assert!(!changed.is_empty(), "the dab changed nothing");
     assert!(
@@ -155,8 +155,8 @@ fn a_dab_raises_the_selected_joints_weight_only_under_the_brush_and_reskins() {
     }
     assert!(changed.len() < before.len() / 4, "{} of {} vertices changed", changed.len(), before.len());
     // Both panels were re-skinned to exactly what a full pass gives with the new weights.
-    assert_eq!(s.deformed[0][0][0].positions, full_deform(s, SkinningMethod::Lbs));
-    assert_eq!(s.deformed[1][0][0].positions, full_deform(s, SkinningMethod::Sbs));
+    assert_eq!(s.frame.deformed[0][0][0].positions, full_deform(s, SkinningMethod::Lbs));
+    assert_eq!(s.frame.deformed[1][0][0].positions, full_deform(s, SkinningMethod::Sbs));
     assert!(s.painting.edited.is_dirty());
     assert!(h.query_by_label_contains("1 unsaved weight edit").is_some(), "no unsaved marker in the status line");
     // The paint colours follow the weights (the ramp of the elbow's weight).
@@ -166,34 +166,34 @@ fn a_dab_raises_the_selected_joints_weight_only_under_the_brush_and_reskins() {
     assert!((f32::from(got[0]) / 255.0 - want[0]).abs() < 0.01 && (f32::from(got[2]) / 255.0 - want[2]).abs() < 0.01);
     // A dab in the right (SBS) panel picks that panel's surface and re-skins both panels.
     let right = over_arm(&h, 0.7) + egui::vec2(panel_size(&h).x, 0.0);
-    let before_right = weights_of(&h.state().state.model, elbow);
+    let before_right = weights_of(&h.state().state.doc.model, elbow);
     h.event(egui::Event::PointerMoved(right));
     h.step();
     press(&mut h, right, true, egui::Modifiers::NONE);
     press(&mut h, right, false, egui::Modifiers::NONE);
     h.run();
     let s = &h.state().state;
-    assert!(weights_of(&s.model, elbow) != before_right, "a dab in the right panel changed nothing");
-    assert_eq!(s.deformed[0][0][0].positions, full_deform(s, SkinningMethod::Lbs));
-    assert_eq!(s.deformed[1][0][0].positions, full_deform(s, SkinningMethod::Sbs));
+    assert!(weights_of(&s.doc.model, elbow) != before_right, "a dab in the right panel changed nothing");
+    assert_eq!(s.frame.deformed[0][0][0].positions, full_deform(s, SkinningMethod::Lbs));
+    assert_eq!(s.frame.deformed[1][0][0].positions, full_deform(s, SkinningMethod::Sbs));
 }
 
 #[test]
 fn undo_restores_a_stroke_bit_for_bit_and_redo_reapplies_it() {
     let mut h = harness(Scripted::default());
     paint_mode(&mut h, "elbow");
-    let before = snapshots(&h.state().state.model);
+    let before = snapshots(&h.state().state.doc.model);
     stroke_over(&mut h, 0.2, 0.6);
-    let after = snapshots(&h.state().state.model);
+    let after = snapshots(&h.state().state.doc.model);
     assert!(before != after);
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
     h.run();
-    assert!(snapshots(&h.state().state.model) == before, "undo did not restore the weights bit for bit");
-    assert!(!h.state().state.history.can_undo(), "one stroke must be one undo step");
-    assert_eq!(h.state().state.deformed[0][0][0].positions, full_deform(&h.state().state, SkinningMethod::Lbs));
+    assert!(snapshots(&h.state().state.doc.model) == before, "undo did not restore the weights bit for bit");
+    assert!(!h.state().state.doc.history.can_undo(), "one stroke must be one undo step");
+    assert_eq!(h.state().state.frame.deformed[0][0][0].positions, full_deform(&h.state().state, SkinningMethod::Lbs));
     h.get_by_label("Redo").click();
     h.run();
-    assert!(snapshots(&h.state().state.model) == after, "redo did not re-apply the stroke");
+    assert!(snapshots(&h.state().state.doc.model) == after, "redo did not re-apply the stroke");
 }
 
 #[test]
@@ -205,33 +205,33 @@ fn pose_edits_and_strokes_share_one_history() {
     h.key_press(egui::Key::Tab);
     h.run();
     assert_eq!(h.state().state.mode, Mode::Paint, "Tab did not enter paint mode");
-    let weights = snapshots(&h.state().state.model);
+    let weights = snapshots(&h.state().state.doc.model);
     stroke_over(&mut h, 0.3, 0.5);
-    assert!(snapshots(&h.state().state.model) != weights);
+    assert!(snapshots(&h.state().state.doc.model) != weights);
     // First undo: the stroke (the pose stays); second: the pose edit.
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
     h.run();
-    assert!(snapshots(&h.state().state.model) == weights);
+    assert!(snapshots(&h.state().state.doc.model) == weights);
     assert_eq!(h.state().state.rotation_of(ELBOW), posed);
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
     h.run();
     assert!(h.state().state.rotation_of(ELBOW).angle_between(DQuat::IDENTITY) < 1e-9);
-    assert!(snapshots(&h.state().state.model) == weights);
+    assert!(snapshots(&h.state().state.doc.model) == weights);
     // Redo both, in order.
     h.key_press_modifiers(egui::Modifiers::COMMAND | egui::Modifiers::SHIFT, egui::Key::Z);
     h.run();
     assert_eq!(h.state().state.rotation_of(ELBOW), posed);
-    assert!(snapshots(&h.state().state.model) == weights);
+    assert!(snapshots(&h.state().state.doc.model) == weights);
     h.key_press_modifiers(egui::Modifiers::COMMAND | egui::Modifiers::SHIFT, egui::Key::Z);
     h.run();
-    assert!(snapshots(&h.state().state.model) != weights);
+    assert!(snapshots(&h.state().state.doc.model) != weights);
 }
 
 #[test]
 fn weight_tool_buttons_change_weights_in_one_undo_step_each() {
     let mut h = harness(Scripted::default());
     paint_mode(&mut h, "elbow");
-    let before = snapshots(&h.state().state.model);
+    let before = snapshots(&h.state().state.doc.model);
     // Limit Total with a limit of 1: every vertex keeps a single influence.
     h.get_by_role_and_label(Role::SpinButton, "Influence limit").set_value_accesskit(1.0);
     h.run();
@@ -239,13 +239,13 @@ fn weight_tool_buttons_change_weights_in_one_undo_step_each() {
     h.get_by_label("Limit Total").click();
     h.run();
     {
-        let m = &h.state().state.model;
+        let m = &h.state().state.doc.model;
         let inf = m.meshes[0].primitives[0].influences.as_ref().unwrap();
         assert!((0..inf.len()).all(|v| inf.count(v, &m.skins[0].sets) <= 1), "Limit Total left several influences");
     }
     h.get_by_label("Undo").click();
     h.run();
-    assert!(snapshots(&h.state().state.model) == before);
+    assert!(snapshots(&h.state().state.doc.model) == before);
     h.get_by_role_and_label(Role::SpinButton, "Influence limit").set_value_accesskit(4.0);
     h.run();
     // Clean with a high threshold drops small weights; Smooth All spreads them again.
@@ -253,10 +253,10 @@ fn weight_tool_buttons_change_weights_in_one_undo_step_each() {
     h.run();
     h.get_by_label("Clean").click();
     h.run();
-    let cleaned = snapshots(&h.state().state.model);
+    let cleaned = snapshots(&h.state().state.doc.model);
     assert!(cleaned != before, "Clean changed nothing");
     {
-        let m = &h.state().state.model;
+        let m = &h.state().state.doc.model;
         let inf = m.meshes[0].primitives[0].influences.as_ref().unwrap();
         for v in 0..inf.len() {
             let w = inf.vertex_influences(v, &m.skins[0].sets);
@@ -265,10 +265,10 @@ fn weight_tool_buttons_change_weights_in_one_undo_step_each() {
     }
     h.get_by_label("Smooth All").click();
     h.run();
-    assert!(snapshots(&h.state().state.model) != cleaned, "Smooth All changed nothing");
+    assert!(snapshots(&h.state().state.doc.model) != cleaned, "Smooth All changed nothing");
     h.get_by_label("Normalize All").click();
     h.run();
-    let m = &h.state().state.model;
+    let m = &h.state().state.doc.model;
     let inf = m.meshes[0].primitives[0].influences.as_ref().unwrap();
     for v in 0..inf.len() {
         let sum: f32 = inf.vertex_influences(v, &m.skins[0].sets).pairs.iter().map(|p| p.1).sum();
@@ -279,38 +279,38 @@ fn weight_tool_buttons_change_weights_in_one_undo_step_each() {
         h.get_by_label("Undo").click();
         h.run();
     }
-    assert!(snapshots(&h.state().state.model) == before);
-    assert_eq!(h.state().state.deformed[0][0][0].positions, full_deform(&h.state().state, SkinningMethod::Lbs));
+    assert!(snapshots(&h.state().state.doc.model) == before);
+    assert_eq!(h.state().state.frame.deformed[0][0][0].positions, full_deform(&h.state().state, SkinningMethod::Lbs));
 }
 
 #[test]
 fn a_locked_joint_keeps_its_weights_under_the_brush_and_the_tools() {
     let mut h = harness(Scripted::default());
     paint_mode(&mut h, "elbow");
-    let shoulder = joint_index(&h.state().state.model, SHOULDER);
-    let elbow = joint_index(&h.state().state.model, ELBOW);
+    let shoulder = joint_index(&h.state().state.doc.model, SHOULDER);
+    let elbow = joint_index(&h.state().state.doc.model, ELBOW);
     h.get_by_label("Lock shoulder").click();
     h.run();
     assert!(h.state().state.painting.settings.locked.contains(&SHOULDER));
-    let locked = weights_of(&h.state().state.model, shoulder);
-    let elbow_before = weights_of(&h.state().state.model, elbow);
+    let locked = weights_of(&h.state().state.doc.model, shoulder);
+    let elbow_before = weights_of(&h.state().state.doc.model, elbow);
     stroke_over(&mut h, 0.5, 0.95);
-    let after = weights_of(&h.state().state.model, shoulder);
+    let after = weights_of(&h.state().state.doc.model, shoulder);
     assert!(
         locked.iter().zip(&after).all(|(a, b)| a.to_bits() == b.to_bits()),
         "the locked shoulder's weights changed"
     );
-    assert!(weights_of(&h.state().state.model, elbow) != elbow_before, "the stroke changed nothing");
+    assert!(weights_of(&h.state().state.doc.model, elbow) != elbow_before, "the stroke changed nothing");
     h.get_by_label("Smooth All").click();
     h.run();
-    let after = weights_of(&h.state().state.model, shoulder);
+    let after = weights_of(&h.state().state.doc.model, shoulder);
     assert!(locked.iter().zip(&after).all(|(a, b)| a.to_bits() == b.to_bits()), "Smooth All changed a locked joint");
     // Unlocked, the same stroke may take weight from the shoulder.
     h.get_by_label("Lock shoulder").click();
     h.run();
     assert!(!h.state().state.painting.settings.locked.contains(&SHOULDER));
     stroke_over(&mut h, 0.5, 0.95);
-    assert!(weights_of(&h.state().state.model, shoulder) != locked, "the unlocked shoulder kept its weights");
+    assert!(weights_of(&h.state().state.doc.model, shoulder) != locked, "the unlocked shoulder kept its weights");
 }
 
 fn assert_same_weights(a: &Model, b: &Model) {
@@ -344,14 +344,14 @@ fn painted_weights_survive_save_and_reload() {
     paint_mode(&mut h, "elbow");
     stroke_over(&mut h, 0.2, 0.7);
     let original = skinlab::demo::demo_model().unwrap();
-    assert!(snapshots(&h.state().state.model) != snapshots(&original));
+    assert!(snapshots(&h.state().state.doc.model) != snapshots(&original));
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
     h.run();
     let msg = h.state().state.message.clone().unwrap();
     assert!(!msg.is_error, "{}", msg.text);
     assert!(!h.state().state.painting.edited.is_dirty(), "saving did not clear the unsaved marker");
     let (reloaded, _) = skinlab::io::load_document(&out).unwrap();
-    assert_same_weights(&h.state().state.model, &reloaded);
+    assert_same_weights(&h.state().state.doc.model, &reloaded);
     // A second stroke and File ▸ Save write to the same file without asking again.
     stroke_over(&mut h, 0.6, 0.9);
     assert!(h.state().state.painting.edited.is_dirty());
@@ -361,7 +361,7 @@ fn painted_weights_survive_save_and_reload() {
     h.run();
     assert_eq!(*dialogs.asked.lock().unwrap(), 1, "Save asked for a path again");
     let reloaded = skinlab::io::load_model(&out).unwrap();
-    assert_same_weights(&h.state().state.model, &reloaded);
+    assert_same_weights(&h.state().state.doc.model, &reloaded);
     // Save weights… writes a weights file that applies the painted weights to the original.
     let weights = dir.path().join("weights.json");
     *dialogs.save.lock().unwrap() = Some(weights.clone());
@@ -371,7 +371,7 @@ fn painted_weights_survive_save_and_reload() {
     h.run();
     let mut fresh = skinlab::demo::demo_model().unwrap();
     skinlab::io::apply_weights_file(&weights, &mut fresh).unwrap();
-    assert_same_weights(&h.state().state.model, &fresh);
+    assert_same_weights(&h.state().state.doc.model, &fresh);
 }
 
 #[test]
@@ -398,7 +398,7 @@ fn export_writes_a_loadable_file_and_never_overwrites_the_input_unconfirmed() {
     let msg = h.state().state.message.clone().unwrap();
     assert!(!msg.is_error, "{}", msg.text);
     let exported = skinlab::io::load_model(&out).unwrap();
-    assert_same_weights(&h.state().state.model, &exported);
+    assert_same_weights(&h.state().state.doc.model, &exported);
     // Export over the input: refused until confirmed, the file untouched.
     let original_bytes = std::fs::read(&input).unwrap();
     *dialogs.export.lock().unwrap() = Some(input.clone());
@@ -416,10 +416,10 @@ fn export_writes_a_loadable_file_and_never_overwrites_the_input_unconfirmed() {
         assert!(h.state().state.files.pending_overwrite.is_none());
     }
     assert!(std::fs::read(&input).unwrap() != original_bytes, "confirmed overwrite did not write");
-    assert_same_weights(&h.state().state.model, &skinlab::io::load_model(&input).unwrap());
+    assert_same_weights(&h.state().state.doc.model, &skinlab::io::load_model(&input).unwrap());
     // A failing export (unwritable directory) shows an error and changes nothing.
     *dialogs.export.lock().unwrap() = Some(dir.path().join("missing/dir/out.glb"));
-    let weights = snapshots(&h.state().state.model);
+    let weights = snapshots(&h.state().state.doc.model);
     h.get_by_label("File").click();
     h.run();
     h.get_by_label("Export…").click();
@@ -427,7 +427,7 @@ fn export_writes_a_loadable_file_and_never_overwrites_the_input_unconfirmed() {
     h.get_by_label("Export to…").click();
     h.run();
     assert!(h.state().state.message.as_ref().unwrap().is_error);
-    assert!(snapshots(&h.state().state.model) == weights);
+    assert!(snapshots(&h.state().state.doc.model) == weights);
 }
 
 #[test]
@@ -444,7 +444,7 @@ fn ctrl_click_samples_the_weight_and_brush_keys_change_the_brush() {
     assert_eq!(s.painting.settings.brush.mode, skinlab::paint::BlendMode::Replace);
     let v = s.painting.settings.brush.value;
     assert!(v > 0.0 && v < 1.0, "sampled {v}");
-    assert!(!s.history.can_undo(), "sampling must not paint");
+    assert!(!s.doc.history.can_undo(), "sampling must not paint");
     let (r, st) = (s.painting.settings.brush.radius, s.painting.settings.brush.strength);
     h.key_press(egui::Key::CloseBracket);
     h.key_press(egui::Key::Minus);
@@ -469,18 +469,18 @@ fn opening_another_model_over_unsaved_edits_asks_first() {
     let mut h = harness(Scripted::default());
     paint_mode(&mut h, "elbow");
     stroke_over(&mut h, 0.2, 0.7);
-    let painted = snapshots(&h.state().state.model);
-    let rev = h.state().state.model_rev;
+    let painted = snapshots(&h.state().state.doc.model);
+    let rev = h.state().state.doc.model_rev;
     for answer in ["Cancel", "Discard"] {
         h.input_mut().dropped_files.push(Arc::new(Dropped(other.clone())));
         h.run();
-        assert_eq!(h.state().state.model_rev, rev, "opened over unsaved edits without asking");
-        assert!(snapshots(&h.state().state.model) == painted);
+        assert_eq!(h.state().state.doc.model_rev, rev, "opened over unsaved edits without asking");
+        assert!(snapshots(&h.state().state.doc.model) == painted);
         h.get_by_label(answer).click();
         h.run();
     }
-    assert_eq!(h.state().state.model_rev, rev + 1);
-    assert_eq!(h.state().state.model_name, "other.glb");
+    assert_eq!(h.state().state.doc.model_rev, rev + 1);
+    assert_eq!(h.state().state.doc.model_name, "other.glb");
     assert!(!h.state().state.painting.edited.is_dirty());
     assert!(h.state().state.files.source.is_some(), "the opened model has no source document to save to");
 }

@@ -71,7 +71,7 @@ fn add_apply_and_undo_on_the_demo_kept_in_memory() {
     let mut h = harness(Scripted::default());
     h.get_by_label("the built-in demo has no file: this library is kept in memory only");
     bend_elbow(&mut h, 40.0);
-    let bent = h.state().state.pose.clone();
+    let bent = h.state().state.doc.pose.clone();
     name_pose(&mut h, "Bent elbow");
     h.get_by_label("Add Pose").click();
     h.run();
@@ -90,15 +90,15 @@ fn add_apply_and_undo_on_the_demo_kept_in_memory() {
     h.get_by_label("Bent elbow");
     h.state_mut().state.apply(Command::ResetPose);
     h.run();
-    assert!(h.state().state.pose.overrides.is_empty());
-    let revision = h.state().state.history.revision();
+    assert!(h.state().state.doc.pose.overrides.is_empty());
+    let revision = h.state().state.doc.history.revision();
     click_nth(&mut h, "Apply", 0);
     let applied = h.state().state.rotation_of(ELBOW);
     assert_eq!(applied, bent.overrides[&ELBOW].rotation.unwrap(), "the pose comes back bit for bit");
-    assert_eq!(h.state().state.history.revision(), revision + 1, "one undo step");
+    assert_eq!(h.state().state.doc.history.revision(), revision + 1, "one undo step");
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
     h.run();
-    assert!(h.state().state.pose.overrides.is_empty(), "Undo takes it back");
+    assert!(h.state().state.doc.pose.overrides.is_empty(), "Undo takes it back");
     // Rename and delete.
     click_nth(&mut h, "Rename", 0);
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
@@ -140,7 +140,7 @@ fn the_library_file_appears_beside_the_model_and_reloads_in_a_new_editor() {
     h.get_by_label("Reach");
     assert_eq!(h.state().state.posing.poses.library, saved, "read back identical");
     click_nth(&mut h, "Apply", 0);
-    assert_eq!(h.state().state.pose.overrides[&ELBOW], saved.poses[0].pose.overrides[&ELBOW]);
+    assert_eq!(h.state().state.doc.pose.overrides[&ELBOW], saved.poses[0].pose.overrides[&ELBOW]);
 }
 
 #[test]
@@ -165,7 +165,11 @@ fn a_broken_library_file_is_reported_and_not_overwritten_until_replaced() {
     h.get_by_label("Add Pose").click();
     h.run();
     assert_eq!(
-        skinlab::io::pose_library::PoseLibrary::read(&file, &h.state().state.model.nodes).unwrap().unwrap().poses.len(),
+        skinlab::io::pose_library::PoseLibrary::read(&file, &h.state().state.doc.model.nodes)
+            .unwrap()
+            .unwrap()
+            .poses
+            .len(),
         1
     );
 }
@@ -198,18 +202,18 @@ fn apply_flipped_on_a_symmetric_rig_gives_the_mirrored_pose() {
     name_pose(&mut h, "Wave");
     h.get_by_label("Add Selected").click();
     h.run();
-    let left = positions(&model, &h.state().state.pose);
+    let left = positions(&model, &h.state().state.doc.pose);
     h.state_mut().state.apply(Command::ResetPose);
     h.run();
     click_nth(&mut h, "Flipped", 0);
     let s = &h.state().state;
-    assert_eq!(s.pose.overrides.keys().copied().collect::<Vec<_>>(), vec![5, 6, 7], "onto the right side only");
-    let right = positions(&model, &s.pose);
+    assert_eq!(s.doc.pose.overrides.keys().copied().collect::<Vec<_>>(), vec![5, 6, 7], "onto the right side only");
+    let right = positions(&model, &s.doc.pose);
     for (l, r) in [(2, 5), (3, 6), (4, 7)] {
         assert!(reflect(left[l]).distance(right[r]) < 1e-9, "joint {r}: {} vs {}", right[r], reflect(left[l]));
     }
     assert!(reflect(left[4]).distance(positions(&model, &Pose::rest())[7]) > 0.1, "the right hand moved");
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
     h.run();
-    assert!(h.state().state.pose.overrides.is_empty(), "one undo step");
+    assert!(h.state().state.doc.pose.overrides.is_empty(), "one undo step");
 }

@@ -71,10 +71,10 @@ fn ctrl_click(h: &mut Harness<'_, SkinlabApp>, at: egui::Pos2) {
 fn undo_redo_exact(h: &mut Harness<'_, SkinlabApp>, before: &str, after: &str) {
     h.get_by_label("Undo").click();
     h.run();
-    assert!(fingerprint(&h.state().state.model) == before, "undo did not restore the model bit for bit");
+    assert!(fingerprint(&h.state().state.doc.model) == before, "undo did not restore the model bit for bit");
     h.key_press_modifiers(egui::Modifiers::COMMAND | egui::Modifiers::SHIFT, egui::Key::Z);
     h.run();
-    assert!(fingerprint(&h.state().state.model) == after, "redo did not re-apply the edit bit for bit");
+    assert!(fingerprint(&h.state().state.doc.model) == after, "redo did not re-apply the edit bit for bit");
 }
 
 fn node(m: &Model, name: &str) -> usize {
@@ -85,19 +85,19 @@ fn node(m: &Model, name: &str) -> usize {
 fn rig_mode_shows_the_bind_pose_and_tab_cycles_the_modes() {
     let mut h = harness(Scripted::default());
     bend_elbow(&mut h, 70.0);
-    let posed = h.state().state.deformed[0][0][0].positions.clone();
+    let posed = h.state().state.frame.deformed[0][0][0].positions.clone();
     rig_mode(&mut h);
     let mut rest = Vec::new();
     let s = &h.state().state;
-    Deformer::new().deform_all(&s.model, &Pose::rest(), SkinningMethod::Lbs, &mut rest);
-    assert!(s.deformed[0][0][0].positions == rest[0][0].positions, "Rig mode must show the bind pose");
-    assert!(!s.pose.overrides.is_empty(), "the pose is kept for the other modes");
+    Deformer::new().deform_all(&s.doc.model, &Pose::rest(), SkinningMethod::Lbs, &mut rest);
+    assert!(s.frame.deformed[0][0][0].positions == rest[0][0].positions, "Rig mode must show the bind pose");
+    assert!(!s.doc.pose.overrides.is_empty(), "the pose is kept for the other modes");
     h.get_by_label("Automatic weights");
     h.get_by_label("Bind");
     h.key_press(egui::Key::Tab);
     h.run();
     assert_eq!(h.state().state.mode, Mode::Pose);
-    assert!(h.state().state.deformed[0][0][0].positions == posed, "the pose comes back in Pose mode");
+    assert!(h.state().state.frame.deformed[0][0][0].positions == posed, "the pose comes back in Pose mode");
     h.key_press(egui::Key::Tab);
     h.run();
     assert_eq!(h.state().state.mode, Mode::Paint);
@@ -111,7 +111,7 @@ fn ctrl_click_adds_a_child_in_the_middle_of_the_arm_as_one_undo_step() {
     let mut h = harness(Scripted::default());
     select(&mut h, "wrist");
     rig_mode(&mut h);
-    let before = fingerprint(&h.state().state.model);
+    let before = fingerprint(&h.state().state.doc.model);
     let (elbow, wrist) = {
         let s = &h.state().state;
         (s.node_position(ELBOW).unwrap(), s.node_position(WRIST).unwrap())
@@ -123,13 +123,13 @@ fn ctrl_click_adds_a_child_in_the_middle_of_the_arm_as_one_undo_step() {
     ctrl_click(&mut h, at);
     let s = &h.state().state;
     let added = s.selected.expect("the new joint is selected");
-    assert_eq!(s.model.nodes.nodes.len(), 5);
-    assert_eq!(s.model.nodes.nodes[added].parent, Some(WRIST));
-    assert!(s.model.skins[0].joints.contains(&added), "the new joint joins the skin");
+    assert_eq!(s.doc.model.nodes.nodes.len(), 5);
+    assert_eq!(s.doc.model.nodes.nodes[added].parent, Some(WRIST));
+    assert!(s.doc.model.skins[0].joints.contains(&added), "the new joint joins the skin");
     let at = s.node_position(added).unwrap();
     let bone = (wrist - elbow).length();
     assert!(at.distance(target) < 0.03 * bone, "placed at {at}, expected the middle of the arm at {target}");
-    let after = fingerprint(&s.model);
+    let after = fingerprint(&s.doc.model);
     undo_redo_exact(&mut h, &before, &after);
 }
 
@@ -140,48 +140,48 @@ fn delete_rename_reparent_and_typed_moves_are_each_one_exact_undo_step() {
 
     // Rename in place: F2, type, Enter.
     select(&mut h, "wrist");
-    let before = fingerprint(&h.state().state.model);
+    let before = fingerprint(&h.state().state.doc.model);
     h.key_press(egui::Key::F2);
     h.run();
     h.get_by_role_and_label(Role::TextInput, "Joint name").set_text_value_accesskit("hand");
     h.run();
     h.key_press(egui::Key::Enter);
     h.run();
-    assert_eq!(h.state().state.model.nodes.key(WRIST), "hand");
-    let after = fingerprint(&h.state().state.model);
+    assert_eq!(h.state().state.doc.model.nodes.key(WRIST), "hand");
+    let after = fingerprint(&h.state().state.doc.model);
     undo_redo_exact(&mut h, &before, &after);
 
     // Typed coordinates move the joint's bind position; the mesh does not move (rest = bind).
-    let mesh_before = h.state().state.deformed[0][0][0].positions.clone();
+    let mesh_before = h.state().state.frame.deformed[0][0][0].positions.clone();
     select(&mut h, "elbow");
-    let before = fingerprint(&h.state().state.model);
+    let before = fingerprint(&h.state().state.doc.model);
     let y = h.state().state.node_position(ELBOW).unwrap().y;
     h.get_by_role_and_label(Role::SpinButton, "Position Y").set_value_accesskit(f64::from(y) + 0.25);
     h.run();
     let moved = h.state().state.node_position(ELBOW).unwrap();
     assert!((moved.y - (y + 0.25)).abs() < 1e-5, "{moved}");
-    let mesh_after = &h.state().state.deformed[0][0][0].positions;
+    let mesh_after = &h.state().state.frame.deformed[0][0][0].positions;
     let worst = mesh_before.iter().zip(mesh_after).map(|(a, b)| a.distance(*b)).fold(0.0, f32::max);
     assert!(worst < 1e-5, "the mesh moved by {worst} when the joint moved");
-    let after = fingerprint(&h.state().state.model);
+    let after = fingerprint(&h.state().state.doc.model);
     undo_redo_exact(&mut h, &before, &after);
 
     // Reparent: drag the wrist onto the shoulder in the joint tree.
-    let before = fingerprint(&h.state().state.model);
+    let before = fingerprint(&h.state().state.doc.model);
     let row = |h: &Harness<'_, SkinlabApp>, name: &str| h.get_all_by_label(name).next().unwrap().rect().center();
     let (from, to) = (row(&h, "hand"), row(&h, "shoulder"));
     drag(&mut h, from, to);
-    let m = &h.state().state.model;
+    let m = &h.state().state.doc.model;
     assert_eq!(m.nodes.nodes[WRIST].parent, Some(SHOULDER), "the drag did not reparent");
     let after = fingerprint(m);
     undo_redo_exact(&mut h, &before, &after);
 
     // Delete the elbow (Delete key): the wrist goes to the shoulder, the weights too.
     select(&mut h, "elbow");
-    let before = fingerprint(&h.state().state.model);
+    let before = fingerprint(&h.state().state.doc.model);
     h.key_press(egui::Key::Delete);
     h.run();
-    let m = &h.state().state.model;
+    let m = &h.state().state.doc.model;
     assert!(m.nodes.find("elbow").is_err(), "the elbow is still there");
     let hand = node(m, "hand");
     assert_eq!(m.nodes.nodes[hand].parent, Some(node(m, "shoulder")));
@@ -195,7 +195,7 @@ fn dragging_the_gizmos_x_arrow_moves_the_joint_along_x_in_one_step() {
     let mut h = harness(Scripted::default());
     select(&mut h, "elbow");
     rig_mode(&mut h);
-    let before = fingerprint(&h.state().state.model);
+    let before = fingerprint(&h.state().state.doc.model);
     let start = h.state().state.node_position(ELBOW).unwrap();
     let size = panel_size(&h);
     let g = skinlab::app::translate_gizmo::TranslateGizmo::new(&h.state().state.view.camera, start, size).unwrap();
@@ -216,12 +216,12 @@ fn dragging_the_gizmos_x_arrow_moves_the_joint_along_x_in_one_step() {
     };
     let expected = start + on_axis(to) - on_axis(grab);
     assert!(moved.distance(expected) < 1e-4, "moved to {moved}, the pointer asked for {expected}");
-    let after = fingerprint(&h.state().state.model);
+    let after = fingerprint(&h.state().state.doc.model);
     undo_redo_exact(&mut h, &before, &after);
     // One step: a second undo goes past the drag to nothing.
     h.get_by_label("Undo").click();
     h.run();
-    assert!(!h.state().state.history.can_undo());
+    assert!(!h.state().state.doc.history.can_undo());
 }
 
 /// A closed cylinder standing on the origin along +y (`rings` rings of `segments` vertices,
@@ -275,7 +275,7 @@ fn an_unskinned_obj_is_rigged_bound_exported_and_reimported() {
     h.get_by_label("Open model…").click();
     h.run();
     assert_eq!(h.state().state.mode, Mode::Rig, "a model without a skin opens in Rig mode");
-    assert!(h.state().state.model.skins.is_empty());
+    assert!(h.state().state.doc.model.skins.is_empty());
     h.state_mut().state.apply(Command::FrameSelected);
     h.run();
 
@@ -288,15 +288,15 @@ fn an_unskinned_obj_is_rigged_bound_exported_and_reimported() {
         ctrl_click(&mut h, at);
     }
     let s = &h.state().state;
-    assert_eq!(s.model.skins.len(), 1, "the first joint created the skin");
-    assert_eq!(s.model.skins[0].joints.len(), 3, "{}", s.message.as_ref().map_or("", |m| m.text.as_str()));
-    let ys: Vec<f32> = s.skeleton.joints.iter().map(|&(n, _)| s.node_position(n).unwrap().y).collect();
+    assert_eq!(s.doc.model.skins.len(), 1, "the first joint created the skin");
+    assert_eq!(s.doc.model.skins[0].joints.len(), 3, "{}", s.message.as_ref().map_or("", |m| m.text.as_str()));
+    let ys: Vec<f32> = s.doc.skeleton.joints.iter().map(|&(n, _)| s.node_position(n).unwrap().y).collect();
     for (got, want) in ys.iter().zip([0.4, 1.0, 1.6]) {
         assert!((got - want).abs() < 0.02, "joint heights {ys:?}");
     }
 
     // Bind: the progress bar shows while the job runs, the result is one undo step.
-    let unbound = fingerprint(&s.model);
+    let unbound = fingerprint(&s.doc.model);
     h.get_by_label("Bind").click();
     // The progress bar keeps repainting while the job runs: step frames instead of settling.
     h.step();
@@ -307,9 +307,9 @@ fn an_unskinned_obj_is_rigged_bound_exported_and_reimported() {
     wait_for_bind(&mut h);
     let s = &h.state().state;
     assert!(!s.message.as_ref().unwrap().is_error, "{:?}", s.message);
-    let m = &s.model;
+    let m = &s.doc.model;
     let inf = m.meshes[0].primitives[0].influences.as_ref().unwrap();
-    let top = m.skins[0].joints.iter().position(|&n| n == s.skeleton.joints[2].0).unwrap();
+    let top = m.skins[0].joints.iter().position(|&n| n == s.doc.skeleton.joints[2].0).unwrap();
     let top_vertex = m.meshes[0].primitives[0].positions.iter().position(|p| p.y > 1.95).unwrap();
     let w: f32 = inf.vertex(top_vertex, &m.skins[0].sets).filter(|&(j, _)| j == top as u16).map(|(_, w)| w).sum();
     assert!(w > 0.5, "the top of the limb belongs to the top joint after binding ({w})");
@@ -328,7 +328,7 @@ fn an_unskinned_obj_is_rigged_bound_exported_and_reimported() {
     let s = &h.state().state;
     assert!(out.exists(), "{:?}", s.message);
     let back = skinlab::io::load_model(&out).unwrap();
-    let m = &s.model;
+    let m = &s.doc.model;
     assert_eq!(back.skins.len(), 1);
     let names = |m: &Model| m.skins[0].joints.iter().map(|&n| m.nodes.key(n)).collect::<Vec<_>>();
     assert_eq!(names(&back), names(m));

@@ -15,7 +15,7 @@ use skinlab::skinning::SkinningMethod;
 use ui_harness::{bend_elbow, harness, Scripted};
 
 fn deformed(h: &egui_kittest::Harness<'_, skinlab::app::SkinlabApp>) -> Vec<Vec3> {
-    h.state().state.deformed[0].iter().flatten().flat_map(|d| d.positions.iter().copied()).collect()
+    h.state().state.frame.deformed[0].iter().flatten().flat_map(|d| d.positions.iter().copied()).collect()
 }
 
 #[test]

@@ -91,8 +91,8 @@ fn status_has(h: &Harness<'_, SkinlabApp>, text: &str) -> bool {
 #[test]
 fn the_status_line_counts_the_joint_sets_in_use_after_painting_and_undo() {
     let mut h = harness(Scripted::default());
-    let (d0, n0) = h.state().state.model.joint_set_counts();
-    assert_eq!((h.state().state.stats.distinct_sets, h.state().state.stats.nontrivial_sets), (d0, n0));
+    let (d0, n0) = h.state().state.doc.model.joint_set_counts();
+    assert_eq!((h.state().state.frame.stats.distinct_sets, h.state().state.frame.stats.nontrivial_sets), (d0, n0));
     assert!(status_has(&h, &format!("joint sets: {d0} distinct, {n0} non-trivial")));
     // The wrist added near the shoulder: vertices get joint sets that did not exist.
     paint_mode(&mut h, "wrist");
@@ -103,14 +103,14 @@ fn the_status_line_counts_the_joint_sets_in_use_after_painting_and_undo() {
         b.radius = 120.0;
     }
     stroke(&mut h, 0.05, 0.6);
-    let (d1, n1) = h.state().state.model.joint_set_counts();
+    let (d1, n1) = h.state().state.doc.model.joint_set_counts();
     assert_ne!((d1, n1), (d0, n0), "the stroke changed which joint sets are used");
-    let stats = h.state().state.stats;
+    let stats = h.state().state.frame.stats;
     assert_eq!((stats.distinct_sets, stats.nontrivial_sets), (d1, n1), "stale counts after the stroke");
     assert!(status_has(&h, &format!("joint sets: {d1} distinct, {n1} non-trivial")));
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
     h.run();
-    let stats = h.state().state.stats;
+    let stats = h.state().state.frame.stats;
     assert_eq!((stats.distinct_sets, stats.nontrivial_sets), (d0, n0), "stale counts after undo");
 }
 
@@ -163,7 +163,7 @@ fn ctrl_wheel_steps_the_radius_by_a_tenth_per_notch_and_the_field_rounds_it() {
 fn the_dominant_joint_legend_lists_every_joint_and_scrolls() {
     let mut h = harness_with(model("Knight.glb"), Scripted::default());
     let s = &h.state().state;
-    let last = s.model.nodes.key(*s.model.skins[0].joints.last().unwrap());
+    let last = s.doc.model.nodes.key(*s.doc.model.skins[0].joints.last().unwrap());
     h.get_by_label("Paint").click();
     h.run();
     h.get_by_label("Dominant joint").click();
@@ -202,9 +202,9 @@ fn the_joint_tree_folds_searches_and_scrolls_to_a_joint_selected_elsewhere() {
     // folded parents unfolded.
     let mut h = harness_with(model("Knight.glb"), Scripted::default());
     let s = &h.state().state;
-    let (last, parent) = *s.skeleton.joints.last().unwrap();
-    let name = s.model.nodes.key(last);
-    let parent_name = s.model.nodes.key(parent.unwrap());
+    let (last, parent) = *s.doc.skeleton.joints.last().unwrap();
+    let name = s.doc.model.nodes.key(last);
+    let parent_name = s.doc.model.nodes.key(parent.unwrap());
     let window = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1200.0, 760.0));
     let below = h.query_all_by_label(&name).map(|n| n.rect().min.y).next();
     assert!(below.is_none_or(|y| y > window.max.y), "{name} is out of view at first ({below:?})");

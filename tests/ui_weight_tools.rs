@@ -155,7 +155,7 @@ fn selection_keys_and_buttons() {
 fn restricted_painting_gradient_and_table_are_one_undo_step_each() {
     let mut h = harness(Scripted::default());
     paint_mode(&mut h, "elbow");
-    let original = snapshots(&h.state().state.model);
+    let original = snapshots(&h.state().state.doc.model);
     // Select the forearm end with a box, restrict, paint across the whole arm.
     click_button(&mut h, "Select");
     let (a, b) = (over_arm(&h, 1.2), over_arm(&h, 1.8));
@@ -168,14 +168,14 @@ fn restricted_painting_gradient_and_table_are_one_undo_step_each() {
     click_button(&mut h, "Brush");
     let stroke: Vec<egui::Pos2> = (0..=8).map(|k| over_arm(&h, 0.2 + 1.4 * k as f32 / 8.0)).collect();
     drag(&mut h, &stroke, egui::PointerButton::Primary, egui::Modifiers::NONE);
-    let after = snapshots(&h.state().state.model);
+    let after = snapshots(&h.state().state.doc.model);
     let s = &h.state().state;
     let sel = &s.painting.weight_tools.selection;
     let changed: Vec<usize> = (0..after.len()).filter(|&v| after[v] != original[v]).collect();
     assert!(!changed.is_empty(), "the stroke painted the selection");
     assert!(changed.iter().all(|&v| sel.is_selected(v as u32)), "only selected vertices changed");
     key(&mut h, egui::Key::Z, egui::Modifiers::COMMAND);
-    assert_eq!(snapshots(&h.state().state.model), original);
+    assert_eq!(snapshots(&h.state().state.doc.model), original);
     // Gradient from the shoulder to the wrist on everything (restriction off).
     click_label(&mut h, "Restrict to selection");
     click_button(&mut h, "Gradient");
@@ -183,9 +183,9 @@ fn restricted_painting_gradient_and_table_are_one_undo_step_each() {
     drag(&mut h, &g, egui::PointerButton::Primary, egui::Modifiers::NONE);
     let msg = h.state().state.message.clone().unwrap();
     assert!(!msg.is_error && msg.text.starts_with("Gradient of elbow"), "{}", msg.text);
-    assert_ne!(snapshots(&h.state().state.model), original);
+    assert_ne!(snapshots(&h.state().state.doc.model), original);
     key(&mut h, egui::Key::Z, egui::Modifiers::COMMAND);
-    assert_eq!(snapshots(&h.state().state.model), original, "one undo step");
+    assert_eq!(snapshots(&h.state().state.doc.model), original, "one undo step");
     // The table: select all, Set the elbow to 0.5 everywhere, undo.
     key(&mut h, egui::Key::A, egui::Modifiers::NONE);
     click_button(&mut h, "Set");
@@ -193,11 +193,11 @@ fn restricted_painting_gradient_and_table_are_one_undo_step_each() {
     let surface = &s.topology().surface;
     let elbow = s.selected_surface_joint().unwrap();
     for g in 0..surface.len() as u32 {
-        let w = surface.weights(&s.model, g);
+        let w = surface.weights(&s.doc.model, g);
         assert!((w.iter().find(|p| p.0 == elbow).unwrap().1 - 0.5).abs() < 1e-6, "{g}: {w:?}");
     }
     key(&mut h, egui::Key::Z, egui::Modifiers::COMMAND);
-    assert_eq!(snapshots(&h.state().state.model), original);
+    assert_eq!(snapshots(&h.state().state.doc.model), original);
     // Copy a row's weights and paste them onto the selection.
     let copy = h.get_all_by_role_and_label(Role::Button, "copy").next().unwrap();
     copy.scroll_to_me();
@@ -208,10 +208,10 @@ fn restricted_painting_gradient_and_table_are_one_undo_step_each() {
     click_button(&mut h, "Paste");
     let s = &h.state().state;
     let surface = &s.topology().surface;
-    let first = surface.weights(&s.model, s.selected_groups()[0]);
-    assert!(s.selected_groups().iter().all(|&g| surface.weights(&s.model, g) == first));
+    let first = surface.weights(&s.doc.model, s.selected_groups()[0]);
+    assert!(s.selected_groups().iter().all(|&g| surface.weights(&s.doc.model, g) == first));
     key(&mut h, egui::Key::Z, egui::Modifiers::COMMAND);
-    assert_eq!(snapshots(&h.state().state.model), original);
+    assert_eq!(snapshots(&h.state().state.doc.model), original);
 }
 
 #[test]
@@ -223,18 +223,18 @@ fn transfer_from_a_file_reports_and_undoes() {
     *dialogs.transfer.lock().unwrap() = Some(path);
     let mut h = harness(dialogs);
     paint_mode(&mut h, "elbow");
-    let original = snapshots(&h.state().state.model);
+    let original = snapshots(&h.state().state.doc.model);
     // Paint over the file's weights, then transfer them back from the file.
     key(&mut h, egui::Key::A, egui::Modifiers::NONE);
     click_button(&mut h, "Set");
-    let painted = snapshots(&h.state().state.model);
+    let painted = snapshots(&h.state().state.doc.model);
     assert_ne!(painted, original);
     click_button(&mut h, "From a model file…");
     let msg = h.state().state.message.clone().unwrap();
     assert!(!msg.is_error && msg.text.contains("matched by closest point, 0 inpainted"), "{}", msg.text);
     let report = h.state().state.painting.weight_tools.last_transfer.clone().unwrap();
     assert_eq!(report.matched, groups(&h));
-    let m = &h.state().state.model;
+    let m = &h.state().state.doc.model;
     let inf = m.meshes[0].primitives[0].influences.as_ref().unwrap();
     let table = &m.skins[0].sets;
     let demo = skinlab::io::load_model_from_bytes(&skinlab::demo::demo_glb(), std::path::Path::new("arm.glb")).unwrap();
@@ -247,5 +247,5 @@ fn transfer_from_a_file_reports_and_undoes() {
         );
     }
     key(&mut h, egui::Key::Z, egui::Modifiers::COMMAND);
-    assert_eq!(snapshots(&h.state().state.model), painted, "one undo step");
+    assert_eq!(snapshots(&h.state().state.doc.model), painted, "one undo step");
 }

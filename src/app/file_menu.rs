@@ -33,7 +33,8 @@ impl Files {
     /// can be shown, the in-window browser opens (and answers in a later frame).
     pub fn ask(&mut self, request: FileRequest, state: &EditorState) -> Option<Command> {
         let shown = if request == FileRequest::SaveModel { state.files.save_path.as_ref() } else { None };
-        let start = request.start(shown.or(state.files.model_path.as_ref()).map(PathBuf::as_path), &state.model_name);
+        let start =
+            request.start(shown.or(state.files.model_path.as_ref()).map(PathBuf::as_path), &state.doc.model_name);
         match self.dialogs.ask(request, &start) {
             Answer::Chosen(path) => Some(request.command(path)),
             Answer::Cancelled => None,
@@ -134,13 +135,13 @@ impl Files {
     /// model is told by `geometry_rev`: edits of the open one (every frame of a joint drag bumps
     /// `model_rev`) write nothing.
     pub fn note(&mut self, state: &mut EditorState) {
-        let now = (state.geometry_rev, state.files.save_path.clone());
+        let now = (state.doc.geometry_rev, state.files.save_path.clone());
         if now == self.seen {
             return;
         }
         let (old_rev, old_save) = std::mem::replace(&mut self.seen, now);
         let mut added = Vec::new();
-        if old_rev != state.geometry_rev {
+        if old_rev != state.doc.geometry_rev {
             added.extend(state.files.model_path.clone());
         }
         if old_save != state.files.save_path {

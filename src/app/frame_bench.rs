@@ -65,18 +65,18 @@ impl FrameBench {
     pub fn new(frames: usize, started: Instant, state: &EditorState) -> Self {
         let methods: Vec<&str> = state.view.shown_methods().iter().map(|m| m.name()).collect();
         let drag = state.selected.filter(|_| state.mode == Mode::Rig).map(|node| {
-            let (lo, hi) = state.model_bounds;
+            let (lo, hi) = state.doc.model_bounds;
             JointDrag { node, start: None, radius: 0.01 * f64::from((hi - lo).length().max(1e-3)) }
         });
         let motion = match drag {
-            Some(d) => format!("dragging joint {}'s bind position", state.model.nodes.key(d.node)),
+            Some(d) => format!("dragging joint {}'s bind position", state.doc.model.nodes.key(d.node)),
             None => "a changing pose".to_owned(),
         };
         let header = format!(
             "editor frames: {} ({} vertices), {} view ({}), mode {}, {motion}, {} timed frames after {WARM_UP} \
              warm-up, {} threads",
-            state.model_name,
-            state.stats.vertices,
+            state.doc.model_name,
+            state.frame.stats.vertices,
             if state.view.split { "split" } else { "single" },
             methods.join(" | "),
             state.mode.label(),
@@ -128,14 +128,14 @@ impl FrameBench {
                 // Timed frames start now: keep every one of them.
                 let now = Instant::now();
                 self.timed_at = Some(now);
-                state.frame_times = FrameTimes::new(self.frames);
-                state.frame_times.start_frame(now);
+                state.frame.frame_times = FrameTimes::new(self.frames);
+                state.frame.frame_times.start_frame(now);
             }
         }
-        if self.timed_at.is_some() && state.frame_times.frames() as usize >= self.frames {
+        if self.timed_at.is_some() && state.frame.frame_times.frames() as usize >= self.frames {
             if let Ok(mut slot) = self.report.lock() {
                 if slot.is_none() {
-                    *slot = Some(self.report_text(&state.frame_times, first_draw));
+                    *slot = Some(self.report_text(&state.frame.frame_times, first_draw));
                 }
             }
             return true;
@@ -143,14 +143,14 @@ impl FrameBench {
         match &mut self.drag {
             Some(drag) => {
                 let start = *drag.start.get_or_insert_with(|| {
-                    state.model_from_node.get(drag.node).map_or(DVec3::ZERO, |m| m.w_axis.truncate())
+                    state.frame.model_from_node.get(drag.node).map_or(DVec3::ZERO, |m| m.w_axis.truncate())
                 });
                 let angle = self.step as f64 * 0.2;
                 let position = start + drag.radius * DVec3::new(angle.cos() - 1.0, angle.sin(), 0.0);
                 state.apply(Command::MoveJoint { node: drag.node, position, gesture: Some(DRAG_GESTURE) });
             }
             None => {
-                crate::synthetic::animate(&state.model, self.step, &mut self.pose);
+                crate::synthetic::animate(&state.doc.model, self.step, &mut self.pose);
                 state.show_pose(self.pose.clone());
             }
         }

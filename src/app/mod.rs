@@ -3,7 +3,9 @@
 //! [`state::EditorState`] and turns input into [`command::Command`]s; the viewport draws the
 //! state's CPU deformation through `crate::render`.
 //!
-//! In detail: `SkinlabApp` (eframe), `EditorState` + `Command` (the only place state changes;
+//! In detail: `SkinlabApp` (eframe), `EditorState` + `Command` (the only place state changes; its
+//! sub-states in `state/document.rs`, `frame.rs`, `files.rs`, `view.rs`, `posing.rs`, `painting.rs`,
+//! `rigging.rs`;
 //! `state/paint_ops.rs`: strokes, tools, locks, save, export; `state/rig_ops.rs` (Rig mode: skeleton
 //! edits through `rig::skeleton_edit`, joint placement, the bind job); `state/recovery_ops.rs`: unsaved
 //! work as a recovery file, restoring one; `state/undo_ops.rs`: Undo and Redo (the model made unique
@@ -21,7 +23,7 @@
 //! weights on a thread, progress through an atomic), `translate_gizmo.rs` + `rig_input.rs` (Rig mode's
 //! gizmo and viewport input), `select_input.rs` (Paint mode's box/lasso/gradient drags and selection
 //! keys), `state/weight_tools_ops.rs` (`WeightToolCommand`: selection, restrict, gradient, table,
-//! transfer; the selection lives in `EditorState::weight_tools`), `ui/weight_tools_panel.rs`, viewport
+//! transfer; the selection lives in `PaintingState::weight_tools`), `ui/weight_tools_panel.rs`, viewport
 //! paint callback (`viewport/paint_input.rs`: Paint mode's strokes, sampling, camera, wheel and hover),
 //! `gizmo.rs` (rotation gizmo: Local/World rings and the twist ring, laid out and hit on the CPU) +
 //! `gizmo_drag.rs` (pointer → angle: swept about the centre, tangential for edge-on rings; Shift fine,
@@ -39,7 +41,7 @@
 //! times, medians, the View ▸ Frame times overlay), `frame_bench.rs` (`open --bench-frames`: a changing
 //! pose, or with `--rig --select` a joint drag), `state/refresh.rs` (the per-frame deformation, timed
 //! per stage; the paint colours computed in full only when what they depend on changed: `model_rev`,
-//! `EditorState::model_edits` (every in-place model edit but a dab's, through `refresh::edit_model`),
+//! `DocumentState::model_edits` (every in-place model edit but a dab's, through `refresh::edit_model`),
 //! the joint shown, the mode, the surface, so a new pose sends no colours), `state/view.rs` (the
 //! shown methods, the viewport's aspect, framing), `screenshot.rs` (`open --screenshot`: save the
 //! window after N frames, then close), `panic_guard.rs` (the window loop run so that a panic on its
@@ -50,7 +52,7 @@
 //! thread fewer than the cores, so that frames never queue behind them; commands that paint or edit
 //! weights wait for them, skeleton edits, keys and the undo of either do not; skeleton edits keep the
 //! caches' welded surface and vertex mirrors and take the new joints, `paint::ModelTopology::rejoint`),
-//! `EditorState::geometry_rev` (bumped only when a new model is loaded: what the GPU meshes, rest
+//! `DocumentState::geometry_rev` (bumped only when a new model is loaded: what the GPU meshes, rest
 //! shading normals, brush caches and the recent-file list key on; `model_rev` changes with every edit);
 //! `analysis/` (the analysis views' state: `joint_sets.rs` the set table of the shown pose, recomputed
 //! only when the deformation revision changes, its sort, the chosen set, vertex colours by set;
@@ -216,11 +218,11 @@ impl SkinlabApp {
                 cmds.extend(self.files.menu_ui(ui, &self.state, &mut self.export_window));
             });
             ui.menu_button("Edit", |ui| {
-                if ui.add_enabled(self.state.history.can_undo(), egui::Button::new("Undo")).clicked() {
+                if ui.add_enabled(self.state.doc.history.can_undo(), egui::Button::new("Undo")).clicked() {
                     cmds.push(Command::Undo);
                     ui.close();
                 }
-                if ui.add_enabled(self.state.history.can_redo(), egui::Button::new("Redo")).clicked() {
+                if ui.add_enabled(self.state.doc.history.can_redo(), egui::Button::new("Redo")).clicked() {
                     cmds.push(Command::Redo);
                     ui.close();
                 }
@@ -237,10 +239,10 @@ impl SkinlabApp {
                 }
             }
             ui.separator();
-            if ui.add_enabled(self.state.history.can_undo(), egui::Button::new("Undo")).clicked() {
+            if ui.add_enabled(self.state.doc.history.can_undo(), egui::Button::new("Undo")).clicked() {
                 cmds.push(Command::Undo);
             }
-            if ui.add_enabled(self.state.history.can_redo(), egui::Button::new("Redo")).clicked() {
+            if ui.add_enabled(self.state.doc.history.can_redo(), egui::Button::new("Redo")).clicked() {
                 cmds.push(Command::Redo);
             }
         });
@@ -379,8 +381,8 @@ impl eframe::App for SkinlabApp {
         let frame_started = std::time::Instant::now();
         // The previous frame's paint callbacks ran after its UI: their time closes that frame.
         let drawn = self.viewport.take_draw_secs();
-        self.state.frame_times.add(frame_times::Stage::Draw, drawn);
-        self.state.frame_times.start_frame(frame_started);
+        self.state.frame.frame_times.add(frame_times::Stage::Draw, drawn);
+        self.state.frame.frame_times.start_frame(frame_started);
         let ctx = ui.ctx().clone();
         if let Some(bench) = &mut self.bench {
             if let Some(gl) = frame.gl().filter(|_| bench.needs_renderer()) {
@@ -471,12 +473,12 @@ impl eframe::App for SkinlabApp {
             ctx.request_repaint_after(after);
         }
         let unsaved = if self.state.unsaved_summary().is_some() { " *" } else { "" };
-        let title = format!("skinlab — {}{unsaved}", self.state.model_name);
+        let title = format!("skinlab — {}{unsaved}", self.state.doc.model_name);
         if title != self.last_title {
             ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
             self.last_title = title;
         }
-        let t = &mut self.state.frame_times;
+        let t = &mut self.state.frame.frame_times;
         let measured: f64 = [
             frame_times::Stage::Prepare,
             frame_times::Stage::DeformLeft,
@@ -550,16 +552,16 @@ pub fn initial_state(opts: &EditorOptions) -> Result<EditorState, String> {
     }
     s.apply(Command::SetDifference(opts.difference));
     if let Some(name) = &opts.animation {
-        let clip = s.model.find_clip(name).ok_or_else(|| format!("--animation {name:?}: no such animation"))?;
+        let clip = s.doc.model.find_clip(name).ok_or_else(|| format!("--animation {name:?}: no such animation"))?;
         s.apply(Command::SelectClip(Some(clip)));
         s.apply(Command::SetTime(opts.time_secs));
     }
     if let Some(path) = &opts.pose {
-        s.pose = crate::io::pose_file::read_pose_file(path, &s.model.nodes).map_err(|e| e.to_string())?;
+        s.doc.pose = crate::io::pose_file::read_pose_file(path, &s.doc.model.nodes).map_err(|e| e.to_string())?;
         s.apply(Command::SetMethod(s.view.method));
     }
     if let Some(name) = &opts.select {
-        let node = s.model.nodes.find(name).map_err(|e| format!("--select: {e}"))?;
+        let node = s.doc.model.nodes.find(name).map_err(|e| format!("--select: {e}"))?;
         s.apply(Command::Select(Some(node)));
     }
     if opts.paint {
@@ -573,7 +575,7 @@ pub fn initial_state(opts: &EditorOptions) -> Result<EditorState, String> {
         s.analysis.sweep.open = true;
         s.analysis.sweep.motion = motion;
         if let Some(node) = s.selected {
-            s.analysis.sweep.start(Arc::clone(&s.model), s.model_rev, node);
+            s.analysis.sweep.start(Arc::clone(&s.doc.model), s.doc.model_rev, node);
         }
     }
     s.refresh();

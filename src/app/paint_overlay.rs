@@ -22,8 +22,12 @@ pub fn draw(painter: &egui::Painter, rect: egui::Rect, s: &EditorState, hover: O
         // The falloff's half-strength ring.
         painter.circle_stroke(*p, r * 0.5, egui::Stroke::new(1.0, egui::Color32::from_white_alpha(70)));
         // Numbered as in the file (the model's order may differ: `model::vertex_order`).
-        let prim =
-            s.model.instances.get(h.target.instance).and_then(|i| s.model.meshes[i.mesh].primitives.get(h.target.prim));
+        let prim = s
+            .doc
+            .model
+            .instances
+            .get(h.target.instance)
+            .and_then(|i| s.doc.model.meshes[i.mesh].primitives.get(h.target.prim));
         let vertex = prim.map_or(h.hit.vertex as usize, |p| p.order.file_index(h.hit.vertex as usize));
         let mut text = format!("vertex {vertex}");
         for (name, w) in h.influences.iter().take(6) {
@@ -51,7 +55,7 @@ fn ramp_legend(painter: &egui::Painter, rect: egui::Rect, s: &EditorState, font:
     let r = egui::Rect::from_min_size(rect.right_bottom() - egui::vec2(w + 12.0, 70.0), egui::vec2(w, 60.0));
     painter.rect_filled(r, 4.0, egui::Color32::from_black_alpha(170));
     let title = match s.selected {
-        Some(n) => format!("weight of {}", s.model.nodes.key(n)),
+        Some(n) => format!("weight of {}", s.doc.model.nodes.key(n)),
         None => "weight (select a joint)".to_owned(),
     };
     painter.text(r.min + egui::vec2(8.0, 6.0), egui::Align2::LEFT_TOP, title, font.clone(), egui::Color32::WHITE);
@@ -89,11 +93,11 @@ pub fn legend_ui(ui: &egui::Ui, rect: egui::Rect, s: &EditorState, hover: Option
     if s.painting.settings.display != WeightDisplay::Dominant {
         return;
     }
-    let Some(skin) = s.model.skins.first() else { return };
+    let Some(skin) = s.doc.model.skins.first() else { return };
     let near: Vec<&str> =
         hover.map(|(_, h)| h.influences.iter().map(|(n, _)| n.as_str()).collect()).unwrap_or_default();
     let mut rows: Vec<(u16, String)> =
-        skin.joints.iter().enumerate().map(|(j, &node)| (j as u16, s.model.nodes.key(node))).collect();
+        skin.joints.iter().enumerate().map(|(j, &node)| (j as u16, s.doc.model.nodes.key(node))).collect();
     // Joints under the cursor first (in the read-out's order), the rest in skin order.
     rows.sort_by_key(|(_, name)| near.iter().position(|n| n == name).unwrap_or(usize::MAX));
     let width = 200.0;

@@ -71,7 +71,7 @@ impl Autosave {
     pub fn tick(&mut self, state: &EditorState, now: Instant, busy: bool) -> (Option<String>, Option<Duration>) {
         let Some(file) = self.file.clone() else { return (None, None) };
         let failed = self.finished_write();
-        let revision = state.history.revision();
+        let revision = state.doc.history.revision();
         if revision != self.seen_revision {
             self.seen_revision = revision;
             self.last_change = now;

@@ -1,13 +1,16 @@
-//! The editor's whole state, independent of any window: the model, the pose and its history, the
-//! selection and the CPU deformation caches that the viewport uploads, with each concern's own
-//! state in a struct of its own: posing (`posing.rs`), painting (`painting.rs`), rigging
-//! (`rigging.rs`), the analysis views (`app::analysis`), the files (`files.rs`) and the view
-//! (`view.rs`). [`EditorState::apply`] is the single place where commands change it, so
-//! the UI tests drive exactly what the window does.
+//! The editor's whole state, independent of any window, each concern in a struct of its own: the
+//! document (`document.rs`: the model, its revisions, the pose and the undo history), the per-frame
+//! caches computed from it (`frame.rs`: deformations, colours, pick boxes, stage times), the files
+//! and recovery (`files.rs`), the view (`view.rs`), posing (`posing.rs`), painting
+//! (`painting.rs`), rigging (`rigging.rs`) and the analysis views (`app::analysis`); the selected
+//! joint, the mode and the last message are every concern's. [`EditorState::apply`] is the single
+//! place where commands change it, so the UI tests drive exactly what the window does.
 
 mod analysis_ops;
+mod document;
 mod edit_counts;
 mod files;
+mod frame;
 mod ik_ops;
 mod key_ops;
 mod modes;
@@ -29,7 +32,9 @@ mod weight_tools_ops;
 
 pub use weight_tools_ops::{SelectionSummary, WeightToolsState};
 
+pub use document::DocumentState;
 pub use files::{FilesState, PendingOverwrite};
+pub use frame::FrameState;
 pub use ik_ops::IkState;
 pub use modes::{Mode, PaintSettings, WeightDisplay};
 pub use paint_ops::HoverInfo;
@@ -47,15 +52,13 @@ use std::sync::Arc;
 use glam::{DQuat, Vec3};
 
 use super::command::{skeleton_edit, Command};
-use super::frame_times::{FrameTimes, Stage};
-use super::history::History;
+use super::frame_times::Stage;
 use crate::io::pose_file;
 use crate::model::Model;
 use crate::render::gpu_changes::GpuChanges;
 use crate::render::overlays::SkeletonLayout;
 use crate::render::scene::deformed_bounds;
 use crate::rig::{sample, Pose};
-use crate::skinning::{DeformedPrimitive, Deformer};
 
 /// A message shown in the window.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,73 +82,32 @@ pub struct Stats {
     pub deform_ms: f64,
 }
 
-/// The editor state.
+/// The editor state: what every concern reads (the document, the selected joint, the mode, the
+/// last message), the per-frame caches computed from it, and each concern's own state.
 pub struct EditorState {
-    /// The model being posed (shared with the viewport's GPU scene).
-    pub model: Arc<Model>,
-    /// Its name for the title and status line.
-    pub model_name: String,
-    /// Bumped whenever `model` is replaced.
-    pub model_rev: u64,
-    /// Bumped when a new model is loaded, so its meshes (positions, triangles, normals, texture
-    /// coordinates) replace the old ones; skeleton, weight and clip edits, which keep the meshes,
-    /// change `model_rev` only.
-    pub geometry_rev: u64,
-    /// The model's box as first shown (posed, model space): places the grid, sizes the joints.
-    pub model_bounds: (Vec3, Vec3),
-    /// The current pose.
-    pub pose: Pose,
-    /// Undo/redo of pose edits.
-    pub history: History,
-    /// Painting's settings, colours, brush caches and the stroke in progress.
-    pub painting: PaintingState,
-    /// The model's files: source document, paths, what was saved, a question waiting.
-    pub files: FilesState,
-    /// Posing's settings: IK, the pose library, the gizmo and rotation fields, the copied pose and
-    /// the timeline.
-    pub posing: PosingState,
-    /// What the viewport shows and from where.
-    pub view: ViewState,
+    /// The model, the pose and their undo history.
+    pub doc: DocumentState,
+    /// The deformations and everything else computed from the document once per frame.
+    pub frame: FrameState,
     /// The selected joint node.
     pub selected: Option<usize>,
     /// What the editor is doing (pose, paint, rig).
     pub mode: Mode,
-    /// Rig mode's state: the open gizmo drag and the automatic-weights job.
-    pub rig: RigState,
     /// The last message (errors stay until the next action).
     pub message: Option<Message>,
-    /// Status-line figures.
-    pub stats: Stats,
-    /// The skeleton, for the outliner and picking.
-    pub skeleton: SkeletonLayout,
-    /// Deformations of the shown methods: `[left, right]`, each `[instance][primitive]`.
-    pub deformed: [Vec<Vec<DeformedPrimitive>>; 2],
-    /// Difference colours (`[instance][primitive][vertex]`) when the overlay is on.
-    pub difference_colours: Vec<Vec<Vec<[u8; 4]>>>,
-    /// The largest distance between the two methods (model units) when the overlay is on.
-    pub max_difference: f32,
-    /// Every node's `model_from_node` in the current pose.
-    pub model_from_node: Vec<glam::DMat4>,
-    /// Bumped whenever `deformed` changes (the viewport uploads when it sees a new value).
-    pub frame_rev: u64,
-    /// What changed in `deformed` and the colours since the viewport last uploaded them.
-    gpu_changes: GpuChanges,
-    /// The panels' pick boxes, fitted when a pick needs them.
-    picking: picking::Picking,
-    /// Per-stage times of the last frames.
-    pub frame_times: FrameTimes,
+    /// The model's files: source document, paths, what was saved, a question waiting.
+    pub files: FilesState,
+    /// What the viewport shows and from where.
+    pub view: ViewState,
+    /// Posing's settings: IK, the pose library, the gizmo and rotation fields, the copied pose and
+    /// the timeline.
+    pub posing: PosingState,
+    /// Painting's settings, colours, brush caches and the stroke in progress.
+    pub painting: PaintingState,
+    /// Rig mode's state: the open gizmo drag and the automatic-weights job.
+    pub rig: RigState,
     /// The analysis views (View ▸ Joint sets, the sweep panel).
     pub analysis: crate::app::analysis::AnalysisState,
-    /// Bumped by every edit of `model` in place except a dab's (which recolours its own vertices):
-    /// weights, skeleton, clips, undo and redo.
-    model_edits: u64,
-    counts: edit_counts::EditCounts,
-    deformer: Deformer,
-    deformer_right: Deformer,
-    /// The geometry revision, and which primitives had weights, that both deformers' shading
-    /// normals were computed for.
-    shading_of: Option<(u64, Vec<bool>)>,
-    dirty: bool,
 }
 
 impl EditorState {
@@ -153,38 +115,17 @@ impl EditorState {
     #[must_use]
     pub fn new(model: Model, name: &str) -> Self {
         let mut s = Self {
-            model: Arc::new(Model::default()),
-            model_name: String::new(),
-            model_rev: 0,
-            geometry_rev: 0,
-            model_bounds: (Vec3::ZERO, Vec3::ONE),
-            pose: Pose::rest(),
-            history: History::default(),
-            files: FilesState::default(),
-            painting: PaintingState::default(),
-            posing: PosingState::default(),
-            view: ViewState::default(),
+            doc: DocumentState::default(),
+            frame: FrameState::default(),
             selected: None,
             mode: Mode::Pose,
-            rig: RigState::default(),
             message: None,
-            stats: Stats::default(),
-            skeleton: SkeletonLayout::default(),
-            deformed: [Vec::new(), Vec::new()],
-            difference_colours: Vec::new(),
-            max_difference: 0.0,
-            model_from_node: Vec::new(),
-            frame_rev: 0,
-            gpu_changes: GpuChanges::all(),
-            picking: picking::Picking::default(),
-            frame_times: FrameTimes::default(),
+            files: FilesState::default(),
+            view: ViewState::default(),
+            posing: PosingState::default(),
+            painting: PaintingState::default(),
+            rig: RigState::default(),
             analysis: crate::app::analysis::AnalysisState::default(),
-            model_edits: 0,
-            counts: edit_counts::EditCounts::default(),
-            deformer: Deformer::new(),
-            deformer_right: Deformer::new(),
-            shading_of: None,
-            dirty: true,
         };
         s.replace_model(model, name);
         s
@@ -192,13 +133,13 @@ impl EditorState {
 
     fn replace_model(&mut self, model: Model, name: &str) {
         let (distinct, nontrivial) = model.joint_set_counts();
-        self.stats = Stats {
+        self.frame.stats = Stats {
             vertices: model.skinned_vertex_count(),
             distinct_sets: distinct,
             nontrivial_sets: nontrivial,
             deform_ms: 0.0,
         };
-        self.skeleton = SkeletonLayout::new(&model);
+        self.doc.skeleton = SkeletonLayout::new(&model);
         let background = self.build_topology(&model);
         self.painting.weight_tools.last_transfer = None;
         self.rig = RigState::default();
@@ -206,25 +147,25 @@ impl EditorState {
         if model.skins.is_empty() && !model.rigid_instances.is_empty() {
             self.mode = Mode::Rig;
         }
-        self.model = Arc::new(model);
+        self.doc.model = Arc::new(model);
         self.painting.edited.clear();
         self.painting.stroke = None;
         self.painting.settings.locked.clear();
-        self.model_name = name.to_owned();
-        self.model_rev += 1;
-        self.geometry_rev += 1;
+        self.doc.model_name = name.to_owned();
+        self.doc.model_rev += 1;
+        self.doc.geometry_rev += 1;
         if background {
             self.start_topology_job();
         }
-        self.pose = Pose::rest();
-        self.history.clear();
-        self.files.model_replaced(self.history.revision());
-        self.counts.saved(&self.history);
+        self.doc.pose = Pose::rest();
+        self.doc.history.clear();
+        self.files.model_replaced(self.doc.history.revision());
+        self.doc.counts.saved(&self.doc.history);
         self.selected = None;
         self.posing.model_replaced();
-        self.dirty = true;
+        self.frame.dirty = true;
         self.refresh();
-        self.model_bounds = deformed_bounds(&self.deformed[0], self.model.rest_bounds());
+        self.doc.model_bounds = deformed_bounds(&self.frame.deformed[0], self.doc.model.rest_bounds());
         self.frame_all();
     }
 
@@ -239,16 +180,16 @@ impl EditorState {
     /// The local rotation of `node` in the current pose.
     #[must_use]
     pub fn rotation_of(&self, node: usize) -> DQuat {
-        if node >= self.model.nodes.len() {
+        if node >= self.doc.model.nodes.len() {
             return DQuat::IDENTITY;
         }
-        self.pose.local_trs(&self.model.nodes, node).rotation
+        self.doc.pose.local_trs(&self.doc.model.nodes, node).rotation
     }
 
     /// The model-space position of a node in the current pose.
     #[must_use]
     pub fn node_position(&self, node: usize) -> Option<Vec3> {
-        self.model_from_node.get(node).map(|m| m.w_axis.truncate().as_vec3())
+        self.frame.model_from_node.get(node).map(|m| m.w_axis.truncate().as_vec3())
     }
 
     /// Carries out one command.
@@ -261,43 +202,22 @@ impl EditorState {
             Command::Ik(c) => self.apply_ik(c),
             Command::PoseLibrary(c) => self.apply_pose_library(c),
             Command::Select(node) => {
-                self.selected = node.filter(|&n| n < self.model.nodes.len());
+                self.selected = node.filter(|&n| n < self.doc.model.nodes.len());
                 self.end_gesture();
                 if self.mode == Mode::Paint {
                     self.repaint_colours();
                 }
             }
-            Command::SetRotation { node, rotation, gesture } => {
-                if node >= self.model.nodes.len() || !rotation.is_finite() {
-                    return;
-                }
-                let rotation = rotation.normalize();
-                if self.pose.overrides.get(&node).and_then(|o| o.rotation) == Some(rotation) {
-                    return;
-                }
-                self.history.record(&self.pose, gesture);
-                self.pose.set_rotation(node, rotation);
-                self.posing.playing = false;
-                self.dirty = true;
-            }
-            Command::ResetJoint(node) => {
-                if self.pose.overrides.contains_key(&node) {
-                    self.history.record(&self.pose, None);
-                    self.pose.overrides.remove(&node);
-                    self.dirty = true;
-                }
-            }
-            Command::ResetPose => {
-                if !self.pose.overrides.is_empty() {
-                    self.history.record(&self.pose, None);
-                    self.pose = Pose::rest();
-                    self.posing.playing = false;
-                    self.dirty = true;
+            Command::SetRotation { .. } | Command::ResetJoint(_) | Command::ResetPose => {
+                if self.doc.apply_pose_edit(&cmd) {
+                    // Resetting one joint lets a playing clip go on; the other pose edits stop it.
+                    self.posing.playing &= matches!(cmd, Command::ResetJoint(_));
+                    self.frame.dirty = true;
                 }
             }
             Command::Undo | Command::Redo => self.undo_redo(cmd == Command::Undo),
             Command::SetMethod(_) | Command::SetSplit(_) | Command::SetCompare(_) | Command::SetDifference(_) => {
-                self.dirty |= self.view.apply(&cmd);
+                self.frame.dirty |= self.view.apply(&cmd);
             }
             Command::OpenModel(path) => {
                 self.end_stroke();
@@ -324,29 +244,28 @@ impl EditorState {
             | Command::Export { .. }
             | Command::ConfirmOverwrite(_) => self.apply_paint(cmd),
             Command::WeightTools(c) => self.apply_weight_tools(c),
-            Command::LoadPose(path) => match pose_file::read_pose_file(&path, &self.model.nodes) {
+            Command::LoadPose(path) => match pose_file::read_pose_file(&path, &self.doc.model.nodes) {
                 Ok(p) => {
-                    self.history.record(&self.pose, None);
-                    self.pose = p;
+                    self.doc.set_pose(p);
                     self.posing.playing = false;
-                    self.dirty = true;
+                    self.frame.dirty = true;
                     self.set_info(format!("loaded pose {}", path.display()));
                 }
                 Err(e) => self.set_error(e.to_string()),
             },
             Command::SavePose(path) => {
-                let text = pose_file::pose_to_json(&self.pose, &self.model.nodes);
+                let text = pose_file::pose_to_json(&self.doc.pose, &self.doc.model.nodes);
                 match crate::io::atomic_write(&path, |w| w.write_all(text.as_bytes())) {
                     Ok(()) => self.set_info(format!("saved pose {}", path.display())),
                     Err(e) => self.set_error(format!("{}: cannot write: {e}", path.display())),
                 }
             }
             Command::SelectClip(clip) => {
-                self.posing.clip = clip.filter(|&c| c < self.model.clips.len());
+                self.posing.clip = clip.filter(|&c| c < self.doc.model.clips.len());
                 self.posing.playing = false;
                 if self.posing.clip.is_some() {
                     // The pose shown now (a hand-made one, say) stays one Undo away.
-                    self.history.record(&self.pose, None);
+                    self.doc.history.record(&self.doc.pose, None);
                     self.apply(Command::SetTime(self.posing.time_secs));
                 }
             }
@@ -355,13 +274,13 @@ impl EditorState {
             Command::PastePose { flipped } => self.paste_pose(flipped),
             Command::SetTime(t) => {
                 let (a, b) = self.timeline_range();
-                let Some(clip) = self.posing.clip.and_then(|c| self.model.clips.get(c)) else { return };
+                let Some(clip) = self.posing.clip.and_then(|c| self.doc.model.clips.get(c)) else { return };
                 self.posing.time_secs = if t.is_finite() { t.clamp(a, b) } else { a };
                 let mut pose = Pose::rest();
                 sample::sample_clip(clip, self.posing.time_secs, &mut pose);
-                self.pose = pose;
-                self.history.close_gesture();
-                self.dirty = true;
+                self.doc.pose = pose;
+                self.doc.history.close_gesture();
+                self.frame.dirty = true;
             }
             Command::Play(on) => self.posing.play(on),
             Command::AddRomClip { joints, max_angle_rad, seconds_per_motion } => {
@@ -369,7 +288,7 @@ impl EditorState {
             }
             Command::FrameSelected => match self.selected.and_then(|n| self.node_position(n)) {
                 Some(p) => {
-                    let (lo, hi) = deformed_bounds(&self.deformed[0], self.model.rest_bounds());
+                    let (lo, hi) = deformed_bounds(&self.frame.deformed[0], self.doc.model.rest_bounds());
                     let r = (hi - lo).length() * 0.15;
                     let aspect = self.view.panel_aspect();
                     self.view.camera.frame(p - Vec3::splat(r), p + Vec3::splat(r), aspect);
@@ -405,27 +324,27 @@ impl EditorState {
 
     /// Aims the camera at the whole deformed model.
     pub fn frame_all(&mut self) {
-        let (lo, hi) = deformed_bounds(&self.deformed[0], self.model.rest_bounds());
+        let (lo, hi) = deformed_bounds(&self.frame.deformed[0], self.doc.model.rest_bounds());
         self.view.frame_box(lo, hi);
     }
 
     /// Shows `pose` without recording it for undo (as playback does): `open --bench-frames`
     /// drives the editor through changing poses this way.
     pub fn show_pose(&mut self, pose: Pose) {
-        self.pose = pose;
-        self.dirty = true;
+        self.doc.pose = pose;
+        self.frame.dirty = true;
     }
 
     /// What changed in the deformation and colours since the viewport last took it.
     #[must_use]
     pub fn gpu_changes(&self) -> &GpuChanges {
-        &self.gpu_changes
+        &self.frame.gpu_changes
     }
 
     /// What changed in the deformation and colours since the last call (the viewport uploads
     /// exactly that).
     pub fn take_gpu_changes(&mut self) -> GpuChanges {
-        std::mem::take(&mut self.gpu_changes)
+        std::mem::take(&mut self.frame.gpu_changes)
     }
 
     /// Advances playback by `dt_secs` (looping).
@@ -433,7 +352,7 @@ impl EditorState {
         if !self.posing.playing {
             return;
         }
-        let Some(clip) = self.posing.clip.and_then(|c| self.model.clips.get(c)) else { return };
+        let Some(clip) = self.posing.clip.and_then(|c| self.doc.model.clips.get(c)) else { return };
         let (a, b) = clip.range();
         let mut t = self.posing.time_secs + dt_secs;
         if t > b {

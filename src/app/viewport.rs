@@ -106,16 +106,16 @@ impl Viewport {
             g.ctx = three_d::Context::from_gl_context(Arc::clone(gl)).ok();
         }
         let Some(ctx) = g.ctx.clone() else { return };
-        if g.scene.is_none() || g.scene_model_rev != s.model_rev {
+        if g.scene.is_none() || g.scene_model_rev != s.doc.model_rev {
             // A skeleton or weight edit keeps the meshes (rebuilding them at 1M vertices took
             // 130-160 ms a frame of a joint drag): only a new geometry or layout rebuilds them.
-            let meshes = (s.geometry_rev, MeshLayout::of(&s.model));
+            let meshes = (s.doc.geometry_rev, MeshLayout::of(&s.doc.model));
             let g = &mut *g;
             match g.scene.as_mut() {
-                Some(scene) if g.scene_meshes.as_ref() == Some(&meshes) => scene.rebuild_bones(&s.model),
+                Some(scene) if g.scene_meshes.as_ref() == Some(&meshes) => scene.rebuild_bones(&s.doc.model),
                 _ => {
                     let looks = self.looks_of(s);
-                    let mut scene = Scene::new(&ctx, &s.model, 2, s.model_bounds, looks.as_deref());
+                    let mut scene = Scene::new(&ctx, &s.doc.model, 2, s.doc.model_bounds, looks.as_deref());
                     scene.set_upload_method(self.upload);
                     let undrawable = scene.panel(0).map_or(0, SkinnedMeshes::undrawable);
                     if undrawable > 0 {
@@ -132,10 +132,10 @@ impl Viewport {
                     self.right_behind = Changed::Nothing;
                 }
             }
-            g.scene_model_rev = s.model_rev;
+            g.scene_model_rev = s.doc.model_rev;
             changes = GpuChanges::all();
         }
-        let key = (s.frame_rev, s.selected);
+        let key = (s.frame.frame_rev, s.selected);
         if self.sent != Some(key) && !changes.any() {
             // The deformation changed without a record of what: send everything.
             changes = GpuChanges::all();
@@ -148,10 +148,10 @@ impl Viewport {
         } else if sets {
             Some(&s.analysis.sets.colours)
         } else {
-            s.view.difference.then_some(&s.difference_colours)
+            s.view.difference.then_some(&s.frame.difference_colours)
         };
         let source = ColourSource {
-            model_rev: s.model_rev,
+            model_rev: s.doc.model_rev,
             paint: s.mode == Mode::Paint,
             difference: s.view.difference,
             sets: sets.then_some(s.analysis.sets.colour_rev),
@@ -167,17 +167,17 @@ impl Viewport {
             let deformed =
                 if i == 0 { Some(left.clone()) } else { s.view.split.then(|| std::mem::take(&mut self.right_behind)) };
             let Some(panel) = scene.panel_mut(i) else { continue };
-            if let Some(changed) = deformed.filter(|_| !s.deformed[i].is_empty()) {
-                panel.upload_changes(&s.deformed[i], &s.model_from_node, &changed);
+            if let Some(changed) = deformed.filter(|_| !s.frame.deformed[i].is_empty()) {
+                panel.upload_changes(&s.frame.deformed[i], &s.frame.model_from_node, &changed);
             }
             panel.set_colours_changes(colours.map(Vec::as_slice), source.looks_on, &changes.colours);
         }
         if self.sent != Some(key) {
-            scene.update_bones(&s.model_from_node, s.selected);
+            scene.update_bones(&s.frame.model_from_node, s.selected);
             self.sent = Some(key);
         }
         drop(g);
-        s.frame_times.add(Stage::Upload, started.elapsed().as_secs_f64());
+        s.frame.frame_times.add(Stage::Upload, started.elapsed().as_secs_f64());
     }
 
     /// Seconds the viewport's paint callbacks spent drawing since the last call.
@@ -203,13 +203,13 @@ impl Viewport {
     /// the surfaces are drawn plain).
     fn looks_of(&mut self, s: &mut EditorState) -> Option<Arc<Looks>> {
         let source = s.files.source.as_ref()?;
-        let key = (source.path().to_path_buf(), s.model.meshes.len());
+        let key = (source.path().to_path_buf(), s.doc.model.meshes.len());
         if let Some((path, meshes, looks)) = &self.looks {
             if (path, *meshes) == (&key.0, key.1) {
                 return looks.clone();
             }
         }
-        let looks = match crate::io::materials::looks(&s.model, source) {
+        let looks = match crate::io::materials::looks(&s.doc.model, source) {
             Ok(l) => Some(Arc::new(l)),
             Err(e) => {
                 s.message = Some(super::state::Message {
@@ -245,7 +245,7 @@ impl Viewport {
         };
         let joint = s.selected.and_then(|n| s.node_position(n));
         let gizmo = joint.filter(|_| s.mode == Mode::Pose).and_then(|j| {
-            let frame = JointFrame::of(&s.model, &s.pose, &s.model_from_node, s.selected?)?;
+            let frame = JointFrame::of(&s.doc.model, &s.doc.pose, &s.frame.model_from_node, s.selected?)?;
             let axes = frame.ring_axes(s.posing.gizmo.orientation).map(|a| a.as_vec3());
             Gizmo::new(&s.view.camera, j, axes, s.posing.gizmo.orientation, size)
         });
@@ -327,10 +327,10 @@ impl Viewport {
             self.select.draw(&painter, s, ui.input(|i| i.pointer.hover_pos()));
             super::paint_overlay::legend_ui(ui, rect, s, self.hover.as_ref());
         } else if s.view.difference {
-            draw_legend(&painter, rect, s.max_difference, s.view.method.label(), s.view.compare.label());
+            draw_legend(&painter, rect, s.frame.max_difference, s.view.method.label(), s.view.compare.label());
         }
         if s.view.show_frame_times {
-            super::frame_times::draw_overlay(&painter, rect, &s.frame_times);
+            super::frame_times::draw_overlay(&painter, rect, &s.frame.frame_times);
         }
     }
 
@@ -351,7 +351,7 @@ impl Viewport {
             // Grab where the button went down: egui reports the drag a few pixels later.
             let pressed_at = ui.input(|i| i.pointer.press_origin()).or(pointer);
             if let (Some(g), Some(p), Some(node)) = (gizmo, pressed_at, s.selected) {
-                let frame = JointFrame::of(&s.model, &s.pose, &s.model_from_node, node);
+                let frame = JointFrame::of(&s.doc.model, &s.doc.pose, &s.frame.model_from_node, node);
                 if let (Some(handle), Some(frame)) = (g.hit(local(p)), frame) {
                     self.next_gesture += 1;
                     self.drag = Some(RotateDrag::start(g, handle, local(p), frame, self.next_gesture));
@@ -367,7 +367,7 @@ impl Viewport {
         }
         if response.drag_stopped() {
             self.drag = None;
-            s.history.close_gesture();
+            s.doc.history.close_gesture();
         }
         if self.drag.is_none() && response.dragged() {
             let d = response.drag_delta();

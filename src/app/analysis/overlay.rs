@@ -23,8 +23,8 @@ pub fn hover_at(s: &EditorState, rect: egui::Rect, panels: usize, pointer: egui:
     let local = Vec2::new(pointer.x - rect.min.x - panel_w * panel as f32, pointer.y - rect.min.y);
     let (origin, direction) = s.view.camera.ray(local, size);
     let (target, hit) = s.pick_deformed(&Ray { origin, direction }, s.view.deformation_of_panel(panel))?;
-    let inst = s.model.instances.get(target.instance)?;
-    let inf = s.model.meshes.get(inst.mesh)?.primitives.get(target.prim)?.influences.as_ref()?;
+    let inst = s.doc.model.instances.get(target.instance)?;
+    let inf = s.doc.model.meshes.get(inst.mesh)?.primitives.get(target.prim)?.influences.as_ref()?;
     let set = (hit.vertex as usize) < inf.len();
     set.then(|| SetHover { skin: inst.skin, set: inf.set_of(hit.vertex as usize), pointer })
 }
@@ -74,12 +74,12 @@ pub fn draw(painter: &egui::Painter, rect: egui::Rect, panels: usize, s: &Editor
 
 fn hover_label(painter: &egui::Painter, s: &EditorState, h: &SetHover) {
     let view = &s.analysis.sets;
-    let members = s.model.skins.get(h.skin).map(|skin| {
+    let members = s.doc.model.skins.get(h.skin).map(|skin| {
         skin.sets
             .joints(h.set)
             .iter()
             .filter_map(|&j| skin.joints.get(usize::from(j)))
-            .map(|&n| s.model.nodes.key(n))
+            .map(|&n| s.doc.model.nodes.key(n))
             .collect::<Vec<_>>()
     });
     let members = members.unwrap_or_default();

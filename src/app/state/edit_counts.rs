@@ -37,19 +37,19 @@ impl EditorState {
         if !self.painting.edited.is_dirty() {
             return 0;
         }
-        let steps = self.history.paint_steps().abs_diff(self.counts.clean_paint_steps);
-        (steps + self.counts.restored_strokes).max(1)
+        let steps = self.doc.history.paint_steps().abs_diff(self.doc.counts.clean_paint_steps);
+        (steps + self.doc.counts.restored_strokes).max(1)
     }
 
     /// Recounts the joint sets in use when the model or the history changed since the last count;
     /// not while a joint drag is open (moving a joint changes no weight, and at 1M vertices the
     /// count took about a millisecond of every frame of the drag): its end recounts.
     pub(super) fn refresh_set_counts(&mut self) {
-        let key = (self.model_rev, self.history.revision());
-        if self.counts.counted == Some(key) || self.rig.dragging() {
+        let key = (self.doc.model_rev, self.doc.history.revision());
+        if self.doc.counts.counted == Some(key) || self.rig.dragging() {
             return;
         }
-        self.counts.counted = Some(key);
-        (self.stats.distinct_sets, self.stats.nontrivial_sets) = self.model.joint_set_counts();
+        self.doc.counts.counted = Some(key);
+        (self.frame.stats.distinct_sets, self.frame.stats.nontrivial_sets) = self.doc.model.joint_set_counts();
     }
 }

@@ -79,7 +79,7 @@ impl EditorState {
                 self.posing.ik.enabled = on;
             }
             IkCommand::SetChain(n) => self.posing.ik.set_chain(n),
-            IkCommand::TogglePin(node) if node < self.model.nodes.len() => self.posing.ik.toggle_pin(node),
+            IkCommand::TogglePin(node) if node < self.doc.model.nodes.len() => self.posing.ik.toggle_pin(node),
             IkCommand::TogglePin(_) => {}
             IkCommand::ClearPins => self.posing.ik.pinned.clear(),
             IkCommand::Drag { end, target } => self.ik_solve(end, target, None),
@@ -92,8 +92,8 @@ impl EditorState {
             IkCommand::End => self.end_ik_drag(),
             IkCommand::Cancel => {
                 if let Some(d) = self.posing.ik.drag.take() {
-                    self.pose = d.start;
-                    self.dirty = true;
+                    self.doc.pose = d.start;
+                    self.frame.dirty = true;
                 }
             }
         }
@@ -102,14 +102,14 @@ impl EditorState {
     /// Records the open IK drag as one undo step (nothing when the pose did not change).
     pub(super) fn end_ik_drag(&mut self) {
         let Some(d) = self.posing.ik.drag.take() else { return };
-        if d.start != self.pose {
-            self.history.record(&d.start, None);
+        if d.start != self.doc.pose {
+            self.doc.history.record(&d.start, None);
         }
     }
 
     /// The drag of `end`, started now from the current pose unless it is already open.
     fn ik_drag_start(&mut self, end: usize) -> Option<&IkDrag> {
-        if end >= self.model.nodes.len() {
+        if end >= self.doc.model.nodes.len() {
             return None;
         }
         if self.posing.ik.drag.as_ref().is_none_or(|d| d.end != end) {
@@ -117,9 +117,9 @@ impl EditorState {
             self.end_gesture();
             self.posing.playing = false;
             let mut globals = Vec::new();
-            fk::model_from_node(&self.model.nodes, &self.pose, &mut globals);
+            fk::model_from_node(&self.doc.model.nodes, &self.doc.pose, &mut globals);
             let end_at_start = globals[end].w_axis.truncate();
-            self.posing.ik.drag = Some(IkDrag { end, start: self.pose.clone(), end_at_start });
+            self.posing.ik.drag = Some(IkDrag { end, start: self.doc.pose.clone(), end_at_start });
         }
         self.posing.ik.drag.as_ref()
     }
@@ -136,11 +136,11 @@ impl EditorState {
         };
         let goal = IkGoal { end, target, chain, pole, solver: IkSolver::Auto };
         let pinned: Vec<usize> = self.posing.ik.pinned.iter().copied().collect();
-        match ik::solve(&self.model.nodes, &mut pose, &goal, &pinned) {
-            Ok(_) if pose == self.pose => {}
+        match ik::solve(&self.doc.model.nodes, &mut pose, &goal, &pinned) {
+            Ok(_) if pose == self.doc.pose => {}
             Ok(_) => {
-                self.pose = pose;
-                self.dirty = true;
+                self.doc.pose = pose;
+                self.frame.dirty = true;
             }
             Err(e) => self.set_error(format!("IK: {e}")),
         }
@@ -149,7 +149,7 @@ impl EditorState {
     /// The chain length used for `end`: the setting, or fewer bones when the hierarchy above
     /// the joint is shorter (as far as the root).
     fn ik_chain_length(&self, end: usize) -> Result<usize, IkError> {
-        match ik::chain_nodes(&self.model.nodes, end, self.posing.ik.chain) {
+        match ik::chain_nodes(&self.doc.model.nodes, end, self.posing.ik.chain) {
             Err(IkError::ChainTooLong { available, .. }) if available > 0 => Ok(available),
             Err(e) => Err(e),
             Ok(_) => Ok(self.posing.ik.chain),
@@ -158,9 +158,9 @@ impl EditorState {
 
     /// The chain an IK drag of `end` moves, root first (pins shorten it), or why there is none.
     pub fn ik_chain(&self, end: usize) -> Result<Vec<usize>, IkError> {
-        let mut chain = ik::chain_nodes(&self.model.nodes, end, self.ik_chain_length(end)?)?;
+        let mut chain = ik::chain_nodes(&self.doc.model.nodes, end, self.ik_chain_length(end)?)?;
         if self.posing.ik.pinned.contains(&end) {
-            return Err(IkError::EndPinned(self.model.nodes.key(end)));
+            return Err(IkError::EndPinned(self.doc.model.nodes.key(end)));
         }
         if let Some(k) = chain.iter().rposition(|n| self.posing.ik.pinned.contains(n)) {
             chain.drain(..k);
@@ -176,13 +176,13 @@ impl EditorState {
     pub fn ik_pole_handle(&self, end: usize) -> Option<(DVec3, DVec3)> {
         let chain = self.ik_chain(end).ok()?;
         let [root, mid, end] = chain[..] else { return None };
-        let at = |n: usize| self.model_from_node.get(n).map(|m: &DMat4| m.w_axis.truncate());
+        let at = |n: usize| self.frame.model_from_node.get(n).map(|m: &DMat4| m.w_axis.truncate());
         let (r, m, e) = (at(root)?, at(mid)?, at(end)?);
         let axis = (e - r).normalize_or_zero();
         let perpendicular = |v: DVec3| v - v.dot(axis) * axis;
         let mut bend = perpendicular(m - r);
         if bend.length() <= 1e-9 * (m - r).length().max(1e-300) {
-            bend = perpendicular(self.model_from_node[mid].z_axis.truncate());
+            bend = perpendicular(self.frame.model_from_node[mid].z_axis.truncate());
         }
         let bend = bend.try_normalize()?;
         Some((m, m + bend * (m - r).length()))

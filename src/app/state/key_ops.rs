@@ -15,7 +15,7 @@ impl EditorState {
         match cmd {
             KeyCommand::NewClip => {
                 let name = self.unused_clip_name();
-                let at = self.model.clips.len();
+                let at = self.doc.model.clips.len();
                 if self.edit_clips("New Clip", |clips| {
                     clips.push(Clip { name: Some(name), channels: Vec::new() });
                     true
@@ -28,17 +28,17 @@ impl EditorState {
             KeyCommand::Set { whole_pose } => {
                 let nodes = match (whole_pose, self.selected) {
                     (false, Some(node)) => vec![node],
-                    _ => keys::posable_nodes(&self.model, &self.pose),
+                    _ => keys::posable_nodes(&self.doc.model, &self.doc.pose),
                 };
                 if nodes.is_empty() {
                     self.set_error("nothing to key: the model has no joints".into());
                     return;
                 }
-                if self.posing.clip.is_none_or(|c| c >= self.model.clips.len()) {
+                if self.posing.clip.is_none_or(|c| c >= self.doc.model.clips.len()) {
                     self.apply_key(KeyCommand::NewClip);
                 }
                 let Some(clip) = self.posing.clip else { return };
-                let (tree, pose, time) = (self.model.nodes.clone(), self.pose.clone(), self.posing.time_secs);
+                let (tree, pose, time) = (self.doc.model.nodes.clone(), self.doc.pose.clone(), self.posing.time_secs);
                 let label = if nodes.len() == 1 { "Set Key" } else { "Set Key (whole pose)" };
                 if self.edit_clips(label, |clips| {
                     keys::set_keys(&mut clips[clip], &tree, &pose, &nodes, time);
@@ -66,21 +66,21 @@ impl EditorState {
 
     /// Changes the clips through `f` (which returns whether it changed anything) as one undo step.
     pub(super) fn edit_clips(&mut self, label: &'static str, f: impl FnOnce(&mut Vec<Clip>) -> bool) -> bool {
-        let mut clips = self.model.clips.clone();
-        if !f(&mut clips) || clips == self.model.clips {
+        let mut clips = self.doc.model.clips.clone();
+        if !f(&mut clips) || clips == self.doc.model.clips {
             return false;
         }
-        let before = ModelParts::of(&self.model);
-        super::refresh::edit_model(&mut self.model, &mut self.model_edits).clips = clips;
-        let edit = ModelEdit::since(label, before, &self.model);
-        self.history.record_model(edit, &self.pose);
+        let before = ModelParts::of(&self.doc.model);
+        super::refresh::edit_model(&mut self.doc.model, &mut self.doc.model_edits).clips = clips;
+        let edit = ModelEdit::since(label, before, &self.doc.model);
+        self.doc.history.record_model(edit, &self.doc.pose);
         self.rig.unsaved += 1;
         true
     }
 
     /// "Action", or "Action.001", ... : the first name no clip carries.
     fn unused_clip_name(&self) -> String {
-        let taken = |n: &str| self.model.clips.iter().any(|c| c.name.as_deref() == Some(n));
+        let taken = |n: &str| self.doc.model.clips.iter().any(|c| c.name.as_deref() == Some(n));
         std::iter::once("Action".to_owned())
             .chain((1..).map(|i| format!("Action.{i:03}")))
             .find(|n| !taken(n))
@@ -91,7 +91,7 @@ impl EditorState {
     /// start, if earlier) to a second past its end, so new keys can be set after the last one.
     #[must_use]
     pub fn timeline_range(&self) -> (f64, f64) {
-        let (a, b) = self.posing.clip.and_then(|c| self.model.clips.get(c)).map_or((0.0, 0.0), Clip::range);
+        let (a, b) = self.posing.clip.and_then(|c| self.doc.model.clips.get(c)).map_or((0.0, 0.0), Clip::range);
         (a.min(0.0), b.max(a) + 1.0)
     }
 }

@@ -102,6 +102,7 @@ impl EditorState {
     #[must_use]
     pub fn rules_for(&self, skin: usize) -> WeightRules {
         let locked = self
+            .doc
             .model
             .skins
             .get(skin)
@@ -138,7 +139,7 @@ impl EditorState {
             .surface
             .joint_nodes()
             .get(joint as usize)
-            .map_or_else(String::new, |&n| self.model.nodes.key(n))
+            .map_or_else(String::new, |&n| self.doc.model.nodes.key(n))
     }
 
     /// The selected joint as a surface joint.
@@ -151,21 +152,21 @@ impl EditorState {
     /// `"; N weld groups …"` when the model's weld groups disagree (for load, save and export
     /// messages), else empty.
     pub(super) fn weld_warning(&self) -> String {
-        weld::disagreement_warning(&self.model, &self.painting.topology.surface)
+        weld::disagreement_warning(&self.doc.model, &self.painting.topology.surface)
             .map_or_else(String::new, |w| format!("; warning: {w}"))
     }
 
     /// Counts the weld groups that disagree again (after a tool, a stroke or an undo).
     pub(super) fn recount_welds(&mut self) {
         self.painting.weld_disagreements =
-            weld::disagreeing_groups(&self.model, &self.painting.topology.surface, weld::AGREEMENT_TOLERANCE).len();
+            weld::disagreeing_groups(&self.doc.model, &self.painting.topology.surface, weld::AGREEMENT_TOLERANCE).len();
     }
 
     /// The selected node's joint index in skin `skin`.
     #[must_use]
     pub fn paint_joint(&self, skin: usize) -> Option<u16> {
         let node = self.selected?;
-        let j = self.model.skins.get(skin)?.joints.iter().position(|&n| n == node)?;
+        let j = self.doc.model.skins.get(skin)?.joints.iter().position(|&n| n == node)?;
         u16::try_from(j).ok()
     }
 
@@ -180,14 +181,14 @@ impl EditorState {
     #[must_use]
     pub fn hover(&self, ray: &Ray, viewport_height_px: f32, panel: usize) -> Option<HoverInfo> {
         let (target, hit) = self.pick_deformed(ray, self.panel(panel))?;
-        let inst = self.model.instances.get(target.instance)?;
+        let inst = self.doc.model.instances.get(target.instance)?;
         let upp = self.units_per_px(hit.point, viewport_height_px);
         let radius_px = match self.painting.settings.brush.radius_unit {
             brush::RadiusUnit::Screen => self.painting.settings.brush.radius,
             brush::RadiusUnit::Model => self.painting.settings.brush.radius / upp.max(1e-12),
         };
-        let skin = self.model.skins.get(inst.skin)?;
-        let prim = self.model.meshes.get(inst.mesh)?.primitives.get(target.prim)?;
+        let skin = self.doc.model.skins.get(inst.skin)?;
+        let prim = self.doc.model.meshes.get(inst.mesh)?.primitives.get(target.prim)?;
         let influences = prim
             .influences
             .as_ref()
@@ -197,7 +198,7 @@ impl EditorState {
             .into_iter()
             .map(|(j, w)| {
                 let name =
-                    skin.joints.get(j as usize).map_or_else(|| format!("joint {j}"), |&n| self.model.nodes.key(n));
+                    skin.joints.get(j as usize).map_or_else(|| format!("joint {j}"), |&n| self.doc.model.nodes.key(n));
                 (name, w)
             })
             .collect();
@@ -220,7 +221,7 @@ impl EditorState {
             Command::SaveModel { path, overwrite } => self.save_model(&path, overwrite),
             Command::SaveWeights(path) => {
                 let base = self.files.source.as_deref().map(crate::io::SourceDocument::original);
-                match crate::io::write_weights_file(&path, &self.model, base) {
+                match crate::io::write_weights_file(&path, &self.doc.model, base) {
                     Ok(n) => self.set_info(format!("saved weights of {n} vertices to {}", path.display())),
                     Err(e) => self.set_error(e.to_string()),
                 }
@@ -246,7 +247,7 @@ impl EditorState {
         }
         self.refresh();
         let Some((target, hit)) = self.pick_deformed(ray, panel) else { return };
-        let Some(inst) = self.model.instances.get(target.instance).cloned() else { return };
+        let Some(inst) = self.doc.model.instances.get(target.instance).cloned() else { return };
         let brush = self.painting.settings.brush.clone();
         let surface = &self.painting.topology.surface;
         let joint = self.paint_joint(inst.skin).and_then(|j| surface.surface_joint(inst.skin, j));
@@ -264,8 +265,8 @@ impl EditorState {
             ..hit
         };
         let buffers = &mut self.painting.surface_buffers;
-        if buffers.holds != Some((self.model_rev, self.frame_rev, panel)) {
-            surface.gather_deformed(&self.deformed[panel], &mut buffers.positions, &mut buffers.normals);
+        if buffers.holds != Some((self.doc.model_rev, self.frame.frame_rev, panel)) {
+            surface.gather_deformed(&self.frame.deformed[panel], &mut buffers.positions, &mut buffers.normals);
         }
         buffers.holds = None;
         let options = FootprintOptions {
@@ -288,7 +289,7 @@ impl EditorState {
             return;
         }
         // Not counted in `model_edits`: the dab recolours the vertices it touched itself.
-        let model = Arc::make_mut(&mut self.model);
+        let model = Arc::make_mut(&mut self.doc.model);
         let stroke =
             self.painting.stroke.get_or_insert_with(|| StrokeRecord::new(format!("Paint {}", brush.mode.label())));
         let dab = Dab { joint: joint.unwrap_or(0), brush: &brush, radius, touches: &self.painting.touches };
@@ -296,7 +297,12 @@ impl EditorState {
             Ok(outcome) => {
                 if let Some(to) = outcome.fallback_joint.filter(|_| outcome.moved_to_fallback > 0) {
                     let name = |j: u16| {
-                        self.painting.topology.surface.joint_nodes().get(j as usize).map(|&n| self.model.nodes.key(n))
+                        self.painting
+                            .topology
+                            .surface
+                            .joint_nodes()
+                            .get(j as usize)
+                            .map(|&n| self.doc.model.nodes.key(n))
                     };
                     self.set_info(format!(
                         "Subtract: {} vertices had {} as their only free influence: the removed weight went to {}",
@@ -305,37 +311,48 @@ impl EditorState {
                         name(to).unwrap_or_default()
                     ));
                 }
-                if self.dirty || outcome.layout_changed {
-                    self.dirty = true;
+                if self.frame.dirty || outcome.layout_changed {
+                    self.frame.dirty = true;
                     // Recoloured in full by the refresh (the dab's own vertices are not).
-                    self.model_edits += 1;
+                    self.doc.model_edits += 1;
                     self.refresh();
                 } else {
-                    let model = Arc::clone(&self.model);
+                    let model = Arc::clone(&self.doc.model);
                     let started = Instant::now();
-                    reskin_after_dab(&mut self.deformer, &model, &self.pose, &outcome, &mut self.deformed[0]);
-                    self.gpu_changes.deformed[0].add_vertices(&outcome.parts);
+                    reskin_after_dab(
+                        &mut self.frame.deformer,
+                        &model,
+                        &self.doc.pose,
+                        &outcome,
+                        &mut self.frame.deformed[0],
+                    );
+                    self.frame.gpu_changes.deformed[0].add_vertices(&outcome.parts);
                     let right_started = Instant::now();
-                    self.frame_times.add(Stage::DeformLeft, (right_started - started).as_secs_f64());
+                    self.frame.frame_times.add(Stage::DeformLeft, (right_started - started).as_secs_f64());
                     if self.view.split || self.view.difference {
-                        let right = &mut self.deformed[1];
-                        reskin_after_dab(&mut self.deformer_right, &model, &self.pose, &outcome, right);
-                        self.gpu_changes.deformed[1].add_vertices(&outcome.parts);
-                        self.frame_times.add(Stage::DeformRight, right_started.elapsed().as_secs_f64());
+                        let right = &mut self.frame.deformed[1];
+                        reskin_after_dab(&mut self.frame.deformer_right, &model, &self.doc.pose, &outcome, right);
+                        self.frame.gpu_changes.deformed[1].add_vertices(&outcome.parts);
+                        self.frame.frame_times.add(Stage::DeformRight, right_started.elapsed().as_secs_f64());
                     }
                     let colours_started = Instant::now();
                     self.update_paint_colours_of(&outcome.parts);
-                    self.frame_times.add(Stage::Colours, colours_started.elapsed().as_secs_f64());
-                    self.frame_rev += 1;
+                    self.frame.frame_times.add(Stage::Colours, colours_started.elapsed().as_secs_f64());
+                    self.frame.frame_rev += 1;
                     self.refit_picking(
-                        self.frame_rev - 1,
+                        self.frame.frame_rev - 1,
                         &outcome.parts,
                         [true, self.view.split || self.view.difference],
                     );
                     let b = &mut self.painting.surface_buffers;
                     let surface = &self.painting.topology.surface;
-                    surface.patch_deformed(&self.deformed[panel], &outcome.parts, &mut b.positions, &mut b.normals);
-                    b.holds = Some((self.model_rev, self.frame_rev, panel));
+                    surface.patch_deformed(
+                        &self.frame.deformed[panel],
+                        &outcome.parts,
+                        &mut b.positions,
+                        &mut b.normals,
+                    );
+                    b.holds = Some((self.doc.model_rev, self.frame.frame_rev, panel));
                 }
             }
             Err(e) => self.set_error(format!("cannot paint: {e}")),
@@ -349,10 +366,10 @@ impl EditorState {
             if self.painting.weld_disagreements > 0 {
                 self.recount_welds();
             }
-            self.history.record_paint(stroke);
+            self.doc.history.record_paint(stroke);
             if self.view.difference {
                 // The overlay's distances depend on the weights: recompute them once per stroke.
-                self.dirty = true;
+                self.frame.dirty = true;
             }
         }
     }
@@ -360,14 +377,14 @@ impl EditorState {
     fn sample_weight(&mut self, ray: &Ray, panel: usize) {
         self.refresh();
         let Some((target, hit)) = self.pick_deformed(ray, panel) else { return };
-        let Some(inst) = self.model.instances.get(target.instance) else { return };
+        let Some(inst) = self.doc.model.instances.get(target.instance) else { return };
         let Some(joint) = self.paint_joint(inst.skin) else {
             self.set_error("select a joint to sample its weight".into());
             return;
         };
         let (Some(skin), Some(prim)) = (
-            self.model.skins.get(inst.skin),
-            self.model.meshes.get(inst.mesh).and_then(|m| m.primitives.get(target.prim)),
+            self.doc.model.skins.get(inst.skin),
+            self.doc.model.meshes.get(inst.mesh).and_then(|m| m.primitives.get(target.prim)),
         ) else {
             return;
         };
@@ -395,7 +412,7 @@ impl EditorState {
             return;
         }
         let topology = &self.painting.topology;
-        let model = super::refresh::edit_model(&mut self.model, &mut self.model_edits);
+        let model = super::refresh::edit_model(&mut self.doc.model, &mut self.doc.model_edits);
         let mut note = String::new();
         let out = match tool {
             WeightTool::NormalizeAll => tools::normalize_all(model, topology, &rules, &mut record),
@@ -421,8 +438,8 @@ impl EditorState {
         match out {
             Ok(o) => {
                 self.painting.edited.note(&record);
-                self.history.record_paint(record);
-                self.dirty = true;
+                self.doc.history.record_paint(record);
+                self.frame.dirty = true;
                 self.recount_welds();
                 let what = if matches!(tool, WeightTool::Weld(_)) { "weld groups" } else { "vertices" };
                 self.set_info(format!("{}: {} {what} changed{note}", tool.label(), o.changed));
@@ -430,7 +447,7 @@ impl EditorState {
             Err(e) => {
                 // Put back what the tool already changed, then report.
                 record.undo(model);
-                self.dirty = true;
+                self.frame.dirty = true;
                 self.set_error(format!("{}: {e}", tool.label()));
             }
         }
@@ -447,9 +464,10 @@ impl EditorState {
         let sel = (sel.len() == surface.len()).then_some(sel);
         let any_selected = sel.is_some_and(|s| !s.selected_groups(surface.adjacency()).is_empty());
         self.painting.any_selected = any_selected;
-        out.resize_with(self.model.instances.len(), Vec::new);
-        for (i, inst) in self.model.instances.iter().enumerate() {
-            let (Some(mesh), Some(skin)) = (self.model.meshes.get(inst.mesh), self.model.skins.get(inst.skin)) else {
+        out.resize_with(self.doc.model.instances.len(), Vec::new);
+        for (i, inst) in self.doc.model.instances.iter().enumerate() {
+            let (Some(mesh), Some(skin)) = (self.doc.model.meshes.get(inst.mesh), self.doc.model.skins.get(inst.skin))
+            else {
                 continue;
             };
             let joint = self.selected.and_then(|n| skin.joints.iter().position(|&j| j == n)).map(|j| j as u16);
@@ -485,9 +503,9 @@ impl EditorState {
         let sel = &self.painting.weight_tools.selection;
         let sel = (sel.len() == surface.len()).then_some(sel);
         for part in parts {
-            for (i, inst) in self.model.instances.iter().enumerate().filter(|(_, inst)| inst.mesh == part.mesh) {
-                let Some(skin) = self.model.skins.get(inst.skin) else { continue };
-                let prim = self.model.meshes.get(inst.mesh).and_then(|m| m.primitives.get(part.prim));
+            for (i, inst) in self.doc.model.instances.iter().enumerate().filter(|(_, inst)| inst.mesh == part.mesh) {
+                let Some(skin) = self.doc.model.skins.get(inst.skin) else { continue };
+                let prim = self.doc.model.meshes.get(inst.mesh).and_then(|m| m.primitives.get(part.prim));
                 let Some(inf) = prim.and_then(|p| p.influences.as_ref()) else { continue };
                 let Some(colours) = self.painting.colours.get_mut(i).and_then(|c| c.get_mut(part.prim)) else {
                     continue;
@@ -507,14 +525,14 @@ impl EditorState {
                 }
             }
         }
-        self.gpu_changes.colours.add_vertices(parts);
+        self.frame.gpu_changes.colours.add_vertices(parts);
     }
 
     /// Marks the paint colours for recomputation (the selection or the display mode changed).
     pub fn repaint_colours(&mut self) {
         self.update_paint_colours_now();
-        self.gpu_changes.colours.merge(Changed::All);
-        self.frame_rev += 1;
+        self.frame.gpu_changes.colours.merge(Changed::All);
+        self.frame.frame_rev += 1;
     }
 
     fn confirm_needed(&mut self, path: &Path, overwrite: bool, command: Command) -> bool {
@@ -546,13 +564,13 @@ impl EditorState {
             overwrite_source: overwrite,
             ..ExportOptions::default()
         };
-        match crate::io::export_model(&self.model, source, &options, path) {
+        match crate::io::export_model(&self.doc.model, source, &options, path) {
             Ok(_) => {
                 let n = self.painting.edited.len();
                 self.painting.edited.clear();
                 self.rig.unsaved = 0;
-                self.files.clean_revision = Some(self.history.revision());
-                self.counts.saved(&self.history);
+                self.files.clean_revision = Some(self.doc.history.revision());
+                self.doc.counts.saved(&self.doc.history);
                 self.files.save_path = Some(path.to_path_buf());
                 self.set_info(format!("saved {} ({n} edited vertices){}", path.display(), self.weld_warning()));
             }
@@ -574,11 +592,11 @@ impl EditorState {
             container: if choice.glb { Container::Glb } else { Container::GltfEmbedded },
             weights_format: choice.weights,
             max_influences: self.painting.settings.limit.max(crate::paint::DEFAULT_LIMIT),
-            bake: choice.bake.then(|| Bake { pose: self.pose.clone(), method: self.view.method }),
+            bake: choice.bake.then(|| Bake { pose: self.doc.pose.clone(), method: self.view.method }),
             overwrite_source: overwrite,
             keep_weights: false,
         };
-        match crate::io::export_model(&self.model, source, &options, &path) {
+        match crate::io::export_model(&self.doc.model, source, &options, &path) {
             Ok(r) => {
                 let bytes: usize = r.files.iter().map(|f| f.1).sum();
                 let repaired = if r.repaired_vertices > 0 {

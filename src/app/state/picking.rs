@@ -35,19 +35,19 @@ pub(super) struct Picking(Mutex<[PanelBoxes; 2]>);
 
 impl EditorState {
     fn fitted_now(&self) -> Fitted {
-        Fitted { geometry_rev: self.geometry_rev, model_rev: self.model_rev, frame_rev: self.frame_rev }
+        Fitted { geometry_rev: self.doc.geometry_rev, model_rev: self.doc.model_rev, frame_rev: self.frame.frame_rev }
     }
 
     /// The nearest hit of `ray` on the deformation `deformed` (0: left, 1: right panel's), as
     /// `paint::pick_model` finds it.
     #[must_use]
     pub fn pick_deformed(&self, ray: &Ray, deformed: usize) -> Option<(DabTarget, Hit)> {
-        let out = self.deformed.get(deformed)?;
+        let out = self.frame.deformed.get(deformed)?;
         // A deformation picked once (a frame of playback under the brush) is tested whole, which
         // costs about what fitting does; from its second pick on (a stroke) the boxes pay.
         self.with_pick_boxes(deformed, false, |boxes| match boxes {
-            Some(b) => b.pick(ray, &self.model, out),
-            None => pick_model(ray, &self.model, out),
+            Some(b) => b.pick(ray, &self.doc.model, out),
+            None => pick_model(ray, &self.doc.model, out),
         })
     }
 
@@ -60,7 +60,9 @@ impl EditorState {
         fit_now: bool,
         f: impl FnOnce(Option<&ModelPickBoxes>) -> R,
     ) -> R {
-        let (Some(out), Ok(mut panels)) = (self.deformed.get(deformed), self.picking.0.lock()) else { return f(None) };
+        let (Some(out), Ok(mut panels)) = (self.frame.deformed.get(deformed), self.frame.picking.0.lock()) else {
+            return f(None);
+        };
         let panel = &mut panels[deformed.min(1)];
         let now = self.fitted_now();
         if panel.fitted != Some(now) {
@@ -72,7 +74,7 @@ impl EditorState {
                 // Another model or an edit of it: nothing of the old boxes is kept.
                 panel.boxes = ModelPickBoxes::default();
             }
-            panel.boxes.fit(&self.model, out);
+            panel.boxes.fit(&self.doc.model, out);
             panel.fitted = Some(now);
         }
         f(Some(&panel.boxes))
@@ -83,10 +85,10 @@ impl EditorState {
     pub(super) fn refit_picking(&mut self, before: u64, parts: &[TouchedPrimitive], reskinned: [bool; 2]) {
         let now = self.fitted_now();
         let was = Fitted { frame_rev: before, ..now };
-        let Ok(mut panels) = self.picking.0.lock() else { return };
+        let Ok(mut panels) = self.frame.picking.0.lock() else { return };
         for (i, panel) in panels.iter_mut().enumerate() {
             if reskinned[i] && panel.fitted == Some(was) {
-                panel.boxes.refit_vertices(&self.model, &self.deformed[i], parts);
+                panel.boxes.refit_vertices(&self.doc.model, &self.frame.deformed[i], parts);
                 panel.fitted = Some(now);
             }
         }
@@ -96,7 +98,8 @@ impl EditorState {
     /// 14 px), on the CPU.
     #[must_use]
     pub fn pick_joint(&self, p: Vec2, size: Vec2) -> Option<usize> {
-        self.skeleton
+        self.doc
+            .skeleton
             .joints
             .iter()
             .filter_map(|&(n, _)| {

@@ -34,13 +34,13 @@ pub struct PoseLibraryState {
 impl EditorState {
     /// Reads the model's pose library if the model changed since it was last read.
     pub fn sync_pose_library(&mut self) {
-        let key = (self.model_rev, self.files.model_path.clone());
+        let key = (self.doc.model_rev, self.files.model_path.clone());
         if self.posing.poses.loaded_for.as_ref() == Some(&key) {
             return;
         }
         let path = self.files.model_path.as_deref().map(library_path);
         let (library, problem) = match &path {
-            Some(p) => match PoseLibrary::read(p, &self.model.nodes) {
+            Some(p) => match PoseLibrary::read(p, &self.doc.model.nodes) {
                 Ok(lib) => (lib.unwrap_or_default(), None),
                 Err(e) => (PoseLibrary::default(), Some(e)),
             },
@@ -91,14 +91,18 @@ impl EditorState {
             self.set_error("name the pose first".into());
             return;
         }
-        let nodes =
-            if selected_only { self.limb_or_all() } else { crate::rig::keys::posable_nodes(&self.model, &self.pose) };
+        let nodes = if selected_only {
+            self.limb_or_all()
+        } else {
+            crate::rig::keys::posable_nodes(&self.doc.model, &self.doc.pose)
+        };
         if nodes.is_empty() {
             self.set_error("nothing to add: the model has no posed joints".into());
             return;
         }
         self.refresh();
-        let rgba = crate::thumbnail::draw(&self.model, &self.deformed[0], self.view.camera.view(), THUMBNAIL_PX);
+        let rgba =
+            crate::thumbnail::draw(&self.doc.model, &self.frame.deformed[0], self.view.camera.view(), THUMBNAIL_PX);
         let thumbnail_png = match crate::thumbnail::encode_png(&rgba, THUMBNAIL_PX, THUMBNAIL_PX) {
             Ok(png) => png,
             Err(e) => {
@@ -108,7 +112,7 @@ impl EditorState {
         };
         let entry = LibraryPose {
             name: name.to_owned(),
-            pose: held_pose(&self.model.nodes, &self.pose, &nodes),
+            pose: held_pose(&self.doc.model.nodes, &self.doc.pose, &nodes),
             thumbnail_png,
         };
         let mut lib = self.posing.poses.library.clone();
@@ -121,25 +125,24 @@ impl EditorState {
 
     fn apply_library_pose(&mut self, index: usize, flipped: bool) {
         let Some(entry) = self.posing.poses.library.poses.get(index) else { return };
-        let tree = &self.model.nodes;
+        let tree = &self.doc.model.nodes;
         let nodes: Vec<usize> = entry.pose.overrides.keys().copied().filter(|&n| n < tree.len()).collect();
         let pose = if flipped {
-            let (targets, normal) = mirror_partners(&self.model, &nodes);
-            paste_mirrored(tree, &entry.pose, &self.pose, &nodes, &targets, normal)
+            let (targets, normal) = mirror_partners(&self.doc.model, &nodes);
+            paste_mirrored(tree, &entry.pose, &self.doc.pose, &nodes, &targets, normal)
         } else {
-            let mut p = self.pose.clone();
+            let mut p = self.doc.pose.clone();
             for &n in &nodes {
                 p.overrides.insert(n, entry.pose.overrides[&n]);
             }
             p
         };
         let what = format!("applied the pose {:?}{}", entry.name, if flipped { " flipped" } else { "" });
-        if pose != self.pose {
+        if pose != self.doc.pose {
             self.end_gesture();
-            self.history.record(&self.pose, None);
-            self.pose = pose;
+            self.doc.set_pose(pose);
             self.posing.playing = false;
-            self.dirty = true;
+            self.frame.dirty = true;
         }
         self.set_info(what);
     }
@@ -152,7 +155,7 @@ impl EditorState {
             return;
         }
         if let Some(path) = &self.posing.poses.path {
-            if let Err(e) = lib.write(path, &self.model.nodes) {
+            if let Err(e) = lib.write(path, &self.doc.model.nodes) {
                 self.set_error(e);
                 return;
             }

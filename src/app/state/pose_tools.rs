@@ -26,7 +26,7 @@ impl EditorState {
     pub(super) fn copy_pose(&mut self) {
         let nodes = self.limb_or_all();
         self.set_info(format!("copied the pose of {} joint(s)", nodes.len()));
-        self.posing.clipboard = Some(CopiedPose { pose: self.pose.clone(), nodes });
+        self.posing.clipboard = Some(CopiedPose { pose: self.doc.pose.clone(), nodes });
     }
 
     /// The selected joint and every joint below it, or every posable joint with none selected.
@@ -36,12 +36,12 @@ impl EditorState {
                 let mut out = vec![node];
                 let mut i = 0;
                 while i < out.len() {
-                    out.extend(self.model.nodes.nodes[out[i]].children.iter().copied());
+                    out.extend(self.doc.model.nodes.nodes[out[i]].children.iter().copied());
                     i += 1;
                 }
                 out
             }
-            None => keys::posable_nodes(&self.model, &self.pose),
+            None => keys::posable_nodes(&self.doc.model, &self.doc.pose),
         }
     }
 
@@ -51,13 +51,13 @@ impl EditorState {
             self.set_error("nothing to paste: Copy Pose first".into());
             return;
         };
-        let tree = &self.model.nodes;
+        let tree = &self.doc.model.nodes;
         let nodes: Vec<usize> = copied.nodes.iter().copied().filter(|&n| n < tree.len()).collect();
         let pose = if flipped {
-            let (targets, normal) = mirror_partners(&self.model, &nodes);
-            paste_mirrored(tree, &copied.pose, &self.pose, &nodes, &targets, normal)
+            let (targets, normal) = mirror_partners(&self.doc.model, &nodes);
+            paste_mirrored(tree, &copied.pose, &self.doc.pose, &nodes, &targets, normal)
         } else {
-            let mut p = self.pose.clone();
+            let mut p = self.doc.pose.clone();
             for &n in &nodes {
                 match copied.pose.overrides.get(&n) {
                     Some(o) => p.overrides.insert(n, *o),
@@ -66,12 +66,11 @@ impl EditorState {
             }
             p
         };
-        if pose != self.pose {
+        if pose != self.doc.pose {
             self.end_gesture();
-            self.history.record(&self.pose, None);
-            self.pose = pose;
+            self.doc.set_pose(pose);
             self.posing.playing = false;
-            self.dirty = true;
+            self.frame.dirty = true;
         }
     }
 }

@@ -103,7 +103,7 @@ impl EditorState {
     /// from a recovery file and not saved since).
     #[must_use]
     pub fn has_unsaved_work(&self) -> bool {
-        self.files.clean_revision != Some(self.history.revision())
+        self.files.clean_revision != Some(self.doc.history.revision())
     }
 
     /// The recovery file describing the current unsaved work, written by process `pid`: the
@@ -118,17 +118,17 @@ impl EditorState {
     #[must_use]
     pub fn recovery_snapshot(&self) -> RecoverySnapshot {
         RecoverySnapshot {
-            model: Arc::clone(&self.model),
+            model: Arc::clone(&self.doc.model),
             source: self.files.source.clone(),
-            pose: (!self.pose.overrides.is_empty()).then(|| self.pose.clone()),
+            pose: (!self.doc.pose.overrides.is_empty()).then(|| self.doc.pose.clone()),
             model_path: self.files.model_path.clone(),
-            model_name: self.model_name.clone(),
-            strokes: self.history.paint_steps(),
+            model_name: self.doc.model_name.clone(),
+            strokes: self.doc.history.paint_steps(),
             skeleton_changed: self
                 .files
                 .source
                 .as_deref()
-                .is_some_and(|s| skeleton_differs(&self.model, crate::io::SourceDocument::original(s))),
+                .is_some_and(|s| skeleton_differs(&self.doc.model, crate::io::SourceDocument::original(s))),
         }
     }
 
@@ -137,13 +137,13 @@ impl EditorState {
     pub fn restore(&mut self, file: &RecoveryFile) -> Result<String, String> {
         let same_model = match (&file.model, &self.files.model_path) {
             (Some(a), Some(b)) => same_file(a, b),
-            (None, None) => self.model_name == file.model_name,
+            (None, None) => self.doc.model_name == file.model_name,
             _ => false,
         };
         let fresh = if same_model { None } else { Some(load_model_of(file)?) };
         let mut model = match &fresh {
             Some((m, _, _)) => m.clone(),
-            None => (*self.model).clone(),
+            None => (*self.doc.model).clone(),
         };
         let skeleton = file.sections.get(recovery::SKELETON);
         if let Some(copy) = skeleton {
@@ -170,7 +170,7 @@ impl EditorState {
         }
         // Mark every vertex whose weights differ from the model's file as edited.
         let mut marks = StrokeRecord::new("Restore");
-        let base = self.files.source.as_deref().map(crate::io::SourceDocument::original).unwrap_or(&self.model);
+        let base = self.files.source.as_deref().map(crate::io::SourceDocument::original).unwrap_or(&self.doc.model);
         for inst in &model.instances {
             let table = &model.skins[inst.skin].sets;
             for (p, prim) in model.meshes[inst.mesh].primitives.iter().enumerate() {
@@ -194,29 +194,29 @@ impl EditorState {
         }
         let vertices = marks.len();
         // One undo step for the weights and the pose: the model and pose shown before.
-        let step = ModelEdit::between(RESTORE_STEP, &self.model, &model);
-        self.history.record_model(step, &self.pose);
-        self.model = Arc::new(model);
+        let step = ModelEdit::between(RESTORE_STEP, &self.doc.model, &model);
+        self.doc.history.record_model(step, &self.doc.pose);
+        self.doc.model = Arc::new(model);
         if skeleton.is_some() {
             // The skeleton drawn, the brush caches' joints, the selection: all of the copy's; and
             // one unsaved skeleton edit in the status line.
             self.model_edited();
         }
-        self.posing.clip = self.posing.clip.filter(|&c| c < self.model.clips.len());
+        self.posing.clip = self.posing.clip.filter(|&c| c < self.doc.model.clips.len());
         self.painting.edited.note(&marks);
         if let Some(pose) = pose {
-            self.pose = pose;
+            self.doc.pose = pose;
         }
         self.files.clean_revision = None;
-        self.counts.restored(file.strokes);
-        self.dirty = true;
+        self.doc.counts.restored(file.strokes);
+        self.frame.dirty = true;
         self.refresh();
         let mut summary = format!(
             "restored unsaved work on {}: {} strokes ({vertices} vertices), {} posed joints, {} clip(s)",
-            self.model_name,
+            self.doc.model_name,
             file.strokes,
-            self.pose.overrides.len(),
-            self.model.clips.len()
+            self.doc.pose.overrides.len(),
+            self.doc.model.clips.len()
         );
         if skeleton.is_some() {
             summary.push_str(", and the edited skeleton");

@@ -18,33 +18,33 @@ impl EditorState {
     /// Recomputes the deformation(s) if anything they depend on changed.
     pub fn refresh(&mut self) {
         self.refresh_set_counts();
-        if !self.dirty {
+        if !self.frame.dirty {
             return;
         }
-        self.dirty = false;
+        self.frame.dirty = false;
         self.refresh_topology();
         let started = Instant::now();
-        let model = Arc::clone(&self.model);
+        let model = Arc::clone(&self.doc.model);
         let methods = self.view.shown_methods();
         let rest = Pose::rest();
         // Rig mode shows the bind pose (rest = bind); the pose comes back with the other modes.
-        let pose = if self.mode == Mode::Rig { &rest } else { &self.pose };
+        let pose = if self.mode == Mode::Rig { &rest } else { &self.doc.pose };
         // Skeleton and weight edits keep the rest normals (at 1M vertices they took ~20 ms); a
         // new geometry, or a mesh bound for the first time, computes them again.
         let weighted = model.meshes.iter().flat_map(|m| &m.primitives).map(|p| p.influences.is_some()).collect();
-        let shading_of = Some((self.geometry_rev, weighted));
-        if self.shading_of != shading_of {
+        let shading_of = Some((self.doc.geometry_rev, weighted));
+        if self.frame.shading_of != shading_of {
             // Primitives without normals are shaded by their rest normals, deformed with them.
             let shading = Some(Arc::new(ShadingNormals::of(&model)));
-            self.deformer.set_shading_normals(shading.clone());
-            self.deformer_right.set_shading_normals(shading);
-            self.shading_of = shading_of;
+            self.frame.deformer.set_shading_normals(shading.clone());
+            self.frame.deformer_right.set_shading_normals(shading);
+            self.frame.shading_of = shading_of;
         }
-        let [left, right] = &mut self.deformed;
-        self.deformer.deform_all(&model, pose, methods[0], left);
+        let [left, right] = &mut self.frame.deformed;
+        self.frame.deformer.deform_all(&model, pose, methods[0], left);
         let left_secs = started.elapsed().as_secs_f64();
-        let mut prepare = self.deformer.stats.prepare_secs;
-        self.frame_times.add(Stage::DeformLeft, left_secs - prepare);
+        let mut prepare = self.frame.deformer.stats.prepare_secs;
+        self.frame.frame_times.add(Stage::DeformLeft, left_secs - prepare);
         let deform_right = |deformer: &mut Deformer, method, out: &mut Vec<Vec<DeformedPrimitive>>| {
             let t = Instant::now();
             deformer.deform_all(&model, pose, method, out);
@@ -52,22 +52,22 @@ impl EditorState {
         };
         let mut right_secs = None;
         if let Some(&m) = methods.get(1) {
-            right_secs = Some(deform_right(&mut self.deformer_right, m, right));
+            right_secs = Some(deform_right(&mut self.frame.deformer_right, m, right));
         } else if self.view.difference {
-            right_secs = Some(deform_right(&mut self.deformer_right, self.view.compare, right));
+            right_secs = Some(deform_right(&mut self.frame.deformer_right, self.view.compare, right));
         }
         if let Some((secs, prep)) = right_secs {
             prepare += prep;
-            self.frame_times.add(Stage::DeformRight, secs - prep);
+            self.frame.frame_times.add(Stage::DeformRight, secs - prep);
         }
-        self.frame_times.add(Stage::Prepare, prepare);
-        self.stats.deform_ms = started.elapsed().as_secs_f64() * 1e3;
-        self.model_from_node.clear();
-        self.model_from_node.extend_from_slice(self.deformer.model_from_node());
+        self.frame.frame_times.add(Stage::Prepare, prepare);
+        self.frame.stats.deform_ms = started.elapsed().as_secs_f64() * 1e3;
+        self.frame.model_from_node.clear();
+        self.frame.model_from_node.extend_from_slice(self.frame.deformer.model_from_node());
         let colours_started = Instant::now();
         if self.view.difference {
-            let [left, right] = &self.deformed;
-            self.max_difference = difference_overlay(left, right, 1e-9, &mut self.difference_colours);
+            let [left, right] = &self.frame.deformed;
+            self.frame.max_difference = difference_overlay(left, right, 1e-9, &mut self.frame.difference_colours);
         }
         // The paint colours do not depend on the pose: a new pose only (a joint rotated, a clip
         // played) keeps them, and they are not sent again (at 1M vertices, 10 ms to compute and
@@ -76,10 +76,10 @@ impl EditorState {
         if recoloured {
             self.update_paint_colours_now();
         }
-        self.frame_times.add(Stage::Colours, colours_started.elapsed().as_secs_f64());
+        self.frame.frame_times.add(Stage::Colours, colours_started.elapsed().as_secs_f64());
         let colours = if recoloured || self.view.difference { Changed::All } else { Changed::Nothing };
-        self.gpu_changes.merge(GpuChanges { deformed: [Changed::All, Changed::All], colours });
-        self.frame_rev += 1;
+        self.frame.gpu_changes.merge(GpuChanges { deformed: [Changed::All, Changed::All], colours });
+        self.frame.frame_rev += 1;
     }
 
     /// What the paint colours depend on besides the brush's own changes and the settings that
@@ -87,7 +87,7 @@ impl EditorState {
     /// the mode and the brush caches' surface.
     fn paint_colours_key(&self) -> PaintColoursKey {
         PaintColoursKey {
-            model: (self.model_rev, self.model_edits),
+            model: (self.doc.model_rev, self.doc.model_edits),
             selected: self.selected,
             paint: self.mode == Mode::Paint,
             surface: self.painting.topology.surface.len(),
@@ -110,7 +110,7 @@ pub(super) struct PaintColoursKey {
     surface: usize,
 }
 
-/// `model` made unique for an edit in place, counted in `edits` (`EditorState::model_edits`).
+/// `model` made unique for an edit in place, counted in `edits` (`DocumentState::model_edits`).
 pub(super) fn edit_model<'a>(model: &'a mut Arc<Model>, edits: &mut u64) -> &'a mut Model {
     *edits += 1;
     Arc::make_mut(model)

@@ -65,15 +65,15 @@ impl EditorState {
             self.posing.playing = false;
         }
         self.mode = mode;
-        self.dirty = true;
+        self.frame.dirty = true;
     }
 
     /// Ends any open gesture: a pose drag's step is closed, a joint drag's step is recorded.
     pub fn end_gesture(&mut self) {
-        self.history.close_gesture();
+        self.doc.history.close_gesture();
         let Some(open) = self.rig.open.take() else { return };
         if let Some(record) = open.record {
-            self.history.record_skeleton(record, &open.pose);
+            self.doc.history.record_skeleton(record, &open.pose);
             self.rig.unsaved += 1;
         }
     }
@@ -91,8 +91,8 @@ impl EditorState {
         match cmd {
             Command::AddJoint { ray, panel } => self.add_joint(&ray, panel),
             Command::DeleteJoint(node) => {
-                let name = self.model.nodes.key(node);
-                let parent = self.model.nodes.nodes.get(node).and_then(|n| n.parent);
+                let name = self.doc.model.nodes.key(node);
+                let parent = self.doc.model.nodes.nodes.get(node).and_then(|n| n.parent);
                 if let Some(r) = self.edit("Delete joint", |m| skeleton_edit::delete_joint(m, node)) {
                     self.selected = parent.and_then(|p| r.node_map.get(p).copied().flatten());
                     self.set_info(format!("deleted {name}: its children and weights went to its parent"));
@@ -102,12 +102,12 @@ impl EditorState {
             Command::ReparentJoint { node, parent } => {
                 let done = self.edit("Reparent joint", |m| skeleton_edit::reparent(m, node, Some(parent)));
                 if done.is_some() {
-                    let (a, b) = (self.model.nodes.key(node), self.model.nodes.key(parent));
+                    let (a, b) = (self.doc.model.nodes.key(node), self.doc.model.nodes.key(parent));
                     self.set_info(format!("{a} is now a child of {b}"));
                 }
             }
             Command::RenameJoint { node, name } => {
-                if self.model.nodes.nodes.get(node).is_some_and(|n| n.name.as_deref() == Some(name.as_str())) {
+                if self.doc.model.nodes.nodes.get(node).is_some_and(|n| n.name.as_deref() == Some(name.as_str())) {
                     return;
                 }
                 if self.edit("Rename joint", |m| skeleton_edit::rename_node(m, node, &name)).is_some() {
@@ -117,13 +117,13 @@ impl EditorState {
             Command::SymmetrizeChain(node) => {
                 if let Some(r) = self.edit("Symmetrize chain", |m| skeleton_edit::symmetrize(m, node)) {
                     let n = r.created.len();
-                    self.set_info(format!("mirrored the chain from {}: {n} joints", self.model.nodes.key(node)));
+                    self.set_info(format!("mirrored the chain from {}: {n} joints", self.doc.model.nodes.key(node)));
                 }
             }
             Command::OrientJoint(node) => {
                 let done = self.edit("Orient joint", |m| skeleton_edit::orient_joint(m, node));
                 if done.is_some() {
-                    self.set_info(format!("{} now aims at its child", self.model.nodes.key(node)));
+                    self.set_info(format!("{} now aims at its child", self.doc.model.nodes.key(node)));
                 }
             }
             Command::Bind { selected_only } => self.start_bind(selected_only),
@@ -141,7 +141,7 @@ impl EditorState {
         f: impl FnOnce(&mut Model) -> Result<SkeletonRecord, SkeletonEditError>,
     ) -> Option<Done> {
         self.end_gesture();
-        let record = match f(super::refresh::edit_model(&mut self.model, &mut self.model_edits)) {
+        let record = match f(super::refresh::edit_model(&mut self.doc.model, &mut self.doc.model_edits)) {
             Ok(r) => r,
             Err(e) => {
                 self.set_error(format!("{label}: {e}"));
@@ -149,7 +149,7 @@ impl EditorState {
             }
         };
         let done = Done { node_map: record.node_map().to_vec(), created: record.created().to_vec() };
-        self.history.record_skeleton(record, &self.pose);
+        self.doc.history.record_skeleton(record, &self.doc.pose);
         self.model_edited();
         Some(done)
     }
@@ -157,7 +157,7 @@ impl EditorState {
     /// The rest (= bind) pose's `model_from_node` of every node.
     fn rest_globals(&self) -> Vec<DMat4> {
         let mut out = Vec::new();
-        fk::model_from_node(&self.model.nodes, &Pose::rest(), &mut out);
+        fk::model_from_node(&self.doc.model.nodes, &Pose::rest(), &mut out);
         out
     }
 
@@ -165,7 +165,7 @@ impl EditorState {
     /// (the mesh's own coordinates), where the skeleton edits take positions.
     fn to_bind(&self, node: usize, p: DVec3) -> DVec3 {
         let globals = self.rest_globals();
-        let offset = self.model.skins.iter().find_map(|skin| {
+        let offset = self.doc.model.skins.iter().find_map(|skin| {
             let j = skin.joints.iter().position(|&n| n == node)?;
             Some(*globals.get(node)? * *skin.joint_from_bind.get(j)?)
         });
@@ -183,10 +183,10 @@ impl EditorState {
         };
         if self.rig.open.as_ref().is_none_or(|o| o.gesture != g) {
             self.end_gesture();
-            self.rig.open = Some(OpenEdit { gesture: g, record: None, pose: self.pose.clone() });
+            self.rig.open = Some(OpenEdit { gesture: g, record: None, pose: self.doc.pose.clone() });
         }
         match skeleton_edit::move_joint(
-            super::refresh::edit_model(&mut self.model, &mut self.model_edits),
+            super::refresh::edit_model(&mut self.doc.model, &mut self.doc.model_edits),
             node,
             position,
         ) {
@@ -207,10 +207,10 @@ impl EditorState {
     /// of viewport panel `panel` and the rigid meshes at their nodes.
     fn placement_surfaces(&self, panel: usize) -> Vec<Surface<'_>> {
         let mut out = Vec::new();
-        for (i, inst) in self.model.instances.iter().enumerate() {
-            let Some(mesh) = self.model.meshes.get(inst.mesh) else { continue };
+        for (i, inst) in self.doc.model.instances.iter().enumerate() {
+            let Some(mesh) = self.doc.model.meshes.get(inst.mesh) else { continue };
             for (p, prim) in mesh.primitives.iter().enumerate() {
-                if let Some(d) = self.deformed[panel].get(i).and_then(|d| d.get(p)) {
+                if let Some(d) = self.frame.deformed[panel].get(i).and_then(|d| d.get(p)) {
                     out.push((
                         Cow::Borrowed(&d.positions[..]),
                         &prim.triangles[..],
@@ -219,8 +219,10 @@ impl EditorState {
                 }
             }
         }
-        for &(node, mesh) in &self.model.rigid_instances {
-            let (Some(m), Some(mesh)) = (self.model_from_node.get(node), self.model.meshes.get(mesh)) else { continue };
+        for &(node, mesh) in &self.doc.model.rigid_instances {
+            let (Some(m), Some(mesh)) = (self.frame.model_from_node.get(node), self.doc.model.meshes.get(mesh)) else {
+                continue;
+            };
             let m = m.as_mat4();
             for prim in &mesh.primitives {
                 let positions = prim.positions.iter().map(|&p| m.transform_point3(p)).collect();
@@ -237,7 +239,7 @@ impl EditorState {
     pub fn placement(&self, ray: &Ray, panel: usize) -> Option<(Vec3, Option<usize>)> {
         let panel = self.view.deformation_of_panel(panel);
         let surfaces = self.placement_surfaces(panel);
-        let (lo, hi) = self.model_bounds;
+        let (lo, hi) = self.doc.model_bounds;
         let merge = (hi - lo).length().max(1e-6) * 1e-5;
         // Large deformed primitives are crossed through the panel's pick boxes.
         // Crossing every triangle costs more than fitting the boxes: fit them at once.
@@ -271,21 +273,21 @@ impl EditorState {
             self.set_error("Add joint: the pointer's ray meets neither the mesh nor the view plane".into());
             return;
         };
-        let record = if self.model.skins.is_empty() {
+        let record = if self.doc.model.skins.is_empty() {
             // The root of a new skin for the mesh under the cursor (else the first rigid mesh),
             // placed in that mesh's own coordinates.
-            let Some(mesh_node) = rigid.or_else(|| self.model.rigid_instances.first().map(|r| r.0)) else {
+            let Some(mesh_node) = rigid.or_else(|| self.doc.model.rigid_instances.first().map(|r| r.0)) else {
                 self.set_error("Add joint: the model has no mesh to rig".into());
                 return;
             };
             let globals = self.rest_globals();
             let to_mesh = globals.get(mesh_node).map_or(DMat4::IDENTITY, DMat4::inverse);
             let at = to_mesh.transform_point3(p.as_dvec3());
-            let name = skeleton_edit::unique_name(&self.model.nodes, "root");
+            let name = skeleton_edit::unique_name(&self.doc.model.nodes, "root");
             self.edit("Add root joint", |m| skeleton_edit::create_skin(m, mesh_node, at, &name))
         } else if let Some(parent) = self.selected {
             let at = self.to_bind(parent, p.as_dvec3());
-            let name = skeleton_edit::unique_name(&self.model.nodes, "joint");
+            let name = skeleton_edit::unique_name(&self.doc.model.nodes, "joint");
             self.edit("Add joint", |m| skeleton_edit::add_joint(m, parent, at, &name))
         } else {
             self.set_error("Add joint: select the joint to extrude from first".into());
@@ -293,7 +295,7 @@ impl EditorState {
         };
         if let Some(&node) = record.as_ref().and_then(|r| r.created.first()) {
             self.selected = Some(node);
-            self.set_info(format!("added {} at ({:.3}, {:.3}, {:.3})", self.model.nodes.key(node), p.x, p.y, p.z));
+            self.set_info(format!("added {} at ({:.3}, {:.3}, {:.3})", self.doc.model.nodes.key(node), p.x, p.y, p.z));
         }
     }
 
@@ -306,15 +308,15 @@ impl EditorState {
 
     /// After the model changed within an open drag (counted as one edit when the drag ends).
     pub(super) fn model_changed(&mut self) {
-        self.model_rev += 1;
-        self.skeleton = SkeletonLayout::new(&self.model);
-        self.stats.vertices = self.model.skinned_vertex_count();
-        self.selected = self.selected.filter(|&n| n < self.model.nodes.len());
-        let nodes = self.model.nodes.len();
+        self.doc.model_rev += 1;
+        self.doc.skeleton = SkeletonLayout::new(&self.doc.model);
+        self.frame.stats.vertices = self.doc.model.skinned_vertex_count();
+        self.selected = self.selected.filter(|&n| n < self.doc.model.nodes.len());
+        let nodes = self.doc.model.nodes.len();
         self.painting.settings.locked.retain(|&n| n < nodes);
-        self.pose.overrides.retain(|&n, _| n < nodes);
+        self.doc.pose.overrides.retain(|&n, _| n < nodes);
         self.painting.topology_stale = true;
-        self.dirty = true;
+        self.frame.dirty = true;
     }
 
     /// Brings the paint caches up to date after skeleton edits, outside Rig mode: the surface
@@ -323,8 +325,8 @@ impl EditorState {
     /// are still being built in the background, taking them does this.
     pub(super) fn refresh_topology(&mut self) {
         if self.painting.topology_stale && self.mode != Mode::Rig && self.painting.topology_job.is_none() {
-            if !self.painting.topology.rejoint(&self.model) {
-                self.painting.topology = ModelTopology::new(&self.model);
+            if !self.painting.topology.rejoint(&self.doc.model) {
+                self.painting.topology = ModelTopology::new(&self.doc.model);
             }
             self.painting.topology_stale = false;
         }
@@ -332,7 +334,7 @@ impl EditorState {
 
     fn start_bind(&mut self, selected_only: bool) {
         self.end_gesture();
-        if self.model.skins.is_empty() {
+        if self.doc.model.skins.is_empty() {
             self.set_error(
                 "Bind: the model has no skeleton yet: Ctrl+click on the mesh to place the root joint".into(),
             );
@@ -347,7 +349,7 @@ impl EditorState {
             if self.rig.with_children {
                 let mut k = 0;
                 while k < chain.len() {
-                    chain.extend(self.model.nodes.nodes[chain[k]].children.iter().copied());
+                    chain.extend(self.doc.model.nodes.nodes[chain[k]].children.iter().copied());
                     k += 1;
                 }
             }
@@ -361,7 +363,7 @@ impl EditorState {
         let work = Box::new(move |m: &mut Model, progress: &mut dyn FnMut(f32)| {
             crate::app::bind_job::bind_all_skins(m, joints.as_deref(), &locked, limit, progress)
         });
-        self.rig.job = Some(BindJob::start(label, &self.model, self.model_rev, work));
+        self.rig.job = Some(BindJob::start(label, &self.doc.model, self.doc.model_rev, work));
         self.set_info(format!("{label}: computing automatic weights…"));
     }
 
@@ -373,15 +375,15 @@ impl EditorState {
         let (label, rev) = (job.label().to_owned(), job.model_rev());
         self.rig.job = None;
         match result {
-            Ok(_) if rev != self.model_rev => {
+            Ok(_) if rev != self.doc.model_rev => {
                 self.set_error(format!("{label}: the model changed while it ran; run it again"));
             }
             Ok(bound) => {
                 self.end_gesture();
-                let edit = ModelEdit::between(label.clone(), &self.model, &bound);
+                let edit = ModelEdit::between(label.clone(), &self.doc.model, &bound);
                 let changed = edit.changed_primitives();
-                self.history.record_model(edit, &self.pose);
-                self.model = Arc::new(bound);
+                self.doc.history.record_model(edit, &self.doc.pose);
+                self.doc.model = Arc::new(bound);
                 self.model_edited();
                 self.set_info(format!("{label}: automatic weights on {changed} primitives"));
             }

@@ -27,7 +27,8 @@ impl EditorState {
 
     /// Starts building the current model's brush caches on a background thread.
     pub(super) fn start_topology_job(&mut self) {
-        self.painting.topology_job = Some(TopologyJob::start(&self.model, self.model_rev, self.geometry_rev));
+        self.painting.topology_job =
+            Some(TopologyJob::start(&self.doc.model, self.doc.model_rev, self.doc.geometry_rev));
     }
 
     fn install_topology(&mut self, built: Built) {
@@ -61,7 +62,7 @@ impl EditorState {
     pub(super) fn wait_topology_for(&mut self, cmd: &Command) {
         // Every command is named, so a new one is decided here when it is added.
         let needs = match cmd {
-            Command::Undo | Command::Redo => self.history.next_changes_meshes(*cmd == Command::Undo),
+            Command::Undo | Command::Redo => self.doc.history.next_changes_meshes(*cmd == Command::Undo),
             // Posing, viewing and selecting never read the caches.
             Command::Select(_)
             | Command::SetRotation { .. }
@@ -109,9 +110,9 @@ impl EditorState {
         let (rev, geometry, secs) = (job.model_rev(), job.geometry_rev(), job.elapsed_secs());
         let t = std::time::Instant::now();
         match job.wait() {
-            Some(mut built) if geometry == self.geometry_rev => {
+            Some(mut built) if geometry == self.doc.geometry_rev => {
                 // Skeleton edits made while it ran: the same surface, their joints.
-                let current = rev == self.model_rev || built.topology.rejoint(&self.model);
+                let current = rev == self.doc.model_rev || built.topology.rejoint(&self.doc.model);
                 self.install_topology(built);
                 self.painting.topology_stale = !current;
                 let warning = self.weld_warning();
@@ -134,7 +135,7 @@ impl EditorState {
             Some(_) => {}
             None => {
                 // The build panicked: build them here, so painting still works.
-                let model = std::sync::Arc::clone(&self.model);
+                let model = std::sync::Arc::clone(&self.doc.model);
                 self.build_topology_now(&model);
             }
         }

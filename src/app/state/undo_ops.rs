@@ -10,8 +10,8 @@ impl EditorState {
         self.end_stroke();
         self.end_gesture();
         // Only a step that changes the model makes it unique (copies it while shared).
-        let shared = &mut self.model;
-        let edits = &mut self.model_edits;
+        let shared = &mut self.doc.model;
+        let edits = &mut self.doc.model_edits;
         let edited = &mut self.painting.edited;
         let mut restore_step = false;
         let mut label = None;
@@ -24,7 +24,11 @@ impl EditorState {
             }
             label = Some(e.label().to_owned());
         };
-        let step = if undo { self.history.undo(&self.pose, apply) } else { self.history.redo(&self.pose, apply) };
+        let step = if undo {
+            self.doc.history.undo(&self.doc.pose, apply)
+        } else {
+            self.doc.history.redo(&self.doc.pose, apply)
+        };
         let verb = if undo { "Undo" } else { "Redo" };
         let Some(step) = step else {
             self.set_info(format!("nothing to {}", verb.to_lowercase()));
@@ -32,19 +36,19 @@ impl EditorState {
         };
         match step {
             Undone::Pose(p) => {
-                self.pose = p;
+                self.doc.pose = p;
                 self.posing.playing = false;
-                self.dirty = true;
+                self.frame.dirty = true;
             }
             Undone::Paint => {
                 self.recount_welds();
-                self.dirty = true;
+                self.frame.dirty = true;
             }
             Undone::Model(p) => {
-                self.pose = p;
+                self.doc.pose = p;
                 self.posing.playing = false;
                 // Undoing an added clip (New Clip, Add ROM clip) leaves no clip to show.
-                self.posing.clip = self.posing.clip.filter(|&c| c < self.model.clips.len());
+                self.posing.clip = self.posing.clip.filter(|&c| c < self.doc.model.clips.len());
                 // A restored recovery file changed weights, not the skeleton.
                 if restore_step {
                     self.model_changed();

@@ -144,7 +144,7 @@ impl EditorState {
                 }
                 let label = op.label();
                 let rules = self.surface_rules();
-                let model = super::refresh::edit_model(&mut self.model, &mut self.model_edits);
+                let model = super::refresh::edit_model(&mut self.doc.model, &mut self.doc.model_edits);
                 let mut record = StrokeRecord::new(label);
                 let out = apply_table_op(model, &self.painting.topology.surface, &rules, &groups, &op, &mut record);
                 match out {
@@ -163,11 +163,11 @@ impl EditorState {
                 }
             }
             WeightToolCommand::Copy(g) => {
-                let w = self.painting.topology.surface.weights(&self.model, g);
+                let w = self.painting.topology.surface.weights(&self.doc.model, g);
                 if w.is_empty() {
                     self.set_error("copy: that vertex has no weights".into());
                 } else {
-                    let shown = self.painting.topology.surface.file_number(&self.model, g);
+                    let shown = self.painting.topology.surface.file_number(&self.doc.model, g);
                     self.set_info(format!("copied the weights of vertex {shown} ({} joints)", w.len()));
                     self.painting.weight_tools.clipboard = Some(w);
                 }
@@ -179,16 +179,16 @@ impl EditorState {
     /// Records a finished weight edit as one undo step and reports it.
     fn finish_weight_edit(&mut self, record: StrokeRecord, info: String) {
         self.painting.edited.note(&record);
-        self.history.record_paint(record);
-        self.dirty = true;
+        self.doc.history.record_paint(record);
+        self.frame.dirty = true;
         self.recount_welds();
         self.set_info(info);
     }
 
     /// Puts back what a failed edit changed and reports the failure.
     fn fail_weight_edit(&mut self, record: StrokeRecord, error: String) {
-        record.undo(super::refresh::edit_model(&mut self.model, &mut self.model_edits));
-        self.dirty = true;
+        record.undo(super::refresh::edit_model(&mut self.doc.model, &mut self.doc.model_edits));
+        self.frame.dirty = true;
         self.set_error(error);
     }
 
@@ -206,7 +206,7 @@ impl EditorState {
         };
         let mut positions = Vec::new();
         let mut normals = Vec::new();
-        self.painting.topology.surface.gather_deformed(&self.deformed[panel], &mut positions, &mut normals);
+        self.painting.topology.surface.gather_deformed(&self.frame.deformed[panel], &mut positions, &mut normals);
         self.selection_mut();
         let sel = &mut self.painting.weight_tools.selection;
         f(sel, self.painting.topology.surface.adjacency(), &positions, &projection);
@@ -243,7 +243,7 @@ impl EditorState {
     /// The surface point where `ray` meets the mesh deformed in `panel`.
     fn surface_point(&self, ray: &Ray, panel: usize) -> Option<SurfacePoint> {
         let (target, hit) = self.pick_deformed(ray, panel)?;
-        let inst = self.model.instances.get(target.instance)?;
+        let inst = self.doc.model.instances.get(target.instance)?;
         let surface = &self.painting.topology.surface;
         let part = surface.parts()[surface.part_of(inst.mesh, target.prim)?];
         Some(SurfacePoint { triangle: part.first_triangle + hit.triangle as u32, barycentric: hit.barycentric })
@@ -269,7 +269,7 @@ impl EditorState {
             end_value: w.gradient_end,
         };
         let rules = self.surface_rules();
-        let model = super::refresh::edit_model(&mut self.model, &mut self.model_edits);
+        let model = super::refresh::edit_model(&mut self.doc.model, &mut self.doc.model_edits);
         let mut record = StrokeRecord::new("Gradient");
         match gradient_fill(model, &self.painting.topology.surface, &rules, &gradient, &mut record) {
             Ok(o) => {
@@ -293,13 +293,13 @@ impl EditorState {
                 Err(e) => return self.set_error(format!("transfer: {e}")),
             },
             TransferSource::Skin { from, to } => {
-                let skins = self.model.skins.len();
+                let skins = self.doc.model.skins.len();
                 if *from >= skins || *to >= skins || from == to {
                     return self.set_error(format!("transfer: choose two different skins of the {skins}"));
                 }
                 options.source_skin = Some(*from);
                 options.target_skin = Some(*to);
-                (&*self.model, format!("skin {from} onto skin {to}"))
+                (&*self.doc.model, format!("skin {from} onto skin {to}"))
             }
         };
         let source_surface = match source {
@@ -309,7 +309,7 @@ impl EditorState {
         let plan = plan_transfer(
             source_model,
             &source_surface,
-            &self.model,
+            &self.doc.model,
             &self.painting.topology.surface,
             &rules,
             &options,
@@ -318,7 +318,7 @@ impl EditorState {
             Ok(p) => p,
             Err(e) => return self.set_error(format!("transfer from {label}: {e}")),
         };
-        let model = super::refresh::edit_model(&mut self.model, &mut self.model_edits);
+        let model = super::refresh::edit_model(&mut self.doc.model, &mut self.doc.model_edits);
         let mut record = StrokeRecord::new("Transfer Weights");
         match apply_transfer(model, &self.painting.topology.surface, &rules, &plan, &mut record) {
             Ok(report) => {

@@ -49,7 +49,7 @@ pub fn ik_panel_ui(ui: &mut egui::Ui, s: &EditorState) -> Vec<Command> {
     if s.posing.ik.enabled {
         match s.selected.map(|n| s.ik_chain(n)) {
             Some(Ok(chain)) => {
-                let names: Vec<String> = chain.iter().map(|&n| s.model.nodes.key(n)).collect();
+                let names: Vec<String> = chain.iter().map(|&n| s.doc.model.nodes.key(n)).collect();
                 let pole = if chain.len() == 3 { "; drag the diamond to turn the bend plane" } else { "" };
                 ui.weak(format!("drag moves {}{pole}", names.join(" > ")));
             }

@@ -132,7 +132,7 @@ pub fn skinning_ui(ui: &mut egui::Ui, s: &EditorState) -> Vec<Command> {
 
 fn joint_ui(ui: &mut egui::Ui, s: &mut EditorState, node: usize, gesture: &mut u64, cmds: &mut Vec<Command>) {
     ui.horizontal(|ui| {
-        ui.label(egui::RichText::new(s.model.nodes.key(node)).strong());
+        ui.label(egui::RichText::new(s.doc.model.nodes.key(node)).strong());
         if ui.button("Reset joint").clicked() {
             cmds.push(Command::ResetJoint(node));
         }

@@ -60,7 +60,7 @@ pub fn joint_sets_window(ctx: &egui::Context, s: &mut EditorState) {
         .open(&mut open)
         .default_size(egui::vec2(660.0, 250.0))
         .default_pos(egui::pos2(250.0, 480.0))
-        .show(ctx, |ui| table_ui(ui, &mut s.analysis.sets, s.model.skins.len()));
+        .show(ctx, |ui| table_ui(ui, &mut s.analysis.sets, s.doc.model.skins.len()));
     if !open {
         s.analysis.sets.on = false;
         s.analysis.sets.hover = None;

@@ -36,7 +36,7 @@ pub struct OutlinerState {
 impl OutlinerState {
     /// Starts renaming `node` in place (Rig mode).
     pub fn start_rename(&mut self, node: usize, s: &EditorState) {
-        let name = s.model.nodes.nodes.get(node).and_then(|n| n.name.clone()).unwrap_or_default();
+        let name = s.doc.model.nodes.nodes.get(node).and_then(|n| n.name.clone()).unwrap_or_default();
         self.renaming = Some((node, name));
         self.focus = true;
     }
@@ -45,7 +45,7 @@ impl OutlinerState {
     pub fn ui(&mut self, ui: &mut egui::Ui, s: &EditorState) -> Vec<Command> {
         ui.heading("Joints");
         let mut cmds = Vec::new();
-        if s.skeleton.joints.is_empty() {
+        if s.doc.skeleton.joints.is_empty() {
             ui.weak(if s.mode == Mode::Rig {
                 "(no skeleton yet) Ctrl+click on the mesh to place the root joint."
             } else {
@@ -54,13 +54,13 @@ impl OutlinerState {
             return cmds;
         }
         let rig = s.mode == Mode::Rig;
-        if self.renaming.as_ref().is_some_and(|(n, _)| !rig || *n >= s.model.nodes.len()) {
+        if self.renaming.as_ref().is_some_and(|(n, _)| !rig || *n >= s.doc.model.nodes.len()) {
             self.renaming = None;
         }
         let search = ui
             .add(egui::TextEdit::singleline(&mut self.filter).hint_text("search joints").desired_width(f32::INFINITY));
         search.widget_info(|| egui::WidgetInfo::labeled(egui::Role::SearchInput, true, SEARCH_LABEL));
-        let parents: std::collections::HashMap<usize, Option<usize>> = s.skeleton.joints.iter().copied().collect();
+        let parents: std::collections::HashMap<usize, Option<usize>> = s.doc.skeleton.joints.iter().copied().collect();
         let scroll_to = (s.selected != self.shown_selection).then_some(s.selected).flatten();
         self.shown_selection = s.selected;
         if let Some(node) = scroll_to {
@@ -75,15 +75,18 @@ impl OutlinerState {
         egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
             let mut depth = std::collections::HashMap::new();
             let mut hidden = std::collections::HashSet::new();
-            for &(node, parent) in &s.skeleton.joints {
+            for &(node, parent) in &s.doc.skeleton.joints {
                 let d = parent.and_then(|p| depth.get(&p).copied()).map_or(0, |d: usize| d + 1);
                 depth.insert(node, d);
                 let folded = parent.is_some_and(|p| hidden.contains(&p) || self.collapsed.contains(&p));
                 if folded {
                     hidden.insert(node);
                 }
-                let shown =
-                    if needle.is_empty() { !folded } else { s.model.nodes.key(node).to_lowercase().contains(&needle) };
+                let shown = if needle.is_empty() {
+                    !folded
+                } else {
+                    s.doc.model.nodes.key(node).to_lowercase().contains(&needle)
+                };
                 if !shown {
                     continue;
                 }
@@ -114,7 +117,7 @@ impl OutlinerState {
                 ui.ctx().layer_painter(layer).text(
                     p + egui::vec2(12.0, 0.0),
                     egui::Align2::LEFT_CENTER,
-                    format!("reparent {}", s.model.nodes.key(drag.0)),
+                    format!("reparent {}", s.doc.model.nodes.key(drag.0)),
                     egui::FontId::proportional(13.0),
                     ui.visuals().strong_text_color(),
                 );
@@ -128,7 +131,7 @@ impl OutlinerState {
         let folded = self.collapsed.contains(&node);
         let (_, r) = ui.allocate_exact_size(egui::vec2(14.0, 14.0), egui::Sense::click());
         egui::collapsing_header::paint_default_icon(ui, if folded { 0.0 } else { 1.0 }, &r);
-        let text = format!("{} {}", if folded { "Expand" } else { "Collapse" }, s.model.nodes.key(node));
+        let text = format!("{} {}", if folded { "Expand" } else { "Collapse" }, s.doc.model.nodes.key(node));
         r.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, &text));
         if r.clicked() && !self.collapsed.remove(&node) {
             self.collapsed.insert(node);
@@ -143,8 +146,8 @@ impl OutlinerState {
         rig: bool,
         cmds: &mut Vec<Command>,
     ) -> egui::Response {
-        let name = s.model.nodes.key(node);
-        let posed = !rig && s.pose.overrides.get(&node).is_some_and(|o| !o.is_empty());
+        let name = s.doc.model.nodes.key(node);
+        let posed = !rig && s.doc.pose.overrides.get(&node).is_some_and(|o| !o.is_empty());
         let label = if posed { format!("{name} •") } else { name };
         let mut r = ui.selectable_label(s.selected == Some(node), label);
         if rig {
@@ -201,7 +204,7 @@ fn lock_box(ui: &mut egui::Ui, s: &EditorState, node: usize, cmds: &mut Vec<Comm
     let mut locked = s.painting.settings.locked.contains(&node);
     let r =
         ui.add(egui::Checkbox::without_text(&mut locked)).on_hover_text("locked: painting and tools leave it alone");
-    let text = format!("Lock {}", s.model.nodes.key(node));
+    let text = format!("Lock {}", s.doc.model.nodes.key(node));
     r.widget_info(|| egui::WidgetInfo::selected(egui::Role::CheckBox, true, locked, &text));
     if r.changed() {
         cmds.push(Command::SetLocked { node, locked });

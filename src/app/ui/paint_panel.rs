@@ -28,7 +28,7 @@ pub fn paint_panel_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
         s.repaint_colours();
     }
     match s.selected {
-        Some(n) => ui.label(format!("painting: {}", s.model.nodes.key(n))),
+        Some(n) => ui.label(format!("painting: {}", s.doc.model.nodes.key(n))),
         None => ui.weak("Select a joint in the tree to paint it."),
     };
     ui.separator();
@@ -77,7 +77,7 @@ pub fn paint_panel_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
     });
     let mut model_units = b.radius_unit == RadiusUnit::Model;
     if ui.checkbox(&mut model_units, "Radius in model units").changed() {
-        let diagonal = (s.model_bounds.1 - s.model_bounds.0).length().max(1e-3);
+        let diagonal = (s.doc.model_bounds.1 - s.doc.model_bounds.0).length().max(1e-3);
         let b = &mut s.painting.settings.brush;
         (b.radius_unit, b.radius) =
             if model_units { (RadiusUnit::Model, diagonal * 0.05) } else { (RadiusUnit::Screen, 40.0) };

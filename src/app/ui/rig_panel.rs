@@ -23,7 +23,7 @@ pub fn rig_panel_ui(ui: &mut egui::Ui, s: &mut EditorState, gesture: &mut u64) -
     ui.heading("Joint");
     match s.selected {
         Some(node) => joint_ui(ui, s, node, gesture, &mut cmds),
-        None if s.model.skins.is_empty() => {
+        None if s.doc.model.skins.is_empty() => {
             ui.label("Ctrl+click on the mesh to place the root joint.");
         }
         None => {
@@ -43,12 +43,12 @@ pub fn rig_panel_ui(ui: &mut egui::Ui, s: &mut EditorState, gesture: &mut u64) -
 }
 
 fn joint_ui(ui: &mut egui::Ui, s: &EditorState, node: usize, gesture: &mut u64, cmds: &mut Vec<Command>) {
-    ui.label(egui::RichText::new(s.model.nodes.key(node)).strong());
-    let parent = s.skeleton.joints.iter().find(|(n, _)| *n == node).and_then(|(_, p)| *p);
-    ui.label(format!("parent: {}", parent.map_or_else(|| "(root)".to_owned(), |p| s.model.nodes.key(p))));
+    ui.label(egui::RichText::new(s.doc.model.nodes.key(node)).strong());
+    let parent = s.doc.skeleton.joints.iter().find(|(n, _)| *n == node).and_then(|(_, p)| *p);
+    ui.label(format!("parent: {}", parent.map_or_else(|| "(root)".to_owned(), |p| s.doc.model.nodes.key(p))));
     if let Some(p) = s.node_position(node) {
         let mut v = [f64::from(p.x), f64::from(p.y), f64::from(p.z)];
-        let diagonal = f64::from((s.model_bounds.1 - s.model_bounds.0).length().max(1e-3));
+        let diagonal = f64::from((s.doc.model_bounds.1 - s.doc.model_bounds.0).length().max(1e-3));
         let (mut changed, mut dragging, mut started) = (false, false, false);
         egui::Grid::new("bind_position").num_columns(2).show(ui, |ui| {
             for (i, label) in POSITION_LABELS.iter().enumerate() {
@@ -94,7 +94,7 @@ fn weights_ui(ui: &mut egui::Ui, s: &mut EditorState, cmds: &mut Vec<Command>) {
         ui.add(egui::DragValue::new(&mut s.painting.settings.limit).range(1..=16)).labelled_by(l.id);
         ui.end_row();
     });
-    let has_skin = !s.model.skins.is_empty();
+    let has_skin = !s.doc.model.skins.is_empty();
     ui.horizontal_wrapped(|ui| {
         let bind = ui
             .add_enabled(has_skin, egui::Button::new("Bind"))

@@ -28,10 +28,10 @@ pub const ORDER_LABEL: &str = "Euler order";
 /// Draws the rotation fields of `node` and returns the command of an edit. `gesture` numbers
 /// field drags (one undo step each).
 pub fn rotation_fields_ui(ui: &mut egui::Ui, s: &mut EditorState, node: usize, gesture: &mut u64) -> Option<Command> {
-    let rest = s.model.nodes.nodes.get(node)?.rest.to_trs().rotation.normalize();
+    let rest = s.doc.model.nodes.nodes.get(node)?.rest.to_trs().rotation.normalize();
     let local = s.rotation_of(node).normalize();
     let mut fields = std::mem::take(&mut s.posing.rotation_fields);
-    let rev = s.model_rev;
+    let rev = s.doc.model_rev;
     let mut cmd = None;
 
     ui.horizontal(|ui| {
@@ -56,12 +56,12 @@ pub fn rotation_fields_ui(ui: &mut egui::Ui, s: &mut EditorState, node: usize, g
         cmd = Some(Command::SetRotation { node, rotation, gesture: drag });
     }
 
-    let bone = crate::rig::bone_axis::bone_axis(&s.model, &s.pose, node);
+    let bone = crate::rig::bone_axis::bone_axis(&s.doc.model, &s.doc.pose, node);
     let axes = BendAxes::new(bone.axis);
     let towards = match bone.source {
         AxisSource::Tail => "the bone's tail".to_owned(),
-        AxisSource::Child(c) => s.model.nodes.key(c),
-        AxisSource::Parent(p) => format!("continuing {}", s.model.nodes.key(p)),
+        AxisSource::Child(c) => s.doc.model.nodes.key(c),
+        AxisSource::Parent(p) => format!("continuing {}", s.doc.model.nodes.key(p)),
         AxisSource::LocalY => "local +Y (no child joint)".to_owned(),
     };
     ui.label(format!("About the bone (toward {towards})"));

@@ -25,12 +25,12 @@ pub fn status_text(s: &EditorState) -> String {
     };
     format!(
         "{mode}{}{edited} | {} | {} vertices | joint sets: {} distinct, {} non-trivial | deform {:.2} ms/frame",
-        s.model_name,
+        s.doc.model_name,
         methods.join(" vs "),
-        s.stats.vertices,
-        s.stats.distinct_sets,
-        s.stats.nontrivial_sets,
-        s.stats.deform_ms
+        s.frame.stats.vertices,
+        s.frame.stats.distinct_sets,
+        s.frame.stats.nontrivial_sets,
+        s.frame.stats.deform_ms
     )
 }
 

@@ -49,14 +49,14 @@ fn panel_ui(ui: &mut egui::Ui, s: &mut EditorState, cmds: &mut Vec<Command>) {
     let joint = s.analysis.sweep.joint.or(s.selected);
     ui.horizontal(|ui| {
         let l = ui.label("Joint");
-        let name = joint.map_or_else(|| "(select a joint)".to_owned(), |n| s.model.nodes.key(n));
+        let name = joint.map_or_else(|| "(select a joint)".to_owned(), |n| s.doc.model.nodes.key(n));
         let mut choice = s.analysis.sweep.joint;
         egui::ComboBox::from_id_salt("sweep_joint")
             .selected_text(name)
             .show_ui(ui, |ui| {
                 ui.selectable_value(&mut choice, None, "(the selected joint)");
-                for n in weighted_joints(&s.model) {
-                    ui.selectable_value(&mut choice, Some(n), s.model.nodes.key(n));
+                for n in weighted_joints(&s.doc.model) {
+                    ui.selectable_value(&mut choice, Some(n), s.doc.model.nodes.key(n));
                 }
             })
             .response
@@ -83,7 +83,7 @@ fn panel_ui(ui: &mut egui::Ui, s: &mut EditorState, cmds: &mut Vec<Command>) {
             }
         }
     });
-    let clips = &s.model.clips;
+    let clips = &s.doc.model.clips;
     let clip_name = |i: usize| clips[i].name.clone().unwrap_or_else(|| format!("#{i}"));
     if panel.drive_clip.is_some_and(|c| c >= clips.len()) {
         panel.drive_clip = None;
@@ -124,7 +124,7 @@ fn panel_ui(ui: &mut egui::Ui, s: &mut EditorState, cmds: &mut Vec<Command>) {
         if ui.add_enabled(ready, egui::Button::new("Run")).clicked() {
             if let Some(node) = joint {
                 s.scrub_sweep(None);
-                s.analysis.sweep.start(Arc::clone(&s.model), s.model_rev, node);
+                s.analysis.sweep.start(Arc::clone(&s.doc.model), s.doc.model_rev, node);
             }
         }
         if s.analysis.sweep.running() {
@@ -159,7 +159,7 @@ fn panel_ui(ui: &mut egui::Ui, s: &mut EditorState, cmds: &mut Vec<Command>) {
         return;
     };
     ui.separator();
-    let driven = match result.clip.and_then(|c| s.model.clips.get(c)) {
+    let driven = match result.clip.and_then(|c| s.doc.model.clips.get(c)) {
         Some(clip) => format!(
             " · {} keys of clip {}",
             result.steps,

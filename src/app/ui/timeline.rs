@@ -18,7 +18,7 @@ fn strip_width(ui: &egui::Ui) -> f32 {
 pub fn timeline_ui(ui: &mut egui::Ui, s: &EditorState) -> Vec<Command> {
     let mut cmds = Vec::new();
     ui.horizontal(|ui| {
-        let name = |i: usize| s.model.clips[i].name.clone().unwrap_or_else(|| format!("#{i}"));
+        let name = |i: usize| s.doc.model.clips[i].name.clone().unwrap_or_else(|| format!("#{i}"));
         let current = s.posing.clip.map_or_else(|| "(no animation)".to_owned(), name);
         let l = ui.label("Animation");
         egui::ComboBox::from_id_salt("clip")
@@ -27,7 +27,7 @@ pub fn timeline_ui(ui: &mut egui::Ui, s: &EditorState) -> Vec<Command> {
                 if ui.selectable_label(s.posing.clip.is_none(), "(no animation)").clicked() {
                     cmds.push(Command::SelectClip(None));
                 }
-                for i in 0..s.model.clips.len() {
+                for i in 0..s.doc.model.clips.len() {
                     if ui.selectable_label(s.posing.clip == Some(i), name(i)).clicked() {
                         cmds.push(Command::SelectClip(Some(i)));
                     }
@@ -46,8 +46,8 @@ pub fn timeline_ui(ui: &mut egui::Ui, s: &EditorState) -> Vec<Command> {
         if ui.button("Key Whole Pose").on_hover_text("key every joint here (Shift+I)").clicked() {
             cmds.push(Command::Key(KeyCommand::Set { whole_pose: true }));
         }
-        let Some(clip) = s.posing.clip.and_then(|c| s.model.clips.get(c)) else {
-            ui.weak(if s.model.clips.is_empty() {
+        let Some(clip) = s.posing.clip.and_then(|c| s.doc.model.clips.get(c)) else {
+            ui.weak(if s.doc.model.clips.is_empty() {
                 "this model has no animations: Set Key starts one"
             } else {
                 "choose an animation to scrub, or Set Key to start one"
@@ -62,7 +62,7 @@ pub fn timeline_ui(ui: &mut egui::Ui, s: &EditorState) -> Vec<Command> {
         }
         let _ = clip;
     });
-    if s.posing.clip.and_then(|c| s.model.clips.get(c)).is_some() {
+    if s.posing.clip.and_then(|c| s.doc.model.clips.get(c)).is_some() {
         ui.horizontal(|ui| {
             let (a, b) = s.timeline_range();
             let mut t = s.posing.time_secs;
@@ -80,7 +80,7 @@ pub fn timeline_ui(ui: &mut egui::Ui, s: &EditorState) -> Vec<Command> {
 
 /// The clip's keys under the scrubber: diamonds to click (go to that time) and drag (move them).
 fn key_strip(ui: &mut egui::Ui, s: &EditorState, cmds: &mut Vec<Command>) {
-    let Some(clip) = s.posing.clip.and_then(|c| s.model.clips.get(c)) else { return };
+    let Some(clip) = s.posing.clip.and_then(|c| s.doc.model.clips.get(c)) else { return };
     let (a, b) = s.timeline_range();
     let span = (b - a).max(1e-6);
     let label_width = ui.fonts_mut(|f| {

@@ -83,7 +83,7 @@ fn table_ui(ui: &mut egui::Ui, s: &mut EditorState, shown: &[u32], selected: usi
         return;
     }
     let surface = &s.topology().surface;
-    let table = weight_table(&s.model, surface, shown);
+    let table = weight_table(&s.doc.model, surface, shown);
     let names: Vec<String> = table.joints.iter().map(|&j| s.surface_joint_name(j)).collect();
     egui::ScrollArea::both().id_salt("weight_table").max_height(260.0).show(ui, |ui| {
         egui::Grid::new("weight_table_grid").striped(true).show(ui, |ui| {
@@ -94,7 +94,7 @@ fn table_ui(ui: &mut egui::Ui, s: &mut EditorState, shown: &[u32], selected: usi
             ui.label("");
             ui.end_row();
             for (g, row) in &table.rows {
-                let row_label = ui.label(surface.file_number(&s.model, *g).to_string());
+                let row_label = ui.label(surface.file_number(&s.doc.model, *g).to_string());
                 for (&joint, &w) in table.joints.iter().zip(row) {
                     let mut value = w;
                     let r = ui
@@ -170,7 +170,7 @@ fn transfer_ui(ui: &mut egui::Ui, s: &mut EditorState, files: &mut Files, cmds: 
     if ui.button("From a model file…").on_hover_text("closest point on its surface, the rest inpainted").clicked() {
         cmds.extend(files.ask(FileRequest::TransferSource, s));
     }
-    let skins = s.model.skins.len();
+    let skins = s.doc.model.skins.len();
     if skins > 1 {
         let id = ui.make_persistent_id("transfer_skins");
         let (mut from, mut to): (usize, usize) = ui.data(|d| d.get_temp(id)).unwrap_or((0, 1));
