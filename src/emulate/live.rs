@@ -21,9 +21,11 @@ pub const RIDGE: f64 = 1e-4;
 pub fn inputs_of(model: &Model, parent: usize) -> Vec<usize> {
     let mut out = vec![parent];
     if let Some(p) = model.nodes.nodes.get(parent) {
-        out.extend(p.children.iter().copied().filter(|&c| {
-            model.nodes.nodes[c].driver.is_none() && model.skins.iter().any(|s| s.joints.contains(&c))
-        }));
+        out.extend(
+            p.children.iter().copied().filter(|&c| {
+                model.nodes.nodes[c].driver.is_none() && model.skins.iter().any(|s| s.joints.contains(&c))
+            }),
+        );
     }
     out
 }

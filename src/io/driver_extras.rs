@@ -7,8 +7,8 @@
 use glam::{DQuat, DVec3};
 use serde_json::{json, Map, Value};
 
-use crate::model::driver::{FEATURES, OUTPUTS};
 use crate::model::driver::DriverInput;
+use crate::model::driver::{FEATURES, OUTPUTS};
 use crate::model::HelperDriver;
 
 /// The extras key of a helper's driver.
@@ -20,7 +20,11 @@ fn numbers(map: &Map<String, Value>, key: &str, len: usize) -> Result<Vec<f64>, 
     let nums: Option<Vec<f64>> =
         map.get(key).and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_f64).collect());
     match nums {
-        Some(n) if n.len() == len && map[key].as_array().is_some_and(|a| a.len() == len) && n.iter().all(|x| x.is_finite()) => {
+        Some(n)
+            if n.len() == len
+                && map[key].as_array().is_some_and(|a| a.len() == len)
+                && n.iter().all(|x| x.is_finite()) =>
+        {
             Ok(n)
         }
         _ => Err(format!("extras.{DRIVER_KEY}.{key} is not {len} finite numbers")),

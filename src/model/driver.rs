@@ -98,7 +98,12 @@ mod tests {
             DriverInput { node: "parent".into(), rest_rotation },
             DriverInput { node: "child".into(), rest_rotation: DQuat::IDENTITY },
         ];
-        let mut driver = HelperDriver { inputs, rest_translation: DVec3::X, pivot: DVec3::ZERO, matrix: vec![0.0; OUTPUTS * 2 * FEATURES] };
+        let mut driver = HelperDriver {
+            inputs,
+            rest_translation: DVec3::X,
+            pivot: DVec3::ZERO,
+            matrix: vec![0.0; OUTPUTS * 2 * FEATURES],
+        };
         let at_rest = driver.local(&[rest_rotation, DQuat::IDENTITY]);
         assert_eq!(at_rest.translation, DVec3::X);
         assert!(at_rest.rotation.abs_diff_eq(DQuat::IDENTITY, 1e-15));
