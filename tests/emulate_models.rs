@@ -154,7 +154,8 @@ fn a_reopened_export_posed_by_hand_drives_its_helpers() {
             .iter()
             .map(|i| by_hand.local_trs(&back.nodes, back.nodes.find(&i.node).unwrap()).rotation)
             .collect();
-        let expected = driver.local(&rotations).to_matrix();
+        let (translation, rotation) = driver.local(&rotations);
+        let expected = glam::DMat4::from_rotation_translation(rotation, translation);
         let parent = node.parent.unwrap();
         let local = globals[parent].inverse() * globals[h];
         assert!(local.abs_diff_eq(expected, 1e-9), "{:?}", node.name);

@@ -20,8 +20,6 @@
 
 use glam::{DQuat, DVec3};
 
-use super::Trs;
-
 /// Features per input rotation.
 pub const FEATURES: usize = 9;
 /// Outputs of the map: a translation offset and the vector part of a rotation.
@@ -66,9 +64,10 @@ impl HelperDriver {
         self.inputs.iter().zip(rotations).flat_map(|(input, &q)| features(input.rest_rotation, q)).collect()
     }
 
-    /// The helper's local TRS for the inputs' local rotations (one per input, in order).
+    /// The helper's local translation and rotation (its scale is 1) for the inputs' local
+    /// rotations (one per input, in order).
     #[must_use]
-    pub fn local(&self, rotations: &[DQuat]) -> Trs {
+    pub fn local(&self, rotations: &[DQuat]) -> (DVec3, DQuat) {
         let f = self.feature_vector(rotations);
         let n = f.len();
         let mut o = [0.0; OUTPUTS];
@@ -79,11 +78,7 @@ impl HelperDriver {
         let q = DQuat::from_xyzw(o[3], o[4], o[5], w);
         let rotation = if q.is_finite() && q.length_squared() > 0.0 { q.normalize() } else { DQuat::IDENTITY };
         let offset = DVec3::new(o[0], o[1], o[2]) + self.pivot - rotation * self.pivot;
-        Trs {
-            translation: self.rest_translation + if offset.is_finite() { offset } else { DVec3::ZERO },
-            rotation,
-            scale: DVec3::ONE,
-        }
+        (self.rest_translation + if offset.is_finite() { offset } else { DVec3::ZERO }, rotation)
     }
 }
 
@@ -105,16 +100,16 @@ mod tests {
             matrix: vec![0.0; OUTPUTS * 2 * FEATURES],
         };
         let at_rest = driver.local(&[rest_rotation, DQuat::IDENTITY]);
-        assert_eq!(at_rest.translation, DVec3::X);
-        assert!(at_rest.rotation.abs_diff_eq(DQuat::IDENTITY, 1e-15));
+        assert_eq!(at_rest.0, DVec3::X);
+        assert!(at_rest.1.abs_diff_eq(DQuat::IDENTITY, 1e-15));
         // o0 = the parent's dx, o5 = half the child's dz.
         driver.matrix[0] = 1.0;
         driver.matrix[5 * 2 * FEATURES + FEATURES + 2] = 0.5;
         let bend = DQuat::from_rotation_x(0.2);
         let child = DQuat::from_rotation_z(0.4);
         let t = driver.local(&[rest_rotation * bend, child]);
-        assert!((t.translation.x - (1.0 + (0.1f64).sin())).abs() < 1e-12);
-        assert!((t.rotation.z - 0.5 * (0.2f64).sin()).abs() < 1e-12);
-        assert!((t.rotation.length() - 1.0).abs() < 1e-12);
+        assert!((t.0.x - (1.0 + (0.1f64).sin())).abs() < 1e-12);
+        assert!((t.1.z - 0.5 * (0.2f64).sin()).abs() < 1e-12);
+        assert!((t.1.length() - 1.0).abs() < 1e-12);
     }
 }

@@ -90,7 +90,8 @@ impl Pose {
                 Err(_) => input.rest_rotation,
             })
             .collect();
-        Some(driver.local(&rotations))
+        let (translation, rotation) = driver.local(&rotations);
+        Some(Trs { translation, rotation, scale: DVec3::ONE })
     }
 
     /// Sets a node's rotation override.
