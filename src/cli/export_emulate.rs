@@ -169,6 +169,7 @@ pub fn finish(
                     "with_emulation": c.distances.emulated,
                     "with_emulation_at_keys": c.distances.emulated_at_keys,
                     "with_emulation_between_keys": c.distances.emulated_between_keys,
+                    "with_live_rig": c.distances.live,
                 })
             })
             .collect();

@@ -3,7 +3,7 @@
 //! the parent, its inverse bind matrix keeping the parent's rest offset, so the rest pose does not
 //! move), every fitted vertex gets its blend (weights in f32, each vertex normalised), and every
 //! fitted clip gets a LINEAR rotation and translation channel per helper at the sample times, in
-//! f32 (scale stays 1). The source joints, their keys and the other clips are left as they were.
+//! f32 (scale stays 1), and its driver (`live`) for poses no key sets. The source joints, their keys and the other clips are left as they were.
 
 use glam::{DAffine3, DMat4, DQuat};
 
@@ -11,7 +11,9 @@ use super::fit::Fit;
 use super::seeds::Seed;
 use super::subject::Subject;
 use crate::model::influences::VertexInfluences;
-use crate::model::{Channel, ChannelPath, Influences, Interpolation, JointSetTable, Model, NodeTransform, Trs};
+use crate::model::{
+    Channel, ChannelPath, HelperDriver, Influences, Interpolation, JointSetTable, Model, NodeTransform, Trs,
+};
 use crate::rig::skeleton_edit::{add_joint, unique_name};
 use crate::skinning::SkinningMethod;
 
@@ -47,6 +49,7 @@ pub fn apply(
     seeds: &[Seed],
     method: SkinningMethod,
     keys: &[ClipKeys],
+    drivers: &[HelperDriver],
 ) -> Result<Applied, String> {
     let users = fit.users(subject);
     let used: Vec<usize> = (0..fit.helpers.len()).filter(|&h| !users[h].is_empty()).collect();
@@ -67,6 +70,7 @@ pub fn apply(
         // `T(−c) · IBM_p`, so the helper's rest offset is its parent's.
         if let Some(n) = out.nodes.nodes.get_mut(node) {
             n.rest = NodeTransform::Trs(Trs { translation: helper.centre, ..Trs::default() });
+            n.driver = drivers.get(h).cloned();
         }
         for (skin, ibm) in out.skins.iter_mut().zip(&helper.parent_ibm) {
             if let (Some(j), Some(ibm)) = (skin.joints.iter().position(|&n| n == node), ibm) {

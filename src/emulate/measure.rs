@@ -1,7 +1,7 @@
 //! How far a runtime's LBS lands from the target: per clip, over every vertex at every sample time
 //! (the exported keys) and at every midpoint between two (where the runtime interpolates), the
 //! distance between the target method on the source model and LBS on a model (the source as it is,
-//! or with helpers), as a share of the rest pose's bounding-box diagonal.
+//! or with helpers keyed or driven by their parents), as a share of the rest pose's bounding-box diagonal.
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -68,6 +68,9 @@ pub struct ClipDistances {
     pub emulated_between_keys: Distances,
     /// LBS with helpers, at keys and between them.
     pub emulated: Distances,
+    /// LBS with the helpers driven by their parents' rotations (no helper keys: a hand-made pose
+    /// or an engine's live rig), at keys and between them.
+    pub live: Distances,
 }
 
 /// Measures clip `clip` at `times` (and their midpoints): `source` deformed by `method` is the
@@ -84,7 +87,7 @@ pub fn measure_clip(
 ) -> ClipDistances {
     let mut when: Vec<(f64, bool)> = times.iter().map(|&t| (t, true)).collect();
     when.extend(times.windows(2).map(|w| (0.5 * (w[0] + w[1]), false)));
-    let parts: Vec<[Sums; 3]> = when
+    let parts: Vec<[Sums; 4]> = when
         .par_iter()
         .map_init(
             || (Deformer::new(), Deformer::new(), Vec::new(), Vec::new()),
@@ -94,19 +97,23 @@ pub fn measure_clip(
                 let target = subject.gather(out_a);
                 d_src.deform_all(source, &pose, SkinningMethod::Lbs, out_a);
                 let plain = subject.gather(out_a);
+                // The source's pose sets no helper: they follow their drivers.
+                d_emu.deform_all(emulated, &pose, SkinningMethod::Lbs, out_b);
+                let live = subject.gather(out_b);
                 let pose = clip_pose(emulated, clip, t);
                 d_emu.deform_all(emulated, &pose, SkinningMethod::Lbs, out_b);
                 let emu = subject.gather(out_b);
-                let mut s = [Sums::default(); 3];
-                for ((y, p), e) in target.iter().zip(&plain).zip(&emu) {
+                let mut s = [Sums::default(); 4];
+                for (((y, p), e), l) in target.iter().zip(&plain).zip(&emu).zip(&live) {
                     s[0].add(f64::from(y.distance(*p)));
                     s[if at_key { 1 } else { 2 }].add(f64::from(y.distance(*e)));
+                    s[3].add(f64::from(y.distance(*l)));
                 }
                 s
             },
         )
         .collect();
-    let mut total = [Sums::default(); 3];
+    let mut total = [Sums::default(); 4];
     for p in &parts {
         for (t, s) in total.iter_mut().zip(p) {
             t.merge(s);
@@ -119,5 +126,6 @@ pub fn measure_clip(
         emulated_at_keys: total[1].distances(diagonal),
         emulated_between_keys: total[2].distances(diagonal),
         emulated: both.distances(diagonal),
+        live: total[3].distances(diagonal),
     }
 }

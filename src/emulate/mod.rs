@@ -9,6 +9,7 @@
 //! - `weights`: a vertex's simplex-constrained least-squares weights.
 //! - `fit`: the alternation of the two.
 //! - `apply`: the helpers, weights and keys written into a copy of the model.
+//! - `live`: each helper's transform as a map of its parent's rotation (node extras).
 //! - `measure`: the runtime's distance to the target, with and without helpers.
 //! - `exact`: per-key morph targets holding what the helpers leave (`--exact`).
 //!
@@ -18,6 +19,7 @@
 pub mod apply;
 pub mod exact;
 pub mod fit;
+pub mod live;
 pub mod measure;
 pub mod rigid;
 pub mod samples;
@@ -233,7 +235,9 @@ pub fn emulate(
             .collect();
         keys.push(ClipKeys { clip: c, times: ts.clone(), transforms });
     }
-    let applied = apply(&source, &subject, &fit, &seeds, request.method, &keys).map_err(EmulateError::Apply)?;
+    let drivers = fit_drivers(&source, &subject, &fit, &keys);
+    let applied =
+        apply(&source, &subject, &fit, &seeds, request.method, &keys, &drivers).map_err(EmulateError::Apply)?;
     let fit_secs = started.elapsed().as_secs_f64();
     progress(&format!("{} helper(s) added in {fit_secs:.1} s; measuring", applied.helper_nodes.len()));
     let reports = clips
@@ -256,6 +260,39 @@ pub fn emulate(
         influence_limit: limit,
         fit_secs,
     })
+}
+
+/// Every helper's driver (`live`), fitted over every exported key.
+fn fit_drivers(model: &Model, subject: &Subject, fit: &Fit, keys: &[ClipKeys]) -> Vec<crate::model::HelperDriver> {
+    let users = fit.users(subject);
+    let inputs: Vec<Vec<usize>> = fit.helpers.iter().map(|h| live::inputs_of(model, h.parent)).collect();
+    let mut nodes: Vec<usize> = inputs.iter().flatten().copied().collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    let rotations = live::local_rotations(model, &nodes, keys);
+    fit.helpers
+        .par_iter()
+        .zip(&inputs)
+        .enumerate()
+        .map(|(index, (h, ins))| {
+            let with: Vec<(usize, &[glam::DQuat])> = ins
+                .iter()
+                .map(|&n| (n, nodes.binary_search(&n).map_or(&[][..], |k| rotations[k].as_slice())))
+                .collect();
+            let transforms: Vec<DAffine3> = keys.iter().flat_map(|k| k.transforms.iter().map(|xs| xs[index])).collect();
+            // The users' centroid (weights squared, as the fit weighs them) in the parent's frame.
+            let (mut sum, mut total) = (glam::DVec3::ZERO, 0.0);
+            for &(i, w) in &users[index] {
+                let i = i as usize;
+                if let Some(Some(ibm)) = h.parent_ibm.get(subject.skin[i]) {
+                    sum += w * w * ibm.transform_point3(subject.rest[i]);
+                    total += w * w;
+                }
+            }
+            let pivot = if total > 0.0 { sum / total } else { h.centre };
+            live::fit_driver(model, &with, &transforms, h.centre, pivot)
+        })
+        .collect()
 }
 
 /// The target and joint matrices at each (clip, time), in parallel.

@@ -281,6 +281,7 @@ fn import_nodes(doc: &gltf::Document) -> Result<Vec<Node>, String> {
                 bone_tail: None,
                 bone_roll: None,
                 source: Some(n.index()),
+                driver: None,
             }
         })
         .collect();
@@ -289,6 +290,8 @@ fn import_nodes(doc: &gltf::Document) -> Result<Vec<Node>, String> {
             .map_err(|e| format!("node {}: {e}", n.index()))?;
         node.bone_tail = tail;
         node.bone_roll = roll;
+        node.driver = super::driver_extras::read_driver(n.extras().as_deref().map(|r| r.get()))
+            .map_err(|e| format!("node {}: {e}", n.index()))?;
     }
     for p in 0..nodes.len() {
         for c in nodes[p].children.clone() {

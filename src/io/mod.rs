@@ -10,7 +10,8 @@
 //! the skin slots flat); OBJ import (`obj_import.rs`, polygons through earcut); `SourceDocument`
 //! (the source JSON and buffers; `fresh_document.rs` writes one for an OBJ); glTF export
 //! (`gltf_export.rs` and `gltf_export/`: edited weights, baked poses, repacking, the atomic
-//! `.gltf`/`.bin` pair, skeletons, clips); bone tail/roll extras (`bone_extras.rs`); the weights
+//! `.gltf`/`.bin` pair, skeletons, clips); bone tail/roll extras (`bone_extras.rs`); helper drivers
+//! in extras (`driver_extras.rs`); the weights
 //! file; the GLB container; the contract's OBJ output and the writers' finite check (`obj.rs`);
 //! atomic writes (`atomic_write.rs`: `StagedFile`, keeping the replaced file's mode, refusing
 //! special files); what a command writes checked against what it reads before any work, and
@@ -29,6 +30,7 @@ pub mod accessor;
 pub mod atomic_write;
 pub mod bone_extras;
 pub mod clips_json;
+pub mod driver_extras;
 pub mod error;
 pub mod fbx_import;
 mod fresh_document;

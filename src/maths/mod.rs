@@ -220,6 +220,18 @@ fn givens_absorb(r: &mut [[f64; 3]; 3], y: &mut [f64; 3], mut row: [f64; 3], mut
     }
 }
 
+/// Solves `A x = b` for a symmetric positive definite `n × n` matrix `A` (row-major) by
+/// Cholesky; `None` when `A` is not positive definite or the sizes do not match.
+#[must_use]
+pub fn solve_spd(a: &[f64], b: &[f64], n: usize) -> Option<Vec<f64>> {
+    if a.len() != n * n || b.len() != n {
+        return None;
+    }
+    let m = nalgebra::DMatrix::from_row_slice(n, n, a);
+    let x = m.cholesky()?.solve(&nalgebra::DVector::from_column_slice(b));
+    x.iter().all(|v| v.is_finite()).then(|| x.iter().copied().collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -453,5 +465,13 @@ mod tests {
     fn centre_is_zero_without_relative_rotation() {
         let c = least_squares_centre(&[DMat3::IDENTITY; 3], &[DVec3::X, DVec3::Y, DVec3::Z]);
         assert_eq!(c, DVec3::ZERO);
+    }
+
+    #[test]
+    fn solve_spd_solves_and_refuses_indefinite() {
+        let x = solve_spd(&[4.0, 1.0, 1.0, 3.0], &[1.0, 2.0], 2).unwrap();
+        assert!((4.0 * x[0] + x[1] - 1.0).abs() < 1e-12 && (x[0] + 3.0 * x[1] - 2.0).abs() < 1e-12);
+        assert!(solve_spd(&[1.0, 2.0, 2.0, 1.0], &[1.0, 1.0], 2).is_none());
+        assert!(solve_spd(&[1.0], &[1.0, 2.0], 2).is_none());
     }
 }

@@ -21,6 +21,7 @@
 
 pub mod animation;
 pub mod densify;
+pub mod driver;
 pub mod edit_record;
 pub mod influences;
 pub mod joint_set_table;
@@ -36,6 +37,7 @@ pub mod weight_record;
 
 pub use animation::{Channel, ChannelPath, Clip, Interpolation, WeightsChannel};
 pub use densify::{densify, Densified, DensifyError, PrimitiveRefinement};
+pub use driver::{DriverInput, HelperDriver};
 pub use edit_record::{ModelEdit, ModelParts};
 pub use influences::{InfluenceError, Influences, JointSetTable, EMPTY_SET};
 pub use mesh::{Mesh, Primitive, Topology};

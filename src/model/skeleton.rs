@@ -99,6 +99,9 @@ pub struct Node {
     /// The node's index in the file it was imported from; `None` for nodes made in the editor
     /// (the exporter carries the file's node object, cameras and extensions included, over).
     pub source: Option<usize>,
+    /// For a helper joint of an LBS emulation: its transform as a map of its parent's rotation,
+    /// used when no pose or key sets the node (kept in extras, `io::driver_extras`).
+    pub driver: Option<super::driver::HelperDriver>,
 }
 
 /// Why a node key (a name or `#N`) names no single node.

@@ -1,6 +1,7 @@
 //! Forward kinematics in f64: local transforms → `model_from_node` (global) → `model_from_bind`
 //! (the spec's C_j = global_j · IBM_j). The transform of the node carrying a skinned mesh is
-//! ignored, as glTF requires.
+//! ignored, as glTF requires. A driven helper the pose does not set follows its parent's rotation
+//! (`Pose::driven`).
 
 use glam::DMat4;
 
@@ -19,6 +20,7 @@ pub fn model_from_node(tree: &NodeTree, pose: &Pose, out: &mut Vec<DMat4>) {
             while overrides.next_if(|(&n, _)| n < i).is_some() {}
             match overrides.peek() {
                 Some((&n, o)) if n == i && !o.is_empty() => o.apply(node.rest.to_trs()).to_matrix(),
+                _ if node.driver.is_some() => pose.local_matrix(tree, i),
                 _ => node.rest.to_matrix(),
             }
         }));

@@ -56,11 +56,14 @@ impl Pose {
         Self::default()
     }
 
-    /// The local TRS of a node in this pose (a stored matrix is decomposed first).
+    /// The local TRS of a node in this pose (a stored matrix is decomposed first; a driven
+    /// helper that the pose does not set follows its driver).
     #[must_use]
     pub fn local_trs(&self, tree: &NodeTree, node: usize) -> Trs {
-        let rest = tree.nodes[node].rest.to_trs();
-        self.overrides.get(&node).map_or(rest, |o| o.apply(rest))
+        match self.overrides.get(&node) {
+            Some(o) if !o.is_empty() => o.apply(tree.nodes[node].rest.to_trs()),
+            _ => self.driven(tree, node).unwrap_or_else(|| tree.nodes[node].rest.to_trs()),
+        }
     }
 
     /// The local matrix `parent_from_node` of a node in this pose.
@@ -68,8 +71,29 @@ impl Pose {
     pub fn local_matrix(&self, tree: &NodeTree, node: usize) -> DMat4 {
         match self.overrides.get(&node) {
             Some(o) if !o.is_empty() => o.apply(tree.nodes[node].rest.to_trs()).to_matrix(),
-            _ => tree.nodes[node].rest.to_matrix(),
+            _ => self.driven(tree, node).map_or_else(|| tree.nodes[node].rest.to_matrix(), |t| t.to_matrix()),
         }
+    }
+
+    /// A driven helper's local TRS from its inputs' rotations in this pose (`model::driver`; an
+    /// input no node answers to stays at its rest rotation); `None` for a node without a driver.
+    /// The caller checks that the pose does not set the node itself.
+    #[must_use]
+    pub fn driven(&self, tree: &NodeTree, node: usize) -> Option<Trs> {
+        let driver = tree.nodes.get(node)?.driver.as_ref()?;
+        let rotations: Vec<DQuat> = driver
+            .inputs
+            .iter()
+            .map(|input| match tree.find(&input.node) {
+                Ok(n) => match self.overrides.get(&n).and_then(|o| o.rotation) {
+                    Some(q) => q,
+                    None => tree.nodes[n].rest.to_trs().rotation,
+                },
+                Err(_) => input.rest_rotation,
+            })
+            .collect();
+        let (translation, rotation) = driver.local(&rotations);
+        Some(Trs { translation, rotation, scale: DVec3::ONE })
     }
 
     /// Sets a node's rotation override.

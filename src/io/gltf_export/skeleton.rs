@@ -15,6 +15,7 @@ use super::json_refs::{index, push};
 use super::weights::f32_bytes;
 use super::{Exporter, FLOAT};
 use crate::io::bone_extras::write_bone;
+use crate::io::driver_extras::write_driver;
 use crate::model::{Model, NodeTransform, NodeTree, Skin, Trs};
 
 /// The source's model with `model`'s skeleton (nodes, instances, skins' joints and inverse bind
@@ -133,6 +134,7 @@ impl Exporter<'_> {
             }
             write_transform(&mut obj, &n.rest);
             write_bone(&mut obj, n.bone_tail, n.bone_roll);
+            write_driver(&mut obj, n.driver.as_ref());
             nodes.push(Value::Object(obj));
         }
         let remap = |v: &Value| index(Some(v)).and_then(|k| new_of_file.get(k).copied().flatten());
