@@ -115,7 +115,7 @@ fn build_geometry() -> Buffers {
 }
 
 fn push_bytes(bin: &mut Vec<u8>, data: &[u8]) -> (usize, usize) {
-    while bin.len() % 4 != 0 {
+    while !bin.len().is_multiple_of(4) {
         bin.push(0);
     }
     let offset = bin.len();
@@ -234,7 +234,7 @@ pub fn demo_glb() -> Vec<u8> {
         {"name": "twist_bend", "samplers": [sampler(tw_in, tw_out), sampler(be_in, be_out)],
          "channels": [channel(0, 3), channel(1, 2)]},
     ]);
-    while bin.len() % 4 != 0 {
+    while !bin.len().is_multiple_of(4) {
         bin.push(0);
     }
     let doc = json!({

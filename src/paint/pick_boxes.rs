@@ -338,7 +338,7 @@ mod tests {
             for x in 0..n {
                 let u = x as f32 / (n - 1) as f32 * (folds + 1) as f32;
                 let layer = u.floor().min(folds as f32);
-                let along = if layer as u32 % 2 == 0 { u - layer } else { 1.0 - (u - layer) };
+                let along = if (layer as u32).is_multiple_of(2) { u - layer } else { 1.0 - (u - layer) };
                 let i = y * n + x;
                 positions.push(Vec3::new(
                     along + noise * jitter(i, 0),

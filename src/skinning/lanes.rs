@@ -390,7 +390,7 @@ pub(crate) fn pairwise<const K: usize>(p: &mut [F8; K]) -> F8 {
 pub(crate) fn weights<const K: usize>(w: &[f32]) -> [F8; K] {
     let w = &w[..LANES * K];
     let mut out = [F8::zero(); K];
-    if K % 4 == 0 {
+    if K.is_multiple_of(4) {
         // Four slots at a time: eight 128-bit loads and a transpose instead of 32 inserts.
         for b in 0..K / 4 {
             // SAFETY: AVX; lane `l`'s four slots `4b..4b+4` lie within `w`.
