@@ -83,7 +83,8 @@ pub fn run(args: &BindArgs) -> Result<(), CliError> {
             Some(per_skin) => Some(per_skin[k].clone()),
             None => None,
         };
-        let options = BindOptions { limit: args.limit, joints, locked: locked[k].clone(), rigid_parts: args.rigid_parts };
+        let options =
+            BindOptions { limit: args.limit, joints, locked: locked[k].clone(), rigid_parts: args.rigid_parts };
         let mut progress = |f: f32| bar.set(1000 * k as u64 + (f.clamp(0.0, 1.0) * 1000.0) as u64);
         let result =
             bind_skin(&model, skin, &options, &mut progress).map_err(|e| format!("{file}: skin {skin}: {e}"))?;
