@@ -346,6 +346,25 @@ fn import_skin(skin: &gltf::Skin<'_>, buffers: &Buffers<'_>) -> Result<Skin, Str
     Ok(Skin { name: skin.name().map(str::to_owned), joints, joint_from_bind, sets: JointSetTable::default() })
 }
 
+/// The `n` finite three-vectors of accessor `acc` (float or normalised i8/i16, as normals and
+/// morph displacements may be stored); `what` names it in errors.
+pub(super) fn read_directions(
+    what: &str,
+    buffers: &Buffers,
+    acc: &gltf::Accessor<'_>,
+    n: usize,
+) -> Result<Vec<Vec3>, String> {
+    let v =
+        vec3s(&read_expect_as(what, buffers, acc, &[Dimensions::Vec3], &[DataType::F32, DataType::I8, DataType::I16])?);
+    if v.len() != n {
+        return Err(format!("{what} has {} elements for {n} vertices", v.len()));
+    }
+    if v.iter().any(|d| !d.is_finite()) {
+        return Err(format!("{what} holds a non-finite number"));
+    }
+    Ok(v)
+}
+
 pub(super) fn vec3s(v: &[f32]) -> Vec<Vec3> {
     v.chunks_exact(3).map(|c| Vec3::new(c[0], c[1], c[2])).collect()
 }
@@ -365,22 +384,7 @@ fn import_geometry(
     let n = positions.len();
     let normals = match prim.get(&Semantic::Normals) {
         None => None,
-        Some(acc) => {
-            let normals = vec3s(&read_expect_as(
-                &format!("{what} NORMAL"),
-                buffers,
-                &acc,
-                &[Dimensions::Vec3],
-                &[DataType::F32, DataType::I8, DataType::I16],
-            )?);
-            if normals.len() != n {
-                return Err(format!("{what} NORMAL has {} elements for {n} vertices", normals.len()));
-            }
-            if normals.iter().any(|p| !p.is_finite()) {
-                return Err(format!("{what} NORMAL holds a non-finite number"));
-            }
-            Some(normals)
-        }
+        Some(acc) => Some(read_directions(&format!("{what} NORMAL"), buffers, &acc, n)?),
     };
     let indices: Vec<u32> = match prim.indices() {
         Some(acc) => {

@@ -3,8 +3,8 @@
 
 use gltf::accessor::{DataType, Dimensions};
 
-use super::super::accessor::{read_expect, read_expect_as, Buffers};
-use super::vec3s;
+use super::super::accessor::{read_expect, Buffers};
+use super::read_directions;
 use crate::model::{Interpolation, MeshMorphs, MorphTarget, Primitive, WeightsChannel};
 
 /// The number of morph targets of `mesh` (its first primitive's, which glTF requires of all).
@@ -35,20 +35,7 @@ pub(super) fn import_morphs(
             let read = |acc: Option<gltf::Accessor<'_>>, name: &str| -> Result<Vec<glam::Vec3>, String> {
                 let Some(acc) = acc else { return Ok(Vec::new()) };
                 let what = format!("{what} target {t} {name}");
-                let v = vec3s(&read_expect_as(
-                    &what,
-                    buffers,
-                    &acc,
-                    &[Dimensions::Vec3],
-                    &[DataType::F32, DataType::I8, DataType::I16],
-                )?);
-                if v.len() != n {
-                    return Err(format!("{what} has {} elements for {n} vertices", v.len()));
-                }
-                if v.iter().any(|d| !d.is_finite()) {
-                    return Err(format!("{what} holds a non-finite number"));
-                }
-                Ok(v)
+                read_directions(&what, buffers, &acc, n)
             };
             let positions = read(target.positions(), "POSITION")?;
             let normals = read(target.normals(), "NORMAL")?;
