@@ -18,7 +18,7 @@ pub struct Preferences {
 
 impl Preferences {
     /// The preferences stored in `config_dir` (the defaults where there are none or they cannot
-    /// be read; `None`: kept for this session only).
+    /// be read; `None`: kept until the editor quits).
     #[must_use]
     pub fn load(config_dir: Option<&Path>) -> Self {
         let file = config_dir.map(|d| d.join("preferences.txt"));
@@ -48,7 +48,7 @@ pub const MOUSE_LABEL: &str = "Mouse";
 
 impl Preferences {
     /// The Preferences window while `open`; a change is stored at once (the error of a failed
-    /// write is returned, the change kept for this session).
+    /// write is returned, the change kept until the editor quits).
     pub fn window_ui(&mut self, ctx: &egui::Context, open: &mut bool) -> Option<String> {
         let mut error = None;
         let before = self.mouse;
