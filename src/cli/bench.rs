@@ -20,7 +20,7 @@ use crate::synthetic::{animate, animate_moving, SyntheticRig};
 /// Arguments of `skinlab bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// The model (.gltf or .glb); or use --synthetic.
+    /// The model (.glb, .gltf, .fbx or .obj); or use --synthetic.
     #[arg(required_unless_present = "synthetic", conflicts_with = "synthetic")]
     pub model: Option<PathBuf>,
     /// Bench a deterministic synthetic rig with this many vertices instead of a model (1 to

@@ -15,7 +15,7 @@ use crate::model::Model;
 /// Arguments of `skinlab bind`.
 #[derive(Debug, Args)]
 pub struct BindArgs {
-    /// The model (.gltf or .glb).
+    /// The model (.glb, .gltf, .fbx or .obj).
     pub model: PathBuf,
     /// The file to write: .glb, or .gltf (buffer embedded).
     #[arg(long, value_name = "OUT.glb|OUT.gltf")]

@@ -11,7 +11,7 @@ use crate::skinning::{Deformer, SkinningMethod};
 /// Arguments of `skinlab deform`.
 #[derive(Debug, Args)]
 pub struct DeformArgs {
-    /// The model (.gltf or .glb).
+    /// The model (.glb, .gltf, .fbx or .obj).
     pub model: PathBuf,
     /// The pose.
     #[command(flatten)]

@@ -13,7 +13,7 @@ use crate::model::densify;
 /// Arguments of `skinlab densify`.
 #[derive(Debug, Args)]
 pub struct DensifyArgs {
-    /// The model (.gltf or .glb).
+    /// The model (.glb, .gltf, .fbx or .obj).
     pub model: PathBuf,
     /// The fewest skinned vertices the result must have (over every skinned mesh node; 1 to
     /// 5000000, which keeps the peak memory under about 2 GB).

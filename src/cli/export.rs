@@ -15,7 +15,7 @@ use crate::skinning::{Deformer, SkinningMethod};
 /// Arguments of `skinlab export`.
 #[derive(Debug, Args)]
 pub struct ExportArgs {
-    /// The model (.gltf or .glb).
+    /// The model (.glb, .gltf, .fbx or .obj).
     pub model: PathBuf,
     /// The file to write: .glb, or .gltf (buffer embedded as a data URI unless --external-buffer).
     #[arg(long, value_name = "OUT.glb|OUT.gltf")]

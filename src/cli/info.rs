@@ -14,7 +14,7 @@ use crate::model::{Model, Topology};
 /// Arguments of `skinlab info`.
 #[derive(Debug, Args)]
 pub struct InfoArgs {
-    /// The model (.gltf or .glb).
+    /// The model (.glb, .gltf, .fbx or .obj).
     pub model: PathBuf,
     /// Print the SBS joint-set table of one pose instead: per set of two or more joints its
     /// members, vertices, the centre system's condition number, the centre's distance in skin

@@ -13,7 +13,7 @@ use crate::skinning::SkinningMethod;
 /// Arguments of `skinlab open`.
 #[derive(Debug, Args, Default)]
 pub struct OpenArgs {
-    /// The model (.gltf or .glb); the built-in demo arm when left out.
+    /// The model (.glb, .gltf, .fbx or .obj); the built-in demo arm when left out.
     pub model: Option<PathBuf>,
     /// Skinning method of the viewport.
     #[arg(long)]

@@ -14,7 +14,7 @@ use crate::skinning::SkinningMethod;
 /// Arguments of `skinlab render`.
 #[derive(Debug, Args)]
 pub struct RenderArgs {
-    /// The model (.gltf or .glb).
+    /// The model (.glb, .gltf, .fbx or .obj).
     pub model: PathBuf,
     /// The pose.
     #[command(flatten)]

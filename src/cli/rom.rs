@@ -14,7 +14,7 @@ use crate::io::{self, Container, ExportOptions};
 /// Arguments of `skinlab rom`.
 #[derive(Debug, Args)]
 pub struct RomArgs {
-    /// The model (.gltf or .glb).
+    /// The model (.glb, .gltf, .fbx or .obj).
     pub model: PathBuf,
     /// Joints to move, in clip order (node names or #N); default every joint with weight.
     #[arg(long, value_delimiter = ',', value_name = "NAME,...")]

@@ -53,7 +53,7 @@ pub struct CompareArgs {
 /// Arguments of `skinlab weights evaluate`.
 #[derive(Debug, Args)]
 pub struct EvaluateArgs {
-    /// The model (.gltf or .glb).
+    /// The model (.glb, .gltf, .fbx or .obj).
     pub model: PathBuf,
     /// Skinning method of the 90° bends: lbs, dqs, sbs or sbs-c.
     #[arg(long, default_value = "lbs")]
