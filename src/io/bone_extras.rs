@@ -6,6 +6,8 @@
 use glam::DVec3;
 use serde_json::{json, Map, Value};
 
+use super::node_extras::{extras_mut, remove_keys};
+
 /// The extras key of a bone's tail (three numbers, the node's frame).
 pub const TAIL_KEY: &str = "bone_tail";
 /// The extras key of a bone's roll (one number, radians).
@@ -49,19 +51,10 @@ pub fn read_bone(extras: Option<&str>) -> Result<(Option<DVec3>, Option<f64>), S
 /// other extras; an `extras` that is not an object is replaced only when there is a bone to write.
 pub fn write_bone(node: &mut Map<String, Value>, tail: Option<DVec3>, roll: Option<f64>) {
     if tail.is_none() && roll.is_none() {
-        if let Some(Value::Object(extras)) = node.get_mut("extras") {
-            extras.shift_remove(TAIL_KEY);
-            extras.shift_remove(ROLL_KEY);
-            if extras.is_empty() {
-                node.shift_remove("extras");
-            }
-        }
+        remove_keys(node, &[TAIL_KEY, ROLL_KEY]);
         return;
     }
-    if !node.get("extras").is_some_and(Value::is_object) {
-        node.insert("extras".into(), json!({}));
-    }
-    let Some(Value::Object(extras)) = node.get_mut("extras") else { return };
+    let Some(extras) = extras_mut(node) else { return };
     match tail {
         Some(t) => extras.insert(TAIL_KEY.into(), json!(t.to_array())),
         None => extras.shift_remove(TAIL_KEY),

@@ -7,6 +7,7 @@
 use glam::{DQuat, DVec3};
 use serde_json::{json, Map, Value};
 
+use super::node_extras::{extras_mut, remove_keys};
 use crate::model::driver::DriverInput;
 use crate::model::driver::{FEATURES, OUTPUTS};
 use crate::model::HelperDriver;
@@ -72,18 +73,10 @@ pub fn read_driver(extras: Option<&str>) -> Result<Option<HelperDriver>, String>
 /// extras.
 pub fn write_driver(node: &mut Map<String, Value>, driver: Option<&HelperDriver>) {
     let Some(d) = driver else {
-        if let Some(Value::Object(extras)) = node.get_mut("extras") {
-            extras.shift_remove(DRIVER_KEY);
-            if extras.is_empty() {
-                node.shift_remove("extras");
-            }
-        }
+        remove_keys(node, &[DRIVER_KEY]);
         return;
     };
-    if !node.get("extras").is_some_and(Value::is_object) {
-        node.insert("extras".into(), json!({}));
-    }
-    let Some(Value::Object(extras)) = node.get_mut("extras") else { return };
+    let Some(extras) = extras_mut(node) else { return };
     extras.insert(
         DRIVER_KEY.into(),
         json!({

@@ -11,7 +11,7 @@
 //! (the source JSON and buffers; `fresh_document.rs` writes one for an OBJ); glTF export
 //! (`gltf_export.rs` and `gltf_export/`: edited weights, baked poses, repacking, the atomic
 //! `.gltf`/`.bin` pair, skeletons, clips); bone tail/roll extras (`bone_extras.rs`); helper drivers
-//! in extras (`driver_extras.rs`); the weights
+//! in extras (`driver_extras.rs`), both through `node_extras.rs`; the weights
 //! file; the GLB container; the contract's OBJ output and the writers' finite check (`obj.rs`);
 //! atomic writes (`atomic_write.rs`: `StagedFile`, keeping the replaced file's mode, refusing
 //! special files); what a command writes checked against what it reads before any work, and
@@ -39,6 +39,7 @@ pub mod gltf_export;
 pub mod gltf_import;
 pub mod input_file;
 pub mod materials;
+pub mod node_extras;
 pub mod obj;
 pub mod obj_import;
 pub mod output_plan;
