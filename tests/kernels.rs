@@ -162,17 +162,19 @@ fn chain_interleaved(sets: &[&[u32]], vertices: usize, normals: bool, rng: &mut 
 /// centres by the per-vertex formula in between): DQS and SBS always, LBS for primitives of 256k
 /// vertices and more. A vertex deformed among seven neighbours of other sets equals the same
 /// vertex deformed alone, bit for bit, with and without normals, unstretched, uniformly and
-/// non-uniformly stretched, with a vertex count that leaves a tail.
+/// non-uniformly stretched, with a vertex count that leaves a tail; with eight sets (groups of
+/// many sets) and with two (groups of one or two sets, as where one run of a set meets the next).
 #[test]
 fn mixed_groups_equal_the_per_vertex_path_bit_for_bit() {
     let mut rng = Lcg(23);
-    let sets: [&[u32]; 8] = [&[0, 1], &[1, 2, 3], &[0, 1, 2, 3], &[2, 3], &[0, 2, 3], &[1], &[3], &[0, 3]];
+    let eight: [&[u32]; 8] = [&[0, 1], &[1, 2, 3], &[0, 1, 2, 3], &[2, 3], &[0, 2, 3], &[1], &[3], &[0, 3]];
+    let two: [&[u32]; 2] = [&[0, 1, 2, 3], &[1, 2]];
     let vertices = 256 * 1024 + 13;
     // The vertices compared one by one: the first and last few thousand, and every 61st.
     let sample: Vec<u32> =
         (0..vertices as u32).filter(|&v| v < 3000 || v as usize >= vertices - 1000 || v % 61 == 0).collect();
-    for normals in [true, false] {
-        let model = chain_interleaved(&sets, vertices, normals, &mut rng);
+    for (sets, normals) in [(&eight[..], true), (&eight[..], false), (&two[..], true), (&two[..], false)] {
+        let model = chain_interleaved(sets, vertices, normals, &mut rng);
         let words = influences(&model).packed_sets().to_vec();
         let mixed = words.chunks_exact(8).filter(|c| c.iter().any(|&w| w != c[0])).count();
         assert!(mixed * 10 > vertices / 8 * 9, "the groups of eight mix sets and pivots ({mixed})");

@@ -90,6 +90,21 @@ impl<'a> Sets<'a> {
         blend_cols::<K, Plain>(self.cols, set, w)
     }
 
+    /// The columns of `set`'s members blended by eight vertices' weights `wk` (one register per
+    /// slot), each lane rounded as [`Sets::blended_cols`] rounds.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and FMA; `set` comes from [`Sets::locate`] with this `K`.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub(crate) unsafe fn blended_cols8<const K: usize>(
+        &self,
+        set: usize,
+        wk: &[super::lanes::F8; K],
+    ) -> [super::lanes::V8; 4] {
+        super::lanes::blend_cols::<K>(self.cols.get_unchecked(set * K..set * K + K), wk)
+    }
+
     /// LBS of eight vertices of `set` in lanes, rounded as [`Sets::lbs`].
     ///
     /// # Safety

@@ -11,9 +11,10 @@
 #![cfg(target_arch = "x86_64")]
 
 use std::arch::x86_64::{
-    __m128, __m256, __m256d, _mm256_add_ps, _mm256_and_ps, _mm256_castps256_ps128, _mm256_cmp_ps, _mm256_cvtpd_ps,
-    _mm256_cvtps_pd, _mm256_extractf128_ps, _mm256_fmadd_ps, _mm256_fmsub_ps, _mm256_loadu2_m128, _mm256_loadu_ps,
-    _mm256_movemask_ps, _mm256_mul_ps, _mm256_rcp_ps, _mm256_rsqrt_ps, _mm256_set1_ps, _mm256_set_m128, _mm256_set_ps,
+    __m128, __m256, __m256d, _mm256_add_ps, _mm256_and_ps, _mm256_blendv_ps, _mm256_castps256_ps128,
+    _mm256_castsi256_ps, _mm256_cmp_ps, _mm256_cmpeq_epi32, _mm256_cvtpd_ps, _mm256_cvtps_pd, _mm256_extractf128_ps,
+    _mm256_fmadd_ps, _mm256_fmsub_ps, _mm256_loadu2_m128, _mm256_loadu_ps, _mm256_loadu_si256, _mm256_movemask_ps,
+    _mm256_mul_ps, _mm256_rcp_ps, _mm256_rsqrt_ps, _mm256_set1_epi32, _mm256_set1_ps, _mm256_set_m128, _mm256_set_ps,
     _mm256_setzero_ps, _mm256_shuffle_ps, _mm256_sqrt_ps, _mm256_storeu2_m128, _mm256_storeu_ps, _mm256_sub_ps,
     _mm256_unpackhi_ps, _mm256_unpacklo_ps, _mm_loadu_ps, _CMP_GT_OQ, _CMP_LT_OQ,
 };
@@ -33,6 +34,23 @@ const LANES: usize = 8;
 #[derive(Clone, Copy)]
 pub(crate) struct F8(__m256);
 
+/// A choice of lanes (all bits set in a chosen lane, none in the others), for [`F8::select`].
+#[derive(Clone, Copy)]
+pub(crate) struct Mask8(__m256);
+
+#[allow(unused_unsafe)]
+impl Mask8 {
+    /// The lanes `l` where `ids[l] == id`.
+    #[inline(always)]
+    pub(crate) fn equal(ids: &[u32; 8], id: u32) -> Self {
+        // SAFETY: AVX2, as for the whole module; `ids` holds eight contiguous u32s (unaligned load).
+        Self(unsafe {
+            let v = _mm256_loadu_si256(ids.as_ptr().cast());
+            _mm256_castsi256_ps(_mm256_cmpeq_epi32(v, _mm256_set1_epi32(id as i32)))
+        })
+    }
+}
+
 // SAFETY (every `unsafe` block below): these intrinsics need AVX (and FMA for the fused ones);
 // this module is used only from the AVX2+FMA variant of the pass, after run-time detection.
 #[allow(unused_unsafe)]
@@ -44,6 +62,11 @@ impl F8 {
     #[inline(always)]
     pub(crate) fn zero() -> Self {
         Self(unsafe { _mm256_setzero_ps() })
+    }
+    /// `o` in the lanes of `mask`, `self` in the others.
+    #[inline(always)]
+    pub(crate) fn select(self, mask: Mask8, o: Self) -> Self {
+        Self(unsafe { _mm256_blendv_ps(self.0, o.0, mask.0) })
     }
     /// Lane `l` from `v[l]`.
     #[inline(always)]
@@ -176,6 +199,11 @@ impl V8 {
             _mm256_storeu2_m128(f.add(16), f.add(4), r14);
             _mm256_storeu2_m128(f.add(20), f.add(8), r25);
         }
+    }
+    /// `o` in the lanes of `mask`, `self` in the others.
+    #[inline(always)]
+    pub(crate) fn select(self, mask: Mask8, o: Self) -> Self {
+        Self { x: self.x.select(mask, o.x), y: self.y.select(mask, o.y), z: self.z.select(mask, o.z) }
     }
     /// Eight vectors, one per lane (lane `l` from `v[l]`; the fourth component is ignored).
     #[inline(always)]

@@ -74,7 +74,11 @@ impl<const K: usize> VertexKernel<K> for Lbs<'_> {
         true
     }
 
-    /// Each vertex's columns blended on its own, then applied in eight lanes.
+    /// The blended columns of the eight vertices, then applied in eight lanes. A group of few
+    /// sets (where a run of one set meets the next) blends each set's columns in the lanes with
+    /// every lane's weights and keeps each lane's own set's; a group of more sets blends each
+    /// vertex's columns on its own and moves them into the lanes. Both round every lane as
+    /// [`Sets::blended_cols`] does.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx,avx2,fma")]
     #[allow(clippy::too_many_arguments)]
@@ -89,21 +93,55 @@ impl<const K: usize> VertexKernel<K> for Lbs<'_> {
     ) {
         let g = Eight { p, n, op, on };
         use super::kernel::{as_array, mixed_alone};
-        use super::lanes::V8;
-        let mut cols = [[Vec3A::ZERO; 8]; 4];
+        use super::lanes::{weights, Mask8, V8};
+        let mut sets = [0u32; 8];
         let mut alone = 0u32;
         for (l, &word) in words[..8].iter().enumerate() {
             let (set, _) = self.sets.locate::<K>(word);
+            sets[l] = set as u32;
             alone |= u32::from(self.sets.flags(set) & SET_EMPTY != 0) << l;
-            let m = self.sets.blended_cols::<K>(set, as_array::<K>(&w[l * K..(l + 1) * K]));
-            for (c, mj) in cols.iter_mut().zip(m) {
-                c[l] = mj;
+        }
+        let mut distinct = [0u32; LANE_SETS];
+        let mut count = 0;
+        for &set in &sets {
+            if !distinct[..count.min(LANE_SETS)].contains(&set) {
+                if count < LANE_SETS {
+                    distinct[count] = set;
+                }
+                count += 1;
             }
         }
-        apply8::<NORMALS>(&cols.map(|c| V8::from_lanes(&c)), g.p, g.n, g.op, g.on);
+        let cols = if count <= LANE_SETS {
+            let wk = weights::<K>(w);
+            let mut cols = self.sets.blended_cols8::<K>(distinct[0] as usize, &wk);
+            for &set in &distinct[1..count] {
+                let mask = Mask8::equal(&sets, set);
+                let theirs = self.sets.blended_cols8::<K>(set as usize, &wk);
+                for (c, t) in cols.iter_mut().zip(theirs) {
+                    *c = c.select(mask, t);
+                }
+            }
+            cols
+        } else {
+            let mut cols = [[Vec3A::ZERO; 8]; 4];
+            for (l, &set) in sets.iter().enumerate() {
+                let m = self.sets.blended_cols::<K>(set as usize, as_array::<K>(&w[l * K..(l + 1) * K]));
+                for (c, mj) in cols.iter_mut().zip(m) {
+                    c[l] = mj;
+                }
+            }
+            cols.map(|c| V8::from_lanes(&c))
+        };
+        apply8::<NORMALS>(&cols, g.p, g.n, g.op, g.on);
         mixed_alone::<K, Self, NORMALS>(self, alone, words, w, g);
     }
 }
+
+/// A mixed group of up to this many distinct sets blends each set's columns in the lanes
+/// ([`VertexKernel::mixed`]): a set's blend there costs about what two vertices' blends and
+/// their moves into the lanes cost.
+#[cfg(target_arch = "x86_64")]
+const LANE_SETS: usize = 2;
 
 /// Deforms one primitive by LBS into `out` (its rest shape if `frame` was not prepared for the
 /// primitive's skin).
