@@ -10,8 +10,6 @@
 #[allow(dead_code)]
 mod ui_harness;
 
-use std::path::{Path, PathBuf};
-
 use eframe::egui::{self, accesskit::Role};
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
@@ -19,17 +17,7 @@ use skinlab::app::dialogs::FileRequest;
 use skinlab::app::state::{EditorState, Mode};
 use skinlab::app::SkinlabApp;
 use skinlab::skinning::SkinningMethod;
-use ui_harness::{bend_elbow, harness, harness_with, Scripted};
-
-/// The demo arm written to `dir/arm.glb`, opened from there.
-fn arm_in(dir: &Path) -> (PathBuf, EditorState) {
-    let path = dir.join("arm.glb");
-    std::fs::write(&path, skinlab::demo::demo_glb()).unwrap();
-    let (model, source) = skinlab::io::load_document(&path).unwrap();
-    let mut s = EditorState::with_document(model, source, "arm.glb");
-    s.files.model_path = Some(path.clone());
-    (path, s)
-}
+use ui_harness::{arm_in, bend_elbow, harness, harness_with, Scripted};
 
 fn no_portal() -> Scripted {
     let d = Scripted::default();

@@ -10,24 +10,12 @@
 #[allow(dead_code)]
 mod ui_harness;
 
-use std::path::{Path, PathBuf};
-
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
 use skinlab::app::command::Command;
-use skinlab::app::state::EditorState;
 use skinlab::app::SkinlabApp;
 use skinlab::skinning::{DeformedPrimitive, Deformer, SkinningMethod};
-use ui_harness::{harness_with, Scripted};
-
-fn arm_in(dir: &Path) -> (PathBuf, EditorState) {
-    let path = dir.join("arm.glb");
-    std::fs::write(&path, skinlab::demo::demo_glb()).unwrap();
-    let (model, source) = skinlab::io::load_document(&path).unwrap();
-    let mut s = EditorState::with_document(model, source, "arm.glb");
-    s.files.model_path = Some(path.clone());
-    (path, s)
-}
+use ui_harness::{arm_in, harness_with, Scripted};
 
 fn open_window(h: &mut Harness<'_, SkinlabApp>) {
     h.get_by_label("File").click();

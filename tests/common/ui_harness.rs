@@ -1,7 +1,7 @@
 //! The editor under egui_kittest for the UI tests: file dialogs answered from a script, dropped
 //! files, and a harness on the demo arm (or any state).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use eframe::egui;
@@ -67,6 +67,16 @@ pub fn harness_with(state: EditorState, dialogs: Scripted) -> Harness<'static, S
         .build_eframe(move |_cc| SkinlabApp::new(state, Box::new(dialogs)));
     h.run();
     h
+}
+
+/// The demo arm written to `dir/arm.glb`, opened from there.
+pub fn arm_in(dir: &Path) -> (PathBuf, EditorState) {
+    let path = dir.join("arm.glb");
+    std::fs::write(&path, skinlab::demo::demo_glb()).unwrap();
+    let (model, source) = skinlab::io::load_document(&path).unwrap();
+    let mut s = EditorState::with_document(model, source, "arm.glb");
+    s.files.model_path = Some(path.clone());
+    (path, s)
 }
 
 /// The editor on the built-in demo arm.
