@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "common/ui_harness.rs"]
+#[allow(dead_code)]
 mod ui_harness;
 
 use std::sync::Arc;
