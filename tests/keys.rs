@@ -195,7 +195,7 @@ fn per_key_interpolation_survives_export_and_three_js_samples_it_alike() {
         assert!(degrees_between(&e, &w) < 2e-3, "mixed channel at {t}: {e:?} vs {w:?}");
     }
     // three.js samples the written file as skinlab does.
-    let three = js_check::three_samples(&[out.clone()], &sample_times);
+    let three = js_check::three_samples(std::slice::from_ref(&out), &sample_times);
     let report = &three[&out];
     assert_eq!(report["ok"], true, "{report}");
     for n in [stepped, smooth, mixed] {
@@ -208,6 +208,6 @@ fn per_key_interpolation_survives_export_and_three_js_samples_it_alike() {
             assert!(d < 1e-3, "{name} at {t}: three.js {theirs:?}, skinlab {:?}", sample_channel(&ours, t));
         }
     }
-    let report = &js_check::validate(&[out.clone()])[&out];
+    let report = &js_check::validate(std::slice::from_ref(&out))[&out];
     assert_eq!(report["errors"], 0, "{}", report["messages"]);
 }
