@@ -34,6 +34,9 @@ xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" $bin open $models/CesiumMan
 # The sweep panel on Fox's left leg (CC0 mesh; rig CC-BY 4.0 @tomkranis; glTF CC-BY 4.0 AsoboStudio, scurest).
 xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" $bin open $models/Fox.glb --select b_LeftLeg01_015 \
   --sweep twist --compare sbs --screenshot-after-frames 60 screenshots/sweep.png
+# File ▸ Export for LBS runtimes on Fox running: the fitted export under LBS beside SBS (the fit runs first).
+xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" $bin open $models/Fox.glb --animation Run --time 0.35 \
+  --lbs-export sbs --screenshot-after-frames 5 screenshots/lbs_export.png
 # A plain OBJ tube (made here, no normals) given three joints by `skinlab rig`, the edits three
 # Ctrl+clicks make in Rig mode; then bound by bone heat and its middle joint bent 70° (LBS | SBS).
 tube=$(mktemp -d)

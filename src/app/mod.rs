@@ -442,6 +442,10 @@ impl eframe::App for SkinlabApp {
         for c in cmds.drain(..) {
             self.state.apply(c);
         }
+        if self.state.lbs_export.job.is_some() {
+            // A fit started this frame: its progress is drawn without waiting for input.
+            ctx.request_repaint_after(std::time::Duration::from_millis(100));
+        }
         self.autosave.offer_ui(&ctx, &mut self.state);
         self.files.note(&mut self.state);
         self.state.refresh();

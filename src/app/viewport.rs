@@ -354,7 +354,8 @@ impl Viewport {
             self.select.draw(&painter, s, ui.input(|i| i.pointer.hover_pos()));
             super::paint_overlay::legend_ui(ui, rect, s, self.hover.as_ref());
         } else if s.view.difference {
-            let labels = (labels[0].as_str(), s.view.compare.label());
+            let left = if s.shows_export() { "as exported" } else { s.view.method.label() };
+            let labels = (left, s.view.compare.label());
             draw_legend(&painter, rect, (s.frame.max_difference, s.difference_floor()), labels);
         }
         let hover =

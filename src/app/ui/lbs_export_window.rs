@@ -12,18 +12,21 @@ use crate::app::file_menu::Files;
 use crate::app::state::{fit_summary, EditorState};
 use crate::skinning::SkinningMethod;
 
-/// Shows the window while `window` holds its choices; closing it forgets the fit.
+/// Shows the window while `choices` holds them; closing it forgets the fit.
 pub fn show(
     ctx: &egui::Context,
     s: &EditorState,
     files: &mut Files,
-    window: &mut Option<LbsExportChoice>,
+    choices: &mut Option<LbsExportChoice>,
 ) -> Vec<Command> {
-    let Some(choice) = window.as_mut() else { return Vec::new() };
+    let Some(choice) = choices.as_mut() else { return Vec::new() };
     let mut cmds = Vec::new();
     let mut open = true;
     let mut ask_file = false;
-    egui::Window::new("Export for LBS runtimes").collapsible(false).resizable(false).show(ctx, |ui| {
+    // Over the inspector, so that both panels of the preview stay in sight.
+    let corner = ctx.content_rect().right_top() + egui::vec2(-360.0, 36.0);
+    let window = egui::Window::new("Export for LBS runtimes").collapsible(false).resizable(false);
+    window.default_pos(corner).default_width(340.0).show(ctx, |ui| {
         ui.label("Helper joints, keyed in every fitted clip, make a plain glTF skin look like the chosen method in any player.");
         choices_ui(ui, s, choice);
         ui.separator();
@@ -82,7 +85,7 @@ pub fn show(
         cmds.extend(files.ask(FileRequest::ExportForLbs(glb), s));
     }
     if !open {
-        *window = None;
+        *choices = None;
         cmds.push(Command::LbsExport(LbsExportCommand::Discard));
     }
     cmds
