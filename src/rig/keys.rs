@@ -346,7 +346,7 @@ mod tests {
         assert_eq!(frame_rate(&clip_at(f32s(24.0, &[0, 1, 5, 37]))), 24.0);
         assert_eq!(frame_rate(&clip_at(f32s(25.0, &[0, 3, 7]))), 25.0);
         assert_eq!(frame_rate(&clip_at(f32s(60.0, &[0, 1, 31]))), 60.0);
-        assert_eq!(frame_rate(&clip_at(f32s(12.0, &[0, 1, 2, 7]))), 12.0, "the closest keys' whole rate");
+        assert_eq!(frame_rate(&clip_at(f32s(7.0, &[0, 1, 2, 9]))), 7.0, "the closest keys' whole rate");
         assert_eq!(frame_rate(&clip_at(vec![0.0, 0.1234, 0.5])), DEFAULT_FRAME_RATE, "unclear");
         assert_eq!(frame_rate(&Clip { name: None, channels: vec![], weights: vec![] }), 30.0);
     }

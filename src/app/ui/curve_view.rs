@@ -8,7 +8,7 @@
 use eframe::egui;
 use glam::DQuat;
 
-use super::timeline::{label_width, strip_width, TimeScale};
+use super::time_axis::{label_width, strip_width, TimeScale};
 use crate::app::command::{Command, KeyCommand};
 use crate::app::state::{EditorState, EulerOrder, TimelineView};
 use crate::model::{Channel, ChannelPath};

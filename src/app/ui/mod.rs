@@ -15,5 +15,6 @@ pub mod rotation_fields;
 pub mod status_bar;
 pub mod sweep_panel;
 pub mod sweep_plot;
+pub mod time_axis;
 pub mod timeline;
 pub mod weight_tools_panel;
