@@ -10,7 +10,6 @@ use eframe::egui;
 
 use super::curve_view;
 use super::time_axis::{label_width, strip_width, TimeScale};
-pub use super::time_axis::{FRAME_LABEL, SECONDS_LABEL};
 use crate::app::command::{Command, KeyCommand};
 use crate::app::state::EditorState;
 use crate::model::Interpolation;
