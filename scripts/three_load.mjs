@@ -7,7 +7,7 @@
 // included: a view shorter than count × stride makes the loader throw `RangeError: Invalid typed
 // array length`), every skinned mesh's skin must be complete (skinIndex/skinWeight as long as the
 // positions, weights finite, every joint index inside its skeleton), and every animation track is
-// built and its keyframes read.
+// built and its keyframes read (and sampled at the times THREE_SAMPLE_TIMES lists, if set).
 // Node has no DOM: ProgressEvent is stubbed and images are not decoded. A loader plugin answers texture requests with an empty
 // three.js Texture after loading the image's bytes (its buffer view, data URI or file), so
 // materials, samplers' targets and the bytes are still exercised, only the pixels are not.
@@ -118,16 +118,24 @@ function inspect(gltf, summary) {
       if (track.times.length === 0 || !track.times.every(Number.isFinite) || !track.values.every(Number.isFinite)) {
         throw new Error(`clip ${clip.name}: track ${track.name} has no or non-finite keys`);
       }
+      if (sampleTimes.length > 0) {
+        // three.js's own interpolant (its cubic-spline quaternions normalised, as glTF asks).
+        const interpolant = track.createInterpolant();
+        summary.samples[`${clip.name}/${track.name}`] = sampleTimes.map((t) => Array.from(interpolant.evaluate(t)));
+      }
     }
   }
 }
+
+// THREE_SAMPLE_TIMES="0,0.5,..." adds "samples": {"clip/track": [[values at each time], ...]}.
+const sampleTimes = (process.env.THREE_SAMPLE_TIMES ?? '').split(',').filter((t) => t !== '').map(Number);
 
 const results = [];
 for (const file of process.argv.slice(2)) {
   warnings = [];
   const summary = {
     file, ok: false, error: null, warnings, meshes: 0, skinnedMeshes: 0, bones: 0, vertices: 0, clips: 0,
-    tracks: 0, textures: 0,
+    tracks: 0, textures: 0, samples: {},
   };
   try {
     const bytes = readFileSync(file);

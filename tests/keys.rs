@@ -143,3 +143,71 @@ fn unchanged_clips_keep_their_source_and_empty_clips_are_left_out() {
     assert_eq!(reopened.clips.len(), model.clips.len() - 1);
     assert!(reopened.clips.iter().all(|c| c.name.as_deref() != Some("empty")));
 }
+
+/// The angle between two rotations given as `[x, y, z, w]`, degrees.
+fn degrees_between(a: &[f64], b: &[f64]) -> f64 {
+    let q = |v: &[f64]| DQuat::from_xyzw(v[0], v[1], v[2], v[3]).normalize();
+    q(a).angle_between(q(b)).to_degrees()
+}
+
+#[test]
+fn per_key_interpolation_survives_export_and_three_js_samples_it_alike() {
+    use skinlab::model::{ChannelPath, Interpolation};
+    use skinlab::rig::key_interpolation::{set_interpolation, STEP_JUMP_SECS};
+    use skinlab::rig::sample::sample_channel;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut model, source) = load_document(&common::shared_models().join("CesiumMan.glb")).unwrap();
+    let node =
+        |name: &str| (0..model.nodes.len()).find(|&n| model.nodes.nodes[n].name.as_deref() == Some(name)).unwrap();
+    let (stepped, smooth, mixed) = (node("leg_joint_R_2"), node("leg_joint_L_2"), node("torso_joint_3"));
+    let clip = &mut model.clips[0];
+    clip.name = Some("walk".into());
+    assert!(set_interpolation(clip, Some(&[stepped]), None, Interpolation::Step));
+    assert!(set_interpolation(clip, Some(&[smooth]), None, Interpolation::CubicSpline));
+    let rotation = |clip: &Clip, n: usize| {
+        clip.channels.iter().find(|c| c.node == n && c.path == ChannelPath::Rotation).unwrap().clone()
+    };
+    let times = rotation(clip, mixed).times;
+    assert!(set_interpolation(clip, Some(&[mixed]), Some(times[3]), Interpolation::Step));
+    assert!(set_interpolation(clip, Some(&[mixed]), Some(times[7]), Interpolation::CubicSpline));
+    let edited = rotation(clip, mixed);
+    assert_eq!(edited.key_interpolation[3], Interpolation::Step);
+    assert_eq!(edited.key_interpolation[7], Interpolation::CubicSpline);
+    assert_eq!(edited.key_interpolation[0], Interpolation::Linear);
+
+    let out = dir.path().join("interpolation.glb");
+    let reopened = export_and_reopen(&model, &source, &out);
+    let (a, b) = (&model.clips[0], &reopened.clips[0]);
+    for n in [stepped, smooth] {
+        let (x, y) = (rotation(a, n), rotation(b, n));
+        assert_eq!((x.interpolation, &x.times, &x.values), (y.interpolation, &y.times, &y.values), "node {n}");
+    }
+    assert_eq!(rotation(b, smooth).values.len(), 3 * 4 * rotation(b, smooth).times.len(), "tangents written");
+    let written = rotation(b, mixed);
+    assert_eq!(written.interpolation, Interpolation::CubicSpline);
+    let (start, end) = a.range();
+    let sample_times: Vec<f64> = (0..=200)
+        .map(|i| start + (end - start) * f64::from(i) / 200.0)
+        .filter(|t| (t - times[4]).abs() > 1.1 * STEP_JUMP_SECS)
+        .collect();
+    for &t in &sample_times {
+        let (e, w) = (sample_channel(&edited, t), sample_channel(&written, t));
+        assert!(degrees_between(&e, &w) < 2e-3, "mixed channel at {t}: {e:?} vs {w:?}");
+    }
+    // three.js samples the written file as skinlab does.
+    let three = js_check::three_samples(std::slice::from_ref(&out), &sample_times);
+    let report = &three[&out];
+    assert_eq!(report["ok"], true, "{report}");
+    for n in [stepped, smooth, mixed] {
+        let name = model.nodes.nodes[n].name.clone().unwrap();
+        let track = &report["samples"][format!("walk/{name}.quaternion")];
+        let ours = rotation(b, n);
+        for (i, &t) in sample_times.iter().enumerate() {
+            let theirs: Vec<f64> = track[i].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+            let d = degrees_between(&theirs, &sample_channel(&ours, t));
+            assert!(d < 1e-3, "{name} at {t}: three.js {theirs:?}, skinlab {:?}", sample_channel(&ours, t));
+        }
+    }
+    let report = &js_check::validate(std::slice::from_ref(&out))[&out];
+    assert_eq!(report["errors"], 0, "{}", report["messages"]);
+}

@@ -357,6 +357,7 @@ fn edits_chained_with_then_undo_and_redo_as_one_record() {
         interpolation: skinlab::model::animation::Interpolation::Linear,
         times: vec![0.0, 1.0],
         values: vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.3, 0.95],
+        key_interpolation: Vec::new(),
     };
     let channels = vec![key(node_of(&model, "chest")), key(node_of(&model, "hand.L"))];
     model.clips.push(skinlab::model::Clip { name: Some("wave".into()), channels, weights: Vec::new() });

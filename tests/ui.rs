@@ -229,7 +229,9 @@ fn the_timeline_scrubs_an_animation() {
     h.get_by_label("twist").click();
     h.run();
     assert_eq!(h.state().state.posing.clip, Some(0));
-    h.get_by_role_and_label(Role::Slider, "Time (s)").set_value_accesskit(1.0);
+    // The timeline counts frames at the clip's rate: one second is `fps` frames.
+    let fps = skinlab::rig::keys::frame_rate(&h.state().state.doc.model.clips[0]);
+    h.get_by_role_and_label(Role::Slider, "Frame").set_value_accesskit(fps);
     h.run();
     assert!((h.state().state.posing.time_secs - 1.0).abs() < 1e-9);
     let wrist = h.state().state.rotation_of(3);

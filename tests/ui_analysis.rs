@@ -312,10 +312,10 @@ fn the_rom_clip_appears_on_the_timeline_and_undo_removes_it() {
     assert_eq!(s.posing.clip, Some(clips));
     assert_eq!(s.doc.model.clips[clips].name.as_deref(), Some("ROM"));
     assert_eq!(s.doc.model.clips[clips].range(), (0.0, 3.0));
-    // The timeline shows it with its keys (180° legs: keys every 1/16 s).
+    // The timeline shows it with its keys (180° legs: keys every 1/16 s, so 48 fps).
     let combo = h.get_by_role_and_label(Role::ComboBox, "Animation");
     assert_eq!(combo.value().as_deref(), Some("ROM"));
-    h.get_by_label("key at 0.25 s").click();
+    h.get_by_label("key at frame 12").click();
     h.run();
     let s = &h.state().state;
     assert_eq!(s.posing.time_secs, 0.25);

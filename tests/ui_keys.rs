@@ -41,29 +41,29 @@ fn set_key_starts_a_clip_and_keys_are_drawn_moved_deleted_and_undone() {
         assert_eq!(s.doc.model.clips[clips].name.as_deref(), Some("Action"));
     }
     assert_eq!(keys_of_clip(&h), vec![0.0]);
-    h.get_by_role_and_label(Role::Slider, "Time (s)").set_value_accesskit(1.0);
+    h.get_by_role_and_label(Role::Slider, "Frame").set_value_accesskit(30.0);
     h.run();
     bend_elbow(&mut h, 80.0);
     h.get_by_label("Set Key").click();
     h.run();
     assert_eq!(keys_of_clip(&h), vec![0.0, 1.0]);
     // Both keys are drawn; clicking one goes to its time and shows its pose.
-    h.get_by_label("key at 1.00 s");
-    h.get_by_label("key at 0.00 s").click();
+    h.get_by_label("key at frame 30");
+    h.get_by_label("key at frame 0").click();
     h.run();
     assert_eq!(h.state().state.posing.time_secs, 0.0);
     assert!((elbow_degrees(&h) - 40.0).abs() < 1e-3, "{}", elbow_degrees(&h));
-    h.get_by_role_and_label(Role::Slider, "Time (s)").set_value_accesskit(0.5);
+    h.get_by_role_and_label(Role::Slider, "Frame").set_value_accesskit(15.0);
     h.run();
     assert!((elbow_degrees(&h) - 60.0).abs() < 1e-3, "linear keys slerp: {}", elbow_degrees(&h));
     // Drag the key at 1 s to the right: it moves later.
-    let at = h.get_by_label("key at 1.00 s").rect().center();
+    let at = h.get_by_label("key at frame 30").rect().center();
     drag(&mut h, at, at + egui::vec2(60.0, 0.0));
     let moved = keys_of_clip(&h);
     assert_eq!(moved.len(), 2);
     assert!(moved[1] > 1.05, "{moved:?}");
     // Delete the key at 0 (the elbow is selected: its keys), then undo the delete and the move.
-    h.get_by_label("key at 0.00 s").click();
+    h.get_by_label("key at frame 0").click();
     h.run();
     h.get_by_label("Delete Key").click();
     h.run();

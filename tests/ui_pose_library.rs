@@ -114,6 +114,19 @@ fn add_apply_and_undo_on_the_demo_kept_in_memory() {
     assert_eq!(h.state().state.posing.poses.library.poses[0].name, "Bent");
     click_nth(&mut h, "Delete", 0);
     assert!(h.state().state.posing.poses.library.poses.is_empty());
+    // Delete, rename and add are undo steps too.
+    let names = |h: &Harness<'_, SkinlabApp>| -> Vec<String> {
+        h.state().state.posing.poses.library.poses.iter().map(|p| p.name.clone()).collect()
+    };
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run();
+    assert_eq!(names(&h), ["Bent"], "{:?}", h.state().state.message);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run();
+    assert_eq!(names(&h), ["Bent elbow"]);
+    h.key_press_modifiers(egui::Modifiers::COMMAND | egui::Modifiers::SHIFT, egui::Key::Z);
+    h.run();
+    assert_eq!(names(&h), ["Bent"], "Redo renames again");
 }
 
 #[test]
@@ -134,6 +147,15 @@ fn the_library_file_appears_beside_the_model_and_reloads_in_a_new_editor() {
         vec![ELBOW, 3],
         "the elbow and below"
     );
+    // Undo of the add takes the pose out of the file too; Redo writes it back.
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run();
+    assert!(h.state().state.posing.poses.library.poses.is_empty());
+    assert!(!std::fs::read_to_string(&file).unwrap().contains("Reach"), "the file follows the Undo");
+    h.key_press_modifiers(egui::Modifiers::COMMAND | egui::Modifiers::SHIFT, egui::Key::Z);
+    h.run();
+    assert_eq!(h.state().state.posing.poses.library, saved);
+    assert!(std::fs::read_to_string(&file).unwrap().contains("Reach"));
     drop(h);
     let (_, state) = arm_in(dir.path());
     let mut h = harness_with(state, Scripted::default());

@@ -158,6 +158,7 @@ pub fn rom_clip(model: &Model, request: &RomRequest) -> RomClip {
             interpolation: Interpolation::Linear,
             times: Vec::new(),
             values: Vec::new(),
+            key_interpolation: Vec::new(),
         };
         for motion in RomMotion::ALL {
             let axis = motion.axis(dir);

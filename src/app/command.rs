@@ -116,6 +116,26 @@ pub enum KeyCommand {
     },
     /// Start a new, empty clip ("Action") and choose it.
     NewClip,
+    /// Set the interpolation of the selected joint's keys (every joint's with none selected):
+    /// all of them, or only those at the current time (`here_only`).
+    Interpolation {
+        /// Step, linear or cubic spline.
+        mode: crate::model::Interpolation,
+        /// Only the keys at the current time.
+        here_only: bool,
+    },
+    /// A key dragged in the curve view: `node`'s keys at `from_secs` move to `to_secs` and its
+    /// rotation key there becomes `rotation` (local).
+    EditRotationKey {
+        /// The joint.
+        node: usize,
+        /// Where the key was.
+        from_secs: f64,
+        /// Where it goes.
+        to_secs: f64,
+        /// Its new local rotation.
+        rotation: DQuat,
+    },
 }
 
 /// One user action.

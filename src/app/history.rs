@@ -2,10 +2,11 @@
 //! the whole pose (a few overrides, cheap to copy), a paint record (a stroke or a weight tool,
 //! which restores the touched vertices bit for bit), a skeleton edit (its skeleton-sized record)
 //! or a model edit (a bind, key edits, a restored recovery file), the last two with the pose shown
-//! on the other side of them. A continuous pose edit (a gizmo or field drag)
+//! on the other side of them, or a change of the pose library (the library on its other side). A continuous pose edit (a gizmo or field drag)
 //! records one step for the whole gesture; a paint stroke is one step from press to release; a
 //! joint dragged with the translate gizmo is one step from press to release.
 
+use crate::io::pose_library::PoseLibrary;
 use crate::model::ModelEdit;
 use crate::model::StrokeRecord;
 use crate::rig::skeleton_edit::SkeletonRecord;
@@ -22,6 +23,9 @@ pub enum Step {
     Model(Box<ModelEdit>, Pose),
     /// A skeleton edit and the pose to show on the other side of it.
     Skeleton(Box<SkeletonRecord>, Pose),
+    /// A change of the pose library (add, rename, delete a pose): its name and the library on
+    /// the other side of it.
+    Library(&'static str, Box<PoseLibrary>),
 }
 
 /// A step that changes the model, handed to the caller of undo / redo to apply.
@@ -72,6 +76,8 @@ pub enum Undone {
     Paint,
     /// A model or skeleton edit was undone or redone; show this pose.
     Model(Pose),
+    /// A pose-library change was undone or redone (the library swapped in place); its name.
+    Library(&'static str),
 }
 
 /// Undo and redo stacks of steps.
@@ -125,6 +131,15 @@ impl History {
         self.revision += 1;
     }
 
+    /// Records a change of the pose library; `before` is the library before it (restored by
+    /// undo).
+    pub fn record_library(&mut self, label: &'static str, before: PoseLibrary) {
+        self.open_gesture = None;
+        self.undo.push(Step::Library(label, Box::new(before)));
+        self.redo.clear();
+        self.revision += 1;
+    }
+
     /// Whether the step the next undo (`undo`) or redo would cross changes mesh data beyond a
     /// skeleton edit's weights: a paint record, or a model edit that replaced primitives (a bind).
     #[must_use]
@@ -133,7 +148,7 @@ impl History {
         match stack.last() {
             Some(Step::Paint(_)) => true,
             Some(Step::Model(e, _)) => e.touches_primitives(),
-            Some(Step::Pose(_) | Step::Skeleton(..)) | None => false,
+            Some(Step::Pose(_) | Step::Skeleton(..) | Step::Library(..)) | None => false,
         }
     }
 
@@ -143,30 +158,35 @@ impl History {
     }
 
     /// Steps back. A pose step returns the pose to show (the current one goes to redo); a paint
-    /// or model step is handed to `model` (which undoes it on the model) and moved to redo.
-    pub fn undo(&mut self, current: &Pose, model: impl FnOnce(Edit<'_>)) -> Option<Undone> {
+    /// or model step is handed to `model` (which undoes it on the model) and moved to redo; a
+    /// library step swaps `library` with the one it holds.
+    pub fn undo(&mut self, current: &Pose, library: &mut PoseLibrary, model: impl FnOnce(Edit<'_>)) -> Option<Undone> {
         let step = self.undo.pop()?;
         self.open_gesture = None;
         self.revision += 1;
-        let (step, undone) = Self::traverse(step, current, model);
+        let (step, undone) = Self::traverse(step, current, library, model);
         self.redo.push(step);
         Some(undone)
     }
 
     /// Steps forward again (as [`History::undo`], the other way; `model` redoes a paint or model
     /// step).
-    pub fn redo(&mut self, current: &Pose, model: impl FnOnce(Edit<'_>)) -> Option<Undone> {
+    pub fn redo(&mut self, current: &Pose, library: &mut PoseLibrary, model: impl FnOnce(Edit<'_>)) -> Option<Undone> {
         let step = self.redo.pop()?;
         self.open_gesture = None;
         self.revision += 1;
-        let (step, undone) = Self::traverse(step, current, model);
+        let (step, undone) = Self::traverse(step, current, library, model);
         self.undo.push(step);
         Some(undone)
     }
 
     /// Crosses one step: returns the step for the other stack and what to show.
-    fn traverse(step: Step, current: &Pose, model: impl FnOnce(Edit<'_>)) -> (Step, Undone) {
+    fn traverse(step: Step, current: &Pose, library: &mut PoseLibrary, model: impl FnOnce(Edit<'_>)) -> (Step, Undone) {
         match step {
+            Step::Library(label, other) => {
+                let now = std::mem::replace(library, *other);
+                (Step::Library(label, Box::new(now)), Undone::Library(label))
+            }
             Step::Pose(p) => (Step::Pose(current.clone()), Undone::Pose(p)),
             Step::Paint(r) => {
                 model(Edit::Paint(&r));
@@ -229,13 +249,14 @@ mod tests {
     #[test]
     fn a_gesture_is_one_step_and_redo_is_cleared_by_a_new_edit() {
         let mut h = History::default();
+        let mut lib = PoseLibrary::default();
         h.record(&pose(0.0), Some(7));
         h.record(&pose(0.1), Some(7));
         h.record(&pose(0.2), Some(7));
-        assert_eq!(h.undo(&pose(0.3), |_| ()), Some(Undone::Pose(pose(0.0))));
+        assert_eq!(h.undo(&pose(0.3), &mut lib, |_| ()), Some(Undone::Pose(pose(0.0))));
         assert!(!h.can_undo());
-        assert_eq!(h.redo(&pose(0.0), |_| ()), Some(Undone::Pose(pose(0.3))));
-        h.undo(&pose(0.3), |_| ());
+        assert_eq!(h.redo(&pose(0.0), &mut lib, |_| ()), Some(Undone::Pose(pose(0.3))));
+        h.undo(&pose(0.3), &mut lib, |_| ());
         h.record(&pose(0.0), None);
         assert!(!h.can_redo());
     }
@@ -243,6 +264,7 @@ mod tests {
     #[test]
     fn pose_and_paint_steps_share_one_history() {
         let mut h = History::default();
+        let mut lib = PoseLibrary::default();
         h.record(&pose(0.0), None);
         h.record_paint(StrokeRecord::new("empty"));
         assert!(h.can_undo());
@@ -254,12 +276,28 @@ mod tests {
         h.record_paint(r);
         let mut seen = Vec::new();
         let label = |e: Edit<'_>| e.label().to_owned();
-        assert_eq!(h.undo(&pose(0.5), |r| seen.push(label(r))), Some(Undone::Paint));
+        assert_eq!(h.undo(&pose(0.5), &mut lib, |r| seen.push(label(r))), Some(Undone::Paint));
         assert_eq!(seen, ["Paint Add"]);
-        assert_eq!(h.undo(&pose(0.5), |_| panic!("not a paint step")), Some(Undone::Pose(pose(0.0))));
+        assert_eq!(h.undo(&pose(0.5), &mut lib, |_| panic!("not a paint step")), Some(Undone::Pose(pose(0.0))));
         assert!(!h.can_undo());
-        assert_eq!(h.redo(&pose(0.0), |_| ()), Some(Undone::Pose(pose(0.5))));
-        assert_eq!(h.redo(&pose(0.5), |r| seen.push(label(r))), Some(Undone::Paint));
+        assert_eq!(h.redo(&pose(0.0), &mut lib, |_| ()), Some(Undone::Pose(pose(0.5))));
+        assert_eq!(h.redo(&pose(0.5), &mut lib, |r| seen.push(label(r))), Some(Undone::Paint));
         assert_eq!(seen, ["Paint Add", "Paint Add"]);
+    }
+
+    #[test]
+    fn a_library_step_swaps_the_library_both_ways() {
+        let mut h = History::default();
+        let before = PoseLibrary::default();
+        let entry =
+            crate::io::pose_library::LibraryPose { name: "a".into(), pose: pose(0.1), thumbnail_png: Vec::new() };
+        let mut lib = PoseLibrary { poses: vec![entry] };
+        h.record_library("Add Pose", before.clone());
+        let after = lib.clone();
+        assert_eq!(h.undo(&pose(0.0), &mut lib, |_| panic!("no model edit")), Some(Undone::Library("Add Pose")));
+        assert_eq!(lib, before);
+        assert_eq!(h.redo(&pose(0.0), &mut lib, |_| ()), Some(Undone::Library("Add Pose")));
+        assert_eq!(lib, after);
+        assert!(!h.next_changes_meshes(true));
     }
 }

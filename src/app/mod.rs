@@ -11,7 +11,8 @@
 //! work as a recovery file, restoring one; `state/undo_ops.rs`: Undo and Redo (the model made unique
 //! only for a step that changes it; the status line names the step); `state/edit_counts.rs`: the status
 //! line's joint sets in use and unsaved strokes; `state/key_ops.rs`: keys on the timeline's clip
-//! through `rig::keys`, each a `ModelEdit` of the clips; `state/pose_tools.rs`: Copy Pose, Paste, Paste
+//! through `rig::keys` and `rig::key_interpolation` (set, delete, move, interpolation, curve drags),
+//! each a `ModelEdit` of the clips; `state/pose_tools.rs`: Copy Pose, Paste, Paste
 //! Flipped; `state/ik_ops.rs` + `ik_input.rs`: IK drags through `rig::ik` (solved from the drag's start
 //! pose every frame, one undo step, Cancel restores), pins, chain length, the pole handle;
 //! `state/pose_library_ops.rs` + `ui/pose_library_panel.rs`: the pose library), `History` (one undo
@@ -29,8 +30,8 @@
 //! `gizmo_drag.rs` (pointer → angle: swept about the centre, tangential for edge-on rings; Shift fine,
 //! Ctrl snap; the read-out), `ui/rotation_fields.rs` (Euler in a chosen order and Twist/Bend fields,
 //! relative to rest, keeping typed values while the rotation is theirs), `paint_overlay.rs` (brush
-//! circle, read-out, legends), panels (`ui/`: outliner, inspector, paint panel, rig panel, timeline,
-//! status bar), `file_menu.rs` (File menu, Open Recent via `recent.rs`), `dialogs.rs` (`FileRequest` →
+//! circle, read-out, legends), panels (`ui/`: outliner, inspector, paint panel, rig panel, timeline
+//! in frames or seconds with its curve view `ui/curve_view.rs`, status bar), `file_menu.rs` (File menu, Open Recent via `recent.rs`), `dialogs.rs` (`FileRequest` →
 //! native dialog or `Answer::Unavailable`, the start-up choice), `file_browser.rs` (the in-window
 //! browser), `recovery.rs` (autosave clock, restore offer; the file is made and written on a thread of
 //! its own from `EditorState::recovery_snapshot`, which shares the model and source document by `Arc`,
@@ -408,7 +409,7 @@ impl eframe::App for SkinlabApp {
         self.viewport.mouse = self.preferences.mouse;
         let help = self.preferences.mouse.help(self.state.mode);
         egui::Panel::bottom("status").show(ui, |ui| ui::status_bar::status_bar_ui(ui, &self.state, help));
-        egui::Panel::bottom("timeline").show(ui, |ui| cmds.extend(ui::timeline::timeline_ui(ui, &self.state)));
+        egui::Panel::bottom("timeline").show(ui, |ui| cmds.extend(ui::timeline::timeline_ui(ui, &mut self.state)));
         if self.state.poll_bind() {
             ctx.request_repaint_after(std::time::Duration::from_millis(50));
         }

@@ -1,5 +1,5 @@
 //! What paint mode draws over the viewport: the brush circle at the cursor, the hovered vertex's
-//! influences (non-zero ones), and the legend (the weight ramp of the selected joint, or every
+//! influences (non-zero ones), the isolines of the painted joint's weight, and the legend (the weight ramp of the selected joint, or every
 //! joint's dominant colour in a scrolling list, the joints under the cursor first and in bold).
 
 use eframe::egui;
@@ -131,4 +131,55 @@ pub fn legend_ui(ui: &egui::Ui, rect: egui::Rect, s: &EditorState, hover: Option
                 },
             );
         });
+}
+
+/// Draws the isolines of the painted joint's weight (Paint mode, joint-weight display, Isolines
+/// on) over every panel of the viewport `rect` (`panels` wide): the segments
+/// `paint::isolines::crossings` finds on the triangles facing the camera, in black over a white
+/// halo so they read on every colour of the ramp.
+pub fn draw_isolines(painter: &egui::Painter, rect: egui::Rect, panels: usize, s: &EditorState) {
+    let settings = &s.painting.settings;
+    if !settings.isolines || settings.display != WeightDisplay::SelectedJoint || settings.isoline_levels.is_empty() {
+        return;
+    }
+    let Some(node) = s.selected else { return };
+    let panel_w = rect.width() / panels.max(1) as f32;
+    let size = glam::Vec2::new(panel_w, rect.height());
+    let camera = &s.view.camera;
+    let eye = camera.eye();
+    let (mut weights, mut segments) = (Vec::new(), Vec::new());
+    for panel in 0..panels.clamp(1, 2) {
+        let origin = rect.min + egui::vec2(panel_w * panel as f32, 0.0);
+        let painter = painter.with_clip_rect(egui::Rect::from_min_size(origin, egui::vec2(panel_w, rect.height())));
+        segments.clear();
+        for (i, inst) in s.doc.model.instances.iter().enumerate() {
+            let (Some(mesh), Some(skin)) = (s.doc.model.meshes.get(inst.mesh), s.doc.model.skins.get(inst.skin)) else {
+                continue;
+            };
+            let Some(joint) = skin.joints.iter().position(|&j| j == node) else { continue };
+            for (p, prim) in mesh.primitives.iter().enumerate() {
+                let Some(inf) = prim.influences.as_ref() else { continue };
+                let Some(deformed) = s.frame.deformed[panel].get(i).and_then(|d| d.get(p)) else { continue };
+                display::joint_weights(inf, &skin.sets, joint as u16, &mut weights);
+                for &level in &settings.isoline_levels {
+                    crate::paint::isolines::crossings(
+                        &deformed.positions,
+                        &prim.triangles,
+                        &weights,
+                        level,
+                        Some(eye),
+                        &mut segments,
+                    );
+                }
+            }
+        }
+        let to_screen = |p: glam::Vec3| camera.project(p, size).map(|q| origin + egui::vec2(q.x, q.y));
+        let lines: Vec<[egui::Pos2; 2]> =
+            segments.iter().filter_map(|[a, b]| Some([to_screen(*a)?, to_screen(*b)?])).collect();
+        for (width, colour) in [(3.0, egui::Color32::from_white_alpha(150)), (1.4, egui::Color32::BLACK)] {
+            for l in &lines {
+                painter.line_segment(*l, egui::Stroke::new(width, colour));
+            }
+        }
+    }
 }

@@ -46,16 +46,19 @@ impl SkinlabApp {
                 cmds.push(Command::SetMode(self.state.mode.next()));
             }
             ctx.input_mut(|i| {
-                if let Some(view) = view_keys::keypad_view(i) {
+                let digits = self.preferences.keypad_digits;
+                if let Some(view) = view_keys::keypad_view(i, digits) {
                     view.apply(&mut self.state.view.camera);
                 }
+                // With the digits turning the view, the methods are Alt + digit.
+                let method_keys = if digits { Modifiers::ALT } else { Modifiers::NONE };
                 for (key, m) in [
                     (Key::Num1, SkinningMethod::Lbs),
                     (Key::Num2, SkinningMethod::Dqs),
                     (Key::Num3, SkinningMethod::Sbs),
                     (Key::Num4, SkinningMethod::SbsC),
                 ] {
-                    if i.consume_key(Modifiers::NONE, key) {
+                    if i.consume_key(method_keys, key) {
                         cmds.push(Command::SetMethod(m));
                     }
                 }

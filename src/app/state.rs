@@ -44,7 +44,7 @@ pub use modes::{Mode, PaintSettings, WeightDisplay};
 pub use paint_ops::HoverInfo;
 pub use painting::PaintingState;
 pub use pose_library_ops::PoseLibraryState;
-pub use posing::PosingState;
+pub use posing::{PosingState, TimelineView};
 pub use recovery_ops::RecoverySnapshot;
 pub use rigging::RigState;
 pub use rotation_fields::{EulerOrder, RotationFields};

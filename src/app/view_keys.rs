@@ -1,10 +1,13 @@
 //! View presets from the numeric keypad, as in Blender: 1 front, 3 right side, 7 top; with Ctrl
 //! the opposite view (back, left side, bottom). The camera keeps its target and distance.
 //!
-//! egui reports a keypad digit and a top-row digit as the same key while NumLock is on, and the
-//! top-row digits choose the skinning method (1 LBS, 2 DQS, 3 SBS); so the keypad is read with
-//! NumLock off, where it sends End (1), Page Down (3) and Home (7) from the keypad's physical
-//! keys. The View section's buttons do the same.
+//! The keypad with NumLock off sends End (1), Page Down (3) and Home (7) from the keypad's
+//! physical keys, which are read as such. With NumLock on, egui reports a keypad digit and a
+//! top-row digit as the same key (the windowing layer drops where the key sits), and the top-row
+//! digits choose the skinning method (1 LBS, 2 DQS, 3 SBS, 4 SBS-C); so, as Blender's "Emulate
+//! Numpad", the preference "Digits turn the view" reads the digits 1, 3 and 7 (top row, or keypad
+//! with NumLock on) as the views, and the methods move to Alt + digit. The View section's
+//! buttons do the same.
 
 use eframe::egui;
 
@@ -65,15 +68,19 @@ impl ViewAxis {
     }
 }
 
-/// The keypad view asked for by this frame's key events (the last one wins), consuming them.
-pub fn keypad_view(input: &mut egui::InputState) -> Option<ViewAxis> {
+/// The keypad view asked for by this frame's key events (the last one wins), consuming them:
+/// the keypad with NumLock off, and with `digits` (NumLock on) the digits 1, 3 and 7 without Alt.
+pub fn keypad_view(input: &mut egui::InputState, digits: bool) -> Option<ViewAxis> {
     let mut view = None;
     input.events.retain(|e| {
-        let egui::Event::Key { key, physical_key: Some(physical), pressed, modifiers, .. } = e else { return true };
-        let keypad = match (key, physical) {
-            (egui::Key::End, egui::Key::Num1) => (ViewAxis::Front, ViewAxis::Back),
-            (egui::Key::PageDown, egui::Key::Num3) => (ViewAxis::Right, ViewAxis::Left),
-            (egui::Key::Home, egui::Key::Num7) => (ViewAxis::Top, ViewAxis::Bottom),
+        let egui::Event::Key { key, physical_key, pressed, modifiers, .. } = e else { return true };
+        let keypad = match (key, physical_key) {
+            (egui::Key::End, Some(egui::Key::Num1)) => (ViewAxis::Front, ViewAxis::Back),
+            (egui::Key::PageDown, Some(egui::Key::Num3)) => (ViewAxis::Right, ViewAxis::Left),
+            (egui::Key::Home, Some(egui::Key::Num7)) => (ViewAxis::Top, ViewAxis::Bottom),
+            (egui::Key::Num1, _) if digits && !modifiers.alt => (ViewAxis::Front, ViewAxis::Back),
+            (egui::Key::Num3, _) if digits && !modifiers.alt => (ViewAxis::Right, ViewAxis::Left),
+            (egui::Key::Num7, _) if digits && !modifiers.alt => (ViewAxis::Top, ViewAxis::Bottom),
             _ => return true,
         };
         if *pressed {
@@ -96,19 +103,40 @@ mod tests {
     fn the_keypad_with_numlock_off_turns_the_view_and_the_top_row_does_not() {
         let mut input = egui::InputState::default();
         input.events = vec![key(egui::Key::End, egui::Key::Num1, egui::Modifiers::NONE)];
-        assert_eq!(keypad_view(&mut input), Some(ViewAxis::Front));
+        assert_eq!(keypad_view(&mut input, false), Some(ViewAxis::Front));
         assert!(input.events.is_empty(), "consumed");
         input.events = vec![key(egui::Key::Home, egui::Key::Num7, egui::Modifiers::COMMAND)];
-        assert_eq!(keypad_view(&mut input), Some(ViewAxis::Bottom));
+        assert_eq!(keypad_view(&mut input, false), Some(ViewAxis::Bottom));
         // The End key itself, and the top-row digit (the method keys), are left alone.
         input.events = vec![
             key(egui::Key::End, egui::Key::End, egui::Modifiers::NONE),
             key(egui::Key::Num1, egui::Key::Num1, egui::Modifiers::NONE),
         ];
-        assert_eq!(keypad_view(&mut input), None);
+        assert_eq!(keypad_view(&mut input, false), None);
         assert_eq!(input.events.len(), 2);
         let mut camera = OrbitCamera::default();
         ViewAxis::Right.apply(&mut camera);
         assert_eq!((camera.yaw_rad, camera.pitch_rad), (std::f32::consts::FRAC_PI_2, 0.0));
+    }
+
+    #[test]
+    fn with_numlock_on_the_digits_turn_the_view_and_alt_digits_are_left_for_the_methods() {
+        let mut input = egui::InputState::default();
+        // NumLock on: the keypad's 3 arrives as the digit, as the top row's does.
+        input.events = vec![key(egui::Key::Num3, egui::Key::Num3, egui::Modifiers::NONE)];
+        assert_eq!(keypad_view(&mut input, false), None, "off: the digit stays a method key");
+        assert_eq!(keypad_view(&mut input, true), Some(ViewAxis::Right));
+        assert!(input.events.is_empty());
+        input.events = vec![key(egui::Key::Num7, egui::Key::Num7, egui::Modifiers::COMMAND)];
+        assert_eq!(keypad_view(&mut input, true), Some(ViewAxis::Bottom));
+        input.events = vec![
+            key(egui::Key::Num1, egui::Key::Num1, egui::Modifiers::ALT),
+            key(egui::Key::Num2, egui::Key::Num2, egui::Modifiers::NONE),
+        ];
+        assert_eq!(keypad_view(&mut input, true), None);
+        assert_eq!(input.events.len(), 2, "Alt+1 and 2 are left alone");
+        // NumLock off still works with the preference on.
+        input.events = vec![key(egui::Key::PageDown, egui::Key::Num3, egui::Modifiers::NONE)];
+        assert_eq!(keypad_view(&mut input, true), Some(ViewAxis::Right));
     }
 }

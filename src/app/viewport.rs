@@ -349,6 +349,7 @@ impl Viewport {
             super::analysis::overlay::draw(&painter, rect, panels, s);
         }
         if s.mode == Mode::Paint {
+            super::paint_overlay::draw_isolines(&painter, rect, panels, s);
             super::paint_overlay::draw(&painter, rect, s, self.hover.as_ref());
             self.select.draw(&painter, s, ui.input(|i| i.pointer.hover_pos()));
             super::paint_overlay::legend_ui(ui, rect, s, self.hover.as_ref());

@@ -128,6 +128,7 @@ pub fn apply(
                     interpolation: Interpolation::Linear,
                     times: clip_keys.times.clone(),
                     values,
+                    key_interpolation: Vec::new(),
                 });
             }
         }

@@ -55,8 +55,14 @@ mod tests {
 
     fn clip(times: Vec<f64>) -> Clip {
         let values = times.iter().flat_map(|_| [0.0, 0.0, 0.0, 1.0]).collect();
-        let channel =
-            Channel { node: 0, path: ChannelPath::Rotation, interpolation: Interpolation::Linear, times, values };
+        let channel = Channel {
+            node: 0,
+            path: ChannelPath::Rotation,
+            interpolation: Interpolation::Linear,
+            times,
+            values,
+            key_interpolation: Vec::new(),
+        };
         Clip { name: None, channels: vec![channel], weights: Vec::new() }
     }
 

@@ -7,6 +7,9 @@
 //! [{"name": "Action", "channels": [{"node": "elbow", "path": "rotation",
 //!   "interpolation": "LINEAR", "times": [0, 1], "values": [0, 0, 0, 1, 0, 0, 0.38, 0.92]}]}]
 //! ```
+//!
+//! A channel whose keys differ in interpolation adds `"key_interpolation": ["STEP", ...]` (one
+//! name per key) to its cubic-spline values.
 
 use serde_json::{json, Value};
 
@@ -28,6 +31,15 @@ fn interpolation_name(i: Interpolation) -> &'static str {
     }
 }
 
+fn interpolation_of(name: &str) -> Result<Interpolation, String> {
+    match name {
+        "STEP" => Ok(Interpolation::Step),
+        "LINEAR" => Ok(Interpolation::Linear),
+        "CUBICSPLINE" => Ok(Interpolation::CubicSpline),
+        other => Err(format!("unknown interpolation {other:?}")),
+    }
+}
+
 /// The clips as a JSON array.
 #[must_use]
 pub fn clips_to_json(clips: &[Clip], tree: &NodeTree) -> Value {
@@ -36,13 +48,18 @@ pub fn clips_to_json(clips: &[Clip], tree: &NodeTree) -> Value {
             .channels
             .iter()
             .map(|ch| {
-                json!({
+                let mut v = json!({
                     "node": tree.unique_key(ch.node),
                     "path": path_name(ch.path),
                     "interpolation": interpolation_name(ch.interpolation),
                     "times": ch.times,
                     "values": ch.values,
-                })
+                });
+                if !ch.key_interpolation.is_empty() {
+                    let names: Vec<&str> = ch.key_interpolation.iter().map(|&i| interpolation_name(i)).collect();
+                    v["key_interpolation"] = json!(names);
+                }
+                v
             })
             .collect();
         json!({ "name": c.name, "channels": channels })
@@ -82,11 +99,18 @@ fn channel_from_json(v: &Value, tree: &NodeTree) -> Result<Channel, String> {
         "scale" => ChannelPath::Scale,
         other => return Err(format!("unknown path {other:?}")),
     };
-    let interpolation = match text("interpolation")? {
-        "STEP" => Interpolation::Step,
-        "LINEAR" => Interpolation::Linear,
-        "CUBICSPLINE" => Interpolation::CubicSpline,
-        other => return Err(format!("unknown interpolation {other:?}")),
+    let interpolation = interpolation_of(text("interpolation")?)?;
+    let key_interpolation = match v.get("key_interpolation") {
+        None => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|i| {
+                i.as_str()
+                    .ok_or_else(|| format!("\"key_interpolation\" holds {i}, not a name"))
+                    .and_then(interpolation_of)
+            })
+            .collect::<Result<_, _>>()?,
+        Some(other) => return Err(format!("\"key_interpolation\" must be an array, found {other}")),
     };
     let numbers = |key: &str| -> Result<Vec<f64>, String> {
         let Some(Value::Array(items)) = v.get(key) else { return Err(format!("\"{key}\" must be an array")) };
@@ -102,7 +126,7 @@ fn channel_from_json(v: &Value, tree: &NodeTree) -> Result<Channel, String> {
         return Err("\"times\" must increase strictly".into());
     }
     // The same checks as a glTF file's channels: sampling relies on them.
-    let channel = Channel { node, path, interpolation, times, values };
+    let channel = Channel { node, path, interpolation, times, values, key_interpolation };
     channel.check()?;
     Ok(channel)
 }
@@ -117,6 +141,14 @@ mod tests {
         let mut clips = model.clips.clone();
         clips[0].channels[0].values[1] = 0.1 + 0.2; // not a short decimal
         clips[0].name = None;
+        let first = clips[0].channels[0].times[0];
+        assert!(crate::rig::key_interpolation::set_interpolation(
+            &mut clips[0],
+            None,
+            Some(first),
+            Interpolation::Step
+        ));
+        assert!(!clips[0].channels[0].key_interpolation.is_empty(), "per-key interpolation is written too");
         let text = clips_to_json(&clips, &model.nodes).to_string();
         let back = clips_from_json(&serde_json::from_str(&text).unwrap(), &model.nodes).unwrap();
         assert_eq!(back, clips);

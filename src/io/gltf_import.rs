@@ -457,7 +457,14 @@ fn import_clip(anim: &gltf::Animation<'_>, buffers: &Buffers<'_>, meshes: &[usiz
             &[dims],
             &[DataType::F32, DataType::I8, DataType::U8, DataType::I16, DataType::U16],
         )?;
-        let channel = Channel { node: channel.target().node().index(), path, interpolation, times, values };
+        let channel = Channel {
+            node: channel.target().node().index(),
+            path,
+            interpolation,
+            times,
+            values,
+            key_interpolation: Vec::new(),
+        };
         channel.check().map_err(|e| format!("{what}: {e}"))?;
         channels.push(channel);
     }

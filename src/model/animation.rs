@@ -24,7 +24,7 @@ impl ChannelPath {
 }
 
 /// glTF sampler interpolation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Interpolation {
     /// Hold the previous key.
     Step,
@@ -48,9 +48,38 @@ pub struct Channel {
     /// Key values, `path.width()` per element; cubic splines store
     /// `[in-tangent, value, out-tangent]` per key.
     pub values: Vec<f64>,
+    /// Per key, how the curve goes on from that key to the next where the keys differ (an
+    /// animator's per-key interpolation); empty when every key follows `interpolation`. When not
+    /// empty it holds one entry per key, not all equal, and `interpolation` is `CubicSpline` (the
+    /// values keep tangents for every key). glTF has one interpolation per sampler: the exporter
+    /// writes such a channel as an equivalent cubic spline (`rig::key_interpolation`).
+    pub key_interpolation: Vec<Interpolation>,
 }
 
 impl Channel {
+    /// How the curve goes from key `k` to the next: the key's own interpolation where keys differ,
+    /// else the channel's.
+    #[must_use]
+    pub fn interpolation_after(&self, k: usize) -> Interpolation {
+        self.key_interpolation.get(k).copied().unwrap_or(self.interpolation)
+    }
+
+    /// Makes per-key interpolation that became uniform the channel's own again: when every key
+    /// has the same interpolation, `key_interpolation` empties and the tangents go unless it is
+    /// `CubicSpline`. Sampling is unchanged.
+    pub fn settle_interpolation(&mut self) {
+        let Some(&first) = self.key_interpolation.first() else { return };
+        if self.key_interpolation.iter().any(|&m| m != first) {
+            return;
+        }
+        self.key_interpolation.clear();
+        if first != Interpolation::CubicSpline && self.interpolation == Interpolation::CubicSpline {
+            let w = self.path.width();
+            self.values = self.values.chunks_exact(3 * w).flat_map(|e| e[w..2 * w].to_vec()).collect();
+        }
+        self.interpolation = first;
+    }
+
     /// Checks what sampling relies on: at least one key, finite non-decreasing times, one value of
     /// `path.width()` numbers per key (three for cubic splines: in-tangent, value, out-tangent),
     /// finite values, no zero quaternion as a rotation key. The error is one line.
@@ -74,6 +103,11 @@ impl Channel {
         }
         if values.iter().any(|v| !v.is_finite()) {
             return Err("output holds a non-finite number".into());
+        }
+        if !self.key_interpolation.is_empty()
+            && (self.key_interpolation.len() != times.len() || self.interpolation != Interpolation::CubicSpline)
+        {
+            return Err("per-key interpolation needs one entry per key over cubic-spline values".into());
         }
         if self.path == ChannelPath::Rotation {
             // Key values only: cubic-spline tangents may well be zero.

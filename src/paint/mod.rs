@@ -38,7 +38,7 @@
 //! mask: box/lasso by projected deformed positions, grow/shrink, hide/reveal; `editable_mask` goes into
 //! `WeightRules::mask`, which every writer checks; a stamp new on every edit, which keeps the panel's
 //! counts (`EditorState::selection_summary`) from being recounted every frame), `gradient.rs` (gradient
-//! fill by surface distance), `weight_table.rs` (the table of the selected vertices and its ops;
+//! fill by surface distance), `isolines.rs` (where a weight crosses chosen levels, for the weight display), `weight_table.rs` (the table of the selected vertices and its ops;
 //! `set_joint_held`), `transfer.rs` (weight transfer: joints by name/position, closest point through
 //! `bind::TriangleBvh`, inpainting through `bind::inpaint`).
 //!
@@ -54,6 +54,7 @@ pub mod edited;
 pub mod error;
 pub mod footprint;
 pub mod gradient;
+pub mod isolines;
 pub mod joint_palette;
 pub mod mirror;
 pub mod mirror_match;

@@ -59,6 +59,7 @@ pub fn set_keys(clip: &mut Clip, tree: &NodeTree, pose: &Pose, nodes: &[usize], 
                         interpolation: Interpolation::Linear,
                         times: Vec::new(),
                         values: Vec::new(),
+                        key_interpolation: Vec::new(),
                     });
                     let last = clip.channels.len() - 1;
                     &mut clip.channels[last]
@@ -70,7 +71,8 @@ pub fn set_keys(clip: &mut Clip, tree: &NodeTree, pose: &Pose, nodes: &[usize], 
 }
 
 /// Values per key in the channel's storage (three elements per key for cubic splines).
-fn stride(channel: &Channel) -> usize {
+#[must_use]
+pub fn stride(channel: &Channel) -> usize {
     let w = channel.path.width();
     if channel.interpolation == Interpolation::CubicSpline {
         3 * w
@@ -79,10 +81,16 @@ fn stride(channel: &Channel) -> usize {
     }
 }
 
-/// Index of the key at `time` (within the tolerance), if any.
-fn key_at(channel: &Channel, time: f64) -> Option<usize> {
+/// Index of the key at `time` (the nearest within [`KEY_TIME_TOLERANCE`]), if any.
+#[must_use]
+pub fn key_at(channel: &Channel, time: f64) -> Option<usize> {
     let k = channel.times.partition_point(|&t| t < time - KEY_TIME_TOLERANCE);
-    (k < channel.times.len() && (channel.times[k] - time).abs() <= KEY_TIME_TOLERANCE).then_some(k)
+    let near = |k: usize| channel.times.get(k).map(|&t| (t - time).abs()).filter(|&d| d <= KEY_TIME_TOLERANCE);
+    match (near(k), near(k + 1)) {
+        (Some(a), Some(b)) if b < a => Some(k + 1),
+        (Some(_), _) => Some(k),
+        _ => None,
+    }
 }
 
 /// Inserts (or replaces) one key of `value` at `time` in `channel`.
@@ -126,6 +134,11 @@ fn insert_key(channel: &mut Channel, time: f64, value: [f64; 4]) {
     } else {
         value
     };
+    if !channel.key_interpolation.is_empty() {
+        // A new key continues the interpolation of the stretch it lands in.
+        let mode = channel.key_interpolation[k.saturating_sub(1)];
+        channel.key_interpolation.insert(k, mode);
+    }
     channel.times.insert(k, time);
     channel.values.splice(k * s..k * s, element);
 }
@@ -146,6 +159,51 @@ fn slope_at(channel: &Channel, time: f64) -> [f64; 4] {
         out[i] = (b[i] - a[i]) / span;
     }
     out
+}
+
+/// The frame rates a clip's keys are tried against, most usual first (30 also where the keys fit
+/// several, as whole seconds do).
+const FRAME_RATES: [f64; 8] = [30.0, 24.0, 25.0, 60.0, 50.0, 48.0, 120.0, 15.0];
+
+/// Frames per second when a clip's key spacing does not tell.
+pub const DEFAULT_FRAME_RATE: f64 = 30.0;
+
+/// The clip's frame rate, read from its key times: the first of 30, 24, 25, 60, 50, 48, 120 and
+/// 15 fps that puts every key on a whole frame (within a hundredth of a frame), else the whole
+/// rate of the closest two keys if every key is on its frames, else [`DEFAULT_FRAME_RATE`].
+#[must_use]
+pub fn frame_rate(clip: &Clip) -> f64 {
+    let times: Vec<f64> = clip
+        .channels
+        .iter()
+        .flat_map(|c| c.times.iter())
+        .chain(clip.weights.iter().flat_map(|c| c.times.iter()))
+        .copied()
+        .collect();
+    let fits = |fps: f64| times.iter().all(|&t| ((t * fps) - (t * fps).round()).abs() <= 0.01);
+    if let Some(&fps) = FRAME_RATES.iter().find(|&&fps| fits(fps)) {
+        return fps;
+    }
+    let closest = key_times(clip, None).windows(2).map(|w| w[1] - w[0]).fold(f64::INFINITY, f64::min);
+    let fps = (1.0 / closest).round();
+    if (1.0..=1000.0).contains(&fps) && ((1.0 / closest) - fps).abs() <= 0.01 * fps && fits(fps) {
+        fps
+    } else {
+        DEFAULT_FRAME_RATE
+    }
+}
+
+/// Sets the value of `node`'s `path` key at `time_secs` (the nearest within the tolerance;
+/// tangents kept, a rotation in its previous key's hemisphere, rounded to f32). Returns whether
+/// there was such a key.
+pub fn set_key_value(clip: &mut Clip, node: usize, path: ChannelPath, time_secs: f64, value: [f64; 4]) -> bool {
+    let Some(channel) = clip.channels.iter_mut().rev().find(|c| c.node == node && c.path == path) else {
+        return false;
+    };
+    let Some(k) = key_at(channel, time_secs) else { return false };
+    let time = channel.times[k];
+    insert_key(channel, time, value);
+    true
 }
 
 /// Whether a channel is one of `nodes` (every channel when `nodes` is `None`).
@@ -172,6 +230,10 @@ pub fn delete_keys(clip: &mut Clip, nodes: Option<&[usize]>, time_secs: f64) -> 
             let s = stride(channel);
             channel.times.remove(k);
             channel.values.drain(k * s..(k + 1) * s);
+            if !channel.key_interpolation.is_empty() {
+                channel.key_interpolation.remove(k);
+                channel.settle_interpolation();
+            }
             deleted = true;
         }
     }
@@ -189,13 +251,22 @@ pub fn move_keys(clip: &mut Clip, nodes: Option<&[usize]>, from_secs: f64, to_se
         let s = stride(channel);
         let element: Vec<f64> = channel.values.drain(k * s..(k + 1) * s).collect();
         channel.times.remove(k);
+        let modes = &mut channel.key_interpolation;
+        let mode = (!modes.is_empty()).then(|| modes.remove(k));
         if let Some(j) = key_at(channel, to) {
             channel.times.remove(j);
             channel.values.drain(j * s..(j + 1) * s);
+            if mode.is_some() {
+                channel.key_interpolation.remove(j);
+            }
         }
         let j = channel.times.partition_point(|&t| t < to);
         channel.times.insert(j, to);
         channel.values.splice(j * s..j * s, element);
+        if let Some(mode) = mode {
+            channel.key_interpolation.insert(j, mode);
+            channel.settle_interpolation();
+        }
         moved = true;
     }
     moved
@@ -257,6 +328,45 @@ mod tests {
     }
 
     #[test]
+    fn the_frame_rate_comes_from_the_key_spacing() {
+        let clip_at = |times: Vec<f64>| {
+            let n = times.len();
+            let c = Channel {
+                node: 1,
+                path: ChannelPath::Translation,
+                interpolation: Interpolation::Linear,
+                times,
+                values: vec![0.0; 3 * n],
+                key_interpolation: Vec::new(),
+            };
+            Clip { name: None, channels: vec![c], weights: Vec::new() }
+        };
+        let f32s = |fps: f64, frames: &[u32]| frames.iter().map(|&f| f32_exact(f64::from(f) / fps)).collect();
+        assert_eq!(frame_rate(&clip_at(vec![0.0, 1.0, 2.0])), 30.0, "whole seconds: the default");
+        assert_eq!(frame_rate(&clip_at(f32s(24.0, &[0, 1, 5, 37]))), 24.0);
+        assert_eq!(frame_rate(&clip_at(f32s(25.0, &[0, 3, 7]))), 25.0);
+        assert_eq!(frame_rate(&clip_at(f32s(60.0, &[0, 1, 31]))), 60.0);
+        assert_eq!(frame_rate(&clip_at(f32s(7.0, &[0, 1, 2, 9]))), 7.0, "the closest keys' whole rate");
+        assert_eq!(frame_rate(&clip_at(vec![0.0, 0.1234, 0.5])), DEFAULT_FRAME_RATE, "unclear");
+        assert_eq!(frame_rate(&Clip { name: None, channels: vec![], weights: vec![] }), 30.0);
+    }
+
+    #[test]
+    fn a_key_value_is_set_in_place() {
+        let t = tree();
+        let mut clip = Clip { name: None, channels: vec![], weights: Vec::new() };
+        set_keys(&mut clip, &t, &posed(0.0), &[1], 0.0);
+        set_keys(&mut clip, &t, &posed(1.0), &[1], 1.0);
+        let q = -DQuat::from_rotation_z(0.5);
+        assert!(set_key_value(&mut clip, 1, ChannelPath::Rotation, 1.0 + 1e-4, q.to_array()));
+        assert!(!set_key_value(&mut clip, 1, ChannelPath::Rotation, 0.5, q.to_array()), "no key there");
+        let v = &clip.channels[1].values;
+        assert!(v[7] > 0.0, "in the previous key's hemisphere: {v:?}");
+        assert!(DQuat::from_slice(&v[4..8]).angle_between(q) < 1e-6);
+        assert_eq!(clip.channels[1].times, vec![0.0, 1.0]);
+    }
+
+    #[test]
     fn rotation_keys_stay_in_one_hemisphere() {
         let t = tree();
         let mut clip = Clip { name: None, channels: vec![], weights: Vec::new() };
@@ -276,6 +386,7 @@ mod tests {
             interpolation: Interpolation::CubicSpline,
             times: vec![0.0, 1.0],
             values: vec![0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            key_interpolation: Vec::new(),
         };
         let mut clip = Clip { name: None, channels: vec![c.clone()], weights: Vec::new() };
         let v = sample_channel(&c, 0.25);

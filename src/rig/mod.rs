@@ -9,7 +9,8 @@
 //! `pose_file.rs` (the contract's JSON), `bone.rs` (Blender's tail/roll convention), `ik/` (inverse
 //! kinematics: `two_bone.rs` analytic with a pole, `fabrik.rs` for N bones, `mod.rs` chains, pins and
 //! the conversion of solved positions to local rotations), `keys.rs` (keys of a pose on a `model::Clip`
-//! at a time: set, move, delete; f32-exact so exports play back bit for bit), `mirror_pose.rs` (Paste
+//! at a time: set, move, delete; f32-exact so exports play back bit for bit; the clip's frame rate),
+//! `key_interpolation.rs` (per-key step / linear / cubic spline and its one-sampler glTF form), `mirror_pose.rs` (Paste
 //! Flipped: each joint's model-space rotation from rest reflected across the symmetry plane onto its
 //! partner), `bone_axis.rs` (a joint's bone axis in its rotation frame: tail, first child joint, a
 //! leaf's parent, +Y), `twist_bend.rs` (swing–twist: Twist / Bend A / Bend B relative to rest, exact
@@ -28,6 +29,7 @@ pub mod bone_axis;
 pub mod fk;
 pub mod ik;
 pub mod joint_frame;
+pub mod key_interpolation;
 pub mod keys;
 pub mod mirror_pose;
 pub mod pose;

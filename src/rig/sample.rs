@@ -96,7 +96,7 @@ pub fn sample_channel(channel: &Channel, t: f64) -> [f64; 4] {
     let dt = t1 - t0;
     let u = if dt > 0.0 { (t - t0) / dt } else { 0.0 };
     let w = channel.path.width();
-    match channel.interpolation {
+    match channel.interpolation_after(k) {
         Interpolation::Step => key_value(channel, k),
         Interpolation::Linear => {
             let (a, b) = (key_value(channel, k), key_value(channel, k + 1));
@@ -136,7 +136,7 @@ mod tests {
     use super::*;
 
     fn channel(interpolation: Interpolation, path: ChannelPath, times: Vec<f64>, values: Vec<f64>) -> Channel {
-        Channel { node: 0, path, interpolation, times, values }
+        Channel { node: 0, path, interpolation, times, values, key_interpolation: Vec::new() }
     }
 
     #[test]

@@ -13,8 +13,14 @@ use serde_json::Value;
 
 /// Runs `script` (in scripts/) over `files`; its JSON reports by file path.
 fn run(script: &str, files: &[PathBuf]) -> BTreeMap<PathBuf, Value> {
+    run_with(script, files, &[])
+}
+
+/// Runs `script` over `files` with environment variables `env`.
+fn run_with(script: &str, files: &[PathBuf], env: &[(&str, String)]) -> BTreeMap<PathBuf, Value> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts").join(script);
     let out = Command::new("node")
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
         .arg(&script)
         .args(files)
         .output()
@@ -40,6 +46,13 @@ pub fn validate(files: &[PathBuf]) -> BTreeMap<PathBuf, Value> {
 /// `vertices`, `clips`, `tracks`, `textures`).
 pub fn three_load(files: &[PathBuf]) -> BTreeMap<PathBuf, Value> {
     run("three_load.mjs", files)
+}
+
+/// three.js's verdict per file with every animation track sampled at `times` (seconds) by its
+/// own interpolants: `samples` {"clip/track": [[values] per time]}.
+pub fn three_samples(files: &[PathBuf], times: &[f64]) -> BTreeMap<PathBuf, Value> {
+    let list: Vec<String> = times.iter().map(f64::to_string).collect();
+    run_with("three_load.mjs", files, &[("THREE_SAMPLE_TIMES", list.join(","))])
 }
 
 /// The error codes (severity 0) of a validator report.

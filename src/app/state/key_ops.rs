@@ -1,12 +1,13 @@
 //! Keys on the timeline's clip (`rig::keys`): set a key of the selected joint or the whole pose
 //! at the current time (on a new clip "Action" when none is chosen), delete the keys at the
-//! current time, move the keys at one time to another, start a new clip. Each is one undo step
+//! current time, move the keys at one time to another, start a new clip, set keys' interpolation,
+//! edit a rotation key dragged in the curve view. Each is one undo step
 //! (a `ModelEdit` of the clips, with the pose shown at the time).
 
 use super::EditorState;
-use crate::app::command::KeyCommand;
-use crate::model::{Clip, ModelEdit, ModelParts};
-use crate::rig::keys;
+use crate::app::command::{Command, KeyCommand};
+use crate::model::{ChannelPath, Clip, ModelEdit, ModelParts};
+use crate::rig::{key_interpolation, keys};
 
 impl EditorState {
     /// Carries out one key command.
@@ -58,7 +59,37 @@ impl EditorState {
             KeyCommand::Move { from_secs, to_secs } => {
                 let Some(clip) = self.posing.clip else { return };
                 if self.edit_clips("Move Keys", |clips| keys::move_keys(&mut clips[clip], None, from_secs, to_secs)) {
-                    self.apply(crate::app::command::Command::SetTime(keys::f32_exact(to_secs.max(0.0))));
+                    self.apply(Command::SetTime(keys::f32_exact(to_secs.max(0.0))));
+                }
+            }
+            KeyCommand::Interpolation { mode, here_only } => {
+                let Some(clip) = self.posing.clip else { return };
+                let nodes = self.selected.map(|n| vec![n]);
+                let time = here_only.then_some(self.posing.time_secs);
+                if self.edit_clips("Interpolation", |clips| {
+                    key_interpolation::set_interpolation(&mut clips[clip], nodes.as_deref(), time, mode)
+                }) {
+                    self.apply(Command::SetTime(self.posing.time_secs));
+                } else {
+                    self.set_info(if here_only {
+                        format!("no key to change at {:.2} s", self.posing.time_secs)
+                    } else {
+                        "no key to change".to_owned()
+                    });
+                }
+            }
+            KeyCommand::EditRotationKey { node, from_secs, to_secs, rotation } => {
+                let Some(clip) = self.posing.clip else { return };
+                let r = rotation.normalize();
+                let to = keys::f32_exact(to_secs.max(0.0));
+                if self.edit_clips("Edit Key", |clips| {
+                    let clip = &mut clips[clip];
+                    let moved = (to - from_secs).abs() > keys::KEY_TIME_TOLERANCE
+                        && keys::move_keys(clip, Some(&[node]), from_secs, to);
+                    let at = if moved { to } else { from_secs };
+                    keys::set_key_value(clip, node, ChannelPath::Rotation, at, [r.x, r.y, r.z, r.w]) || moved
+                }) {
+                    self.apply(Command::SetTime(self.posing.time_secs));
                 }
             }
         }

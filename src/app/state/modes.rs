@@ -62,6 +62,10 @@ pub struct PaintSettings {
     pub ramp: WeightRamp,
     /// Zero weights of the painted joint shown black, not in the ramp's colour for 0.
     pub zero_black: bool,
+    /// Isolines of the painted joint's weight drawn on the skin.
+    pub isolines: bool,
+    /// The weights the isolines are drawn at (each in 0..1).
+    pub isoline_levels: Vec<f32>,
     /// The brush.
     pub brush: BrushSettings,
     /// Locked joints (node indices).
@@ -82,6 +86,8 @@ impl Default for PaintSettings {
             display: WeightDisplay::SelectedJoint,
             ramp: WeightRamp::Rainbow,
             zero_black: false,
+            isolines: false,
+            isoline_levels: vec![0.25, 0.5, 0.75],
             brush: BrushSettings::default(),
             locked: BTreeSet::new(),
             limit: crate::paint::DEFAULT_LIMIT,

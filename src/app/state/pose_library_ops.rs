@@ -2,7 +2,8 @@
 //! beside the model when the model changes, written atomically after every change; the built-in
 //! demo (no file) keeps its library in memory. Add the current pose of the selected limb or the
 //! whole pose under a name (with a thumbnail drawn on the CPU from the current deformation and
-//! camera), apply (one undo step), apply flipped across the symmetry plane, rename, delete. A
+//! camera), apply (one undo step), apply flipped across the symmetry plane, rename, delete (adding,
+//! renaming and deleting are undo steps too: the history keeps the library before them). A
 //! library file that cannot be read is reported and left alone until the user chooses to start
 //! a new library in its place.
 
@@ -67,13 +68,13 @@ impl EditorState {
                 }
                 let mut lib = self.posing.poses.library.clone();
                 lib.poses[index].name.clone_from(&name);
-                self.store_library(lib, format!("renamed the pose to {name:?}"));
+                self.store_library(lib, "Rename Pose", format!("renamed the pose to {name:?}"));
             }
             PoseLibraryCommand::Delete(index) => {
                 if index < self.posing.poses.library.poses.len() {
                     let mut lib = self.posing.poses.library.clone();
                     let gone = lib.poses.remove(index);
-                    self.store_library(lib, format!("deleted the pose {:?}", gone.name));
+                    self.store_library(lib, "Delete Pose", format!("deleted the pose {:?}", gone.name));
                 }
             }
             PoseLibraryCommand::ReplaceBroken => {
@@ -120,7 +121,7 @@ impl EditorState {
             Some(i) => lib.poses[i] = entry,
             None => lib.poses.push(entry),
         }
-        self.store_library(lib, format!("added the pose {name:?} ({} joints)", nodes.len()));
+        self.store_library(lib, "Add Pose", format!("added the pose {name:?} ({} joints)", nodes.len()));
     }
 
     fn apply_library_pose(&mut self, index: usize, flipped: bool) {
@@ -148,8 +149,9 @@ impl EditorState {
     }
 
     /// Makes `lib` the library and writes it to its file (unless it is kept in memory, or its
-    /// file could not be read and the user has not chosen to replace it).
-    fn store_library(&mut self, lib: PoseLibrary, done: String) {
+    /// file could not be read and the user has not chosen to replace it), as one undo step named
+    /// `label`.
+    fn store_library(&mut self, lib: PoseLibrary, label: &'static str, done: String) {
         if let Some(problem) = &self.posing.poses.problem {
             self.set_error(format!("the pose library is not changed: {problem}"));
             return;
@@ -160,7 +162,23 @@ impl EditorState {
                 return;
             }
         }
-        self.posing.poses.library = lib;
+        let before = std::mem::replace(&mut self.posing.poses.library, lib);
+        self.end_gesture();
+        self.doc.history.record_library(label, before);
         self.set_info(done);
+    }
+
+    /// Writes the library as it is now to its file (after Undo or Redo of a library change);
+    /// a failed write, or a file that could not be read, is reported.
+    pub(super) fn write_library(&mut self) {
+        if let Some(problem) = &self.posing.poses.problem {
+            self.set_error(format!("the pose library file is not changed: {problem}"));
+            return;
+        }
+        if let Some(path) = &self.posing.poses.path {
+            if let Err(e) = self.posing.poses.library.write(path, &self.doc.model.nodes) {
+                self.set_error(e);
+            }
+        }
     }
 }

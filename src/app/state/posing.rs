@@ -1,5 +1,5 @@
 //! Posing's own state: the IK settings and drag, the pose library, the rotation gizmo's and
-//! fields' settings, the copied pose and the timeline (clip, time, playback). The pose itself is
+//! fields' settings, the copied pose and the timeline (clip, time, playback, display). The pose itself is
 //! the editor's (every concern reads it); this is what only posing changes.
 
 use super::ik_ops::IkState;
@@ -27,6 +27,23 @@ pub struct PosingState {
     pub time_secs: f64,
     /// Whether the clip is playing.
     pub playing: bool,
+    /// How the timeline shows time and curves.
+    pub timeline: TimelineView,
+}
+
+/// The timeline's display settings (no undo: they change no data).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TimelineView {
+    /// Time in seconds instead of frames at the clip's frame rate.
+    pub seconds: bool,
+    /// The interpolation menu sets only the keys at the current time (else every key of the
+    /// selected joint, or of the clip with none selected).
+    pub keys_here: bool,
+    /// The curve view of the selected joint's rotation is open.
+    pub curves: bool,
+    /// The curves show Euler angles (in the rotation fields' order) instead of Twist / Bend A /
+    /// Bend B.
+    pub euler_curves: bool,
 }
 
 impl PosingState {

@@ -1,5 +1,5 @@
 //! Undo and redo: the history's next step crossed on the model (made unique only when the step
-//! changes it) and the pose, and a message naming the step.
+//! changes it), the pose and the pose library, and a message naming the step.
 
 use super::{recovery_ops, EditorState};
 use crate::app::history::{Edit, Undone};
@@ -24,10 +24,11 @@ impl EditorState {
             }
             label = Some(e.label().to_owned());
         };
+        let library = &mut self.posing.poses.library;
         let step = if undo {
-            self.doc.history.undo(&self.doc.pose, apply)
+            self.doc.history.undo(&self.doc.pose, library, apply)
         } else {
-            self.doc.history.redo(&self.doc.pose, apply)
+            self.doc.history.redo(&self.doc.pose, library, apply)
         };
         let verb = if undo { "Undo" } else { "Redo" };
         let Some(step) = step else {
@@ -35,6 +36,12 @@ impl EditorState {
             return;
         };
         match step {
+            Undone::Library(name) => {
+                self.set_info(format!("{verb}: {name}"));
+                // A failed write is the message shown instead.
+                self.write_library();
+                return;
+            }
             Undone::Pose(p) => {
                 self.doc.pose = p;
                 self.posing.playing = false;

@@ -33,6 +33,7 @@ pub fn paint_panel_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
             ui.checkbox(&mut s.painting.settings.zero_black, "Zero weights black")
                 .on_hover_text("vertices the joint does not move drawn black (Blender's Show Zero Weights: Active)");
         });
+        isoline_row(ui, &mut s.painting.settings);
     }
     if s.painting.settings != before {
         s.repaint_colours();
@@ -216,6 +217,32 @@ fn mirror_ui(ui: &mut egui::Ui, s: &EditorState, cmds: &mut Vec<Command>) {
                     }
                 }
             });
+        }
+    });
+}
+
+/// Most isoline levels.
+const MAX_ISOLINES: usize = 6;
+
+/// The isolines toggle and their levels (each a weight in 0..1; + adds one, − drops the last).
+fn isoline_row(ui: &mut egui::Ui, settings: &mut crate::app::state::PaintSettings) {
+    ui.horizontal_wrapped(|ui| {
+        ui.checkbox(&mut settings.isolines, "Isolines")
+            .on_hover_text("lines on the skin where the joint's weight equals each level");
+        if !settings.isolines {
+            return;
+        }
+        for (i, level) in settings.isoline_levels.iter_mut().enumerate() {
+            ui.add(egui::DragValue::new(level).speed(0.01).range(0.0..=1.0).fixed_decimals(2))
+                .on_hover_text(format!("isoline {}: the weight it follows", i + 1));
+        }
+        if settings.isoline_levels.len() < MAX_ISOLINES && ui.small_button("+").on_hover_text("another level").clicked()
+        {
+            let next = settings.isoline_levels.last().map_or(0.5, |l| (l + 0.1).min(1.0));
+            settings.isoline_levels.push(next);
+        }
+        if settings.isoline_levels.len() > 1 && ui.small_button("−").on_hover_text("drop the last level").clicked() {
+            settings.isoline_levels.pop();
         }
     });
 }

@@ -2,7 +2,8 @@
 //! when the model's clips differ from the source's, each clip that is unchanged keeps its source
 //! animation object as it is, and each new or changed one is written afresh (name, one sampler per
 //! channel, `input` times with min/max, `output` values as float VEC3/VEC4 (SCALAR for morph
-//! weights), the channel's own interpolation), keeping the source animation's `extras` and
+//! weights), the channel's own interpolation; a channel whose keys differ in interpolation as the
+//! one cubic spline `rig::key_interpolation::gltf_form` makes), keeping the source animation's `extras` and
 //! `extensions`; a clip without keys is not written (glTF animations need a channel). A node stored as a matrix that a written channel animates is written as its TRS
 //! decomposition (glTF forbids animating matrix nodes). Source animations beyond the model's clips are removed; accessors no longer used are
 //! collected as garbage afterwards. Values are written as f32, which is how clips keyed in the
@@ -14,6 +15,7 @@ use super::json_refs::push;
 use super::weights::f32_bytes;
 use super::{Exporter, FLOAT};
 use crate::model::{ChannelPath, Clip, Interpolation, Model, NodeTransform};
+use crate::rig::key_interpolation::gltf_form;
 
 impl Exporter<'_> {
     /// Writes the model's clips where they differ from the source's. `renumbered`: the skeleton
@@ -88,6 +90,8 @@ impl Exporter<'_> {
             samplers.push(json!({"input": input, "output": output, "interpolation": interpolation}));
         }
         for channel in clip.channels.iter().filter(|c| !c.times.is_empty()) {
+            // Keys of differing interpolation: one cubic-spline sampler that follows each stretch.
+            let channel = &gltf_form(channel);
             let (input, interpolation) = self.add_times(&channel.times, channel.node, channel.interpolation)?;
             let width = channel.path.width();
             let output = self.add_animation_accessor(
