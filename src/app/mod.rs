@@ -20,7 +20,8 @@
 //! `SkeletonRecord::then`) and `model::ModelEdit` steps (binds; key edits as `ModelEdit::since`, no
 //! vertex data), with a revision; skeleton edits and key edits change the model in place, so its vertex
 //! data is never copied unless the brush caches' build still shares it), `bind_job.rs` (automatic
-//! weights on a thread, progress through an atomic), `translate_gizmo.rs` + `rig_input.rs` (Rig mode's
+//! weights and Auto-rig on a thread, progress through an atomic, Cancel), `autorig_setup.rs` +
+//! `ui/autorig_window.rs` + `autorig_markers.rs` (Rig ▸ Auto-rig: template, markers, the job), `translate_gizmo.rs` + `rig_input.rs` (Rig mode's
 //! gizmo and viewport input), `select_input.rs` (Paint mode's box/lasso/gradient drags and selection
 //! keys), `state/weight_tools_ops.rs` (`WeightToolCommand`: selection, restrict, gradient, table,
 //! transfer; the selection lives in `PaintingState::weight_tools`), `ui/weight_tools_panel.rs`, viewport
@@ -67,6 +68,8 @@
 //! Invariants: the only egui/eframe/rfd user.
 
 pub mod analysis;
+pub mod autorig_markers;
+pub mod autorig_setup;
 pub mod bind_job;
 pub mod bone_names;
 pub mod command;
@@ -409,6 +412,7 @@ impl eframe::App for SkinlabApp {
             });
         }
         ui::joint_sets_panel::joint_sets_window(&ctx, &mut self.state);
+        cmds.extend(ui::autorig_window::autorig_window(&ctx, &mut self.state));
         cmds.extend(self.export_window_ui(&ctx));
         cmds.extend(self.files.browser_ui(&ctx));
         cmds.extend(self.confirm_window_ui(&ctx));
