@@ -37,7 +37,8 @@ fn fingerprint(m: &Model) -> String {
 }
 
 fn rig_mode(h: &mut Harness<'_, SkinlabApp>) {
-    h.get_by_label("Rig").click();
+    // The mode switch comes after the Rig menu of the same name.
+    h.get_all_by_label("Rig").last().unwrap().click();
     h.run();
     assert_eq!(h.state().state.mode, Mode::Rig);
 }
