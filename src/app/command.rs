@@ -3,6 +3,7 @@
 
 mod autorig;
 mod ik;
+mod lbs_export;
 mod pose_library;
 mod weight_tools;
 
@@ -17,6 +18,7 @@ use crate::skinning::SkinningMethod;
 
 pub use autorig::AutorigCommand;
 pub use ik::{IkCommand, MAX_CHAIN};
+pub use lbs_export::LbsExportCommand;
 pub use pose_library::PoseLibraryCommand;
 pub use weight_tools::{PaintTool, TransferSource, WeightToolCommand};
 
@@ -211,6 +213,8 @@ pub enum Command {
     },
     /// Selection mask, gradient, weight table and transfer (Paint mode; edits are one undo step).
     WeightTools(WeightToolCommand),
+    /// File ▸ Export for LBS runtimes: fit, preview, export.
+    LbsExport(LbsExportCommand),
     /// Run a weight tool on every skin (one undo step).
     Tool(WeightTool),
     /// Lock or unlock a joint (node index) against painting and tools.
