@@ -23,9 +23,9 @@
 //! weights and Auto-rig on a thread, progress through an atomic, Cancel), `autorig_setup.rs` +
 //! `ui/autorig_window.rs` + `autorig_markers.rs` (Rig ▸ Auto-rig: template, markers, the job),
 //! `translate_gizmo.rs` + `rig_input.rs` (Rig mode's gizmo and viewport input), `select_input.rs`
-//! (Paint mode's box/lasso/gradient drags and selection keys), `state/weight_tools_ops.rs` (`WeightToolCommand`: selection, restrict, gradient, table,
-//! transfer; the selection lives in `PaintingState::weight_tools`), `ui/weight_tools_panel.rs`, viewport
-//! paint callback (`viewport/paint_input.rs`: Paint mode's strokes, sampling, camera, wheel and hover),
+//! (Paint mode's box/lasso/gradient drags and selection keys), `state/weight_tools_ops.rs`
+//! (`WeightToolCommand`: selection, restrict, gradient, table, transfer; the selection lives in
+//! `PaintingState::weight_tools`), `ui/weight_tools_panel.rs`, viewport paint callback (`viewport/paint_input.rs`: Paint mode's strokes, sampling, camera, wheel and hover),
 //! `gizmo.rs` (rotation gizmo: Local/World rings and the twist ring, laid out and hit on the CPU) +
 //! `gizmo_drag.rs` (pointer → angle: swept about the centre, tangential for edge-on rings; Shift fine,
 //! Ctrl snap; the read-out), `ui/rotation_fields.rs` (Euler in a chosen order and Twist/Bend fields,
