@@ -52,7 +52,37 @@ fn an_obj_is_rigged_from_the_command_line() {
     let info = skinlab([OsStr::new("info"), out.as_os_str()]);
     let text = String::from_utf8_lossy(&info.stdout);
     assert!(text.contains("hips (#1)") && text.contains("hand.L (#3)"), "{text}");
+
     assert!(!text.contains("influences per vertex: 1: 8 (100.0%)"), "bound, not all on the root: {text}");
+}
+
+#[test]
+fn symmetrize_mirrors_a_subtree_and_reports_it() {
+    // A bar from x = -4 to 4: symmetric across the x = 0 plane.
+    let bar = TUBE.replace("v 0 ", "v -4 ").replace("o tube", "o bar");
+    let dir = tempfile::tempdir().unwrap();
+    let obj = write(dir.path(), "bar.obj", bar.as_bytes());
+    let out = dir.path().join("bar.glb");
+    let mut args = vec!["rig".to_owned(), obj.display().to_string(), "--out".into(), out.display().to_string()];
+    for edit in [
+        "create-skin bar root 0,0,0",
+        "add arm.L root 2,0,0",
+        "add hand.L arm.L 3.5,0,0",
+        "add finger arm.L 3,0,0.5",
+        "symmetrize arm.L",
+        "bind",
+    ] {
+        args.extend(["--edit".to_owned(), edit.to_owned()]);
+    }
+    let run = skinlab(&args);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(stdout.contains("Symmetrize arm.L (3 created, 0 updated, 1 renamed, 0 skipped, 0 unmatched)"), "{stdout}");
+    assert!(stdout.contains("1 skins, 7 joints"), "{stdout}");
+    let back = skinlab::io::load_model(&out).unwrap();
+    for name in ["arm.R", "hand.R", "finger.R", "finger.L"] {
+        assert!(back.nodes.find(name).is_ok(), "{name} is in the written file");
+    }
 }
 
 #[test]
@@ -70,7 +100,7 @@ fn bad_edits_give_one_line_and_no_file() {
         (vec![skin, "delete root"], vec!["no parent joint"]),
         (vec![skin, "add a root 1,0,0", "reparent root a"], vec!["descendants"]),
         (vec![skin, "orient root"], vec!["no child or tail"]),
-        (vec![skin, "symmetrize root"], vec!["no side marker"]),
+        (vec![skin, "symmetrize root"], vec!["nothing to mirror", "symmetry plane"]),
         (vec!["create-skin tube r 0,0,0", "create-skin tube r2 0,0,0"], vec!["already skinned"]),
         (vec!["delete tube"], vec!["not a joint"]),
         (vec!["bind"], vec!["no skin to bind"]),

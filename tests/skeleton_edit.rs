@@ -262,7 +262,7 @@ fn symmetrize_mirrors_names_positions_and_frames() {
     let elbow = node_of(&model, "elbow.L");
     // Give the left elbow a turned frame and a tail, so frames and tails are mirrored too.
     orient_joint(&mut model, elbow).unwrap();
-    let rec = check_edit(&mut model, "symmetrize", |m| symmetrize(m, shoulder).unwrap());
+    let rec = check_edit(&mut model, "symmetrize", |m| symmetrize(m, shoulder).unwrap().0);
     assert_eq!(rec.created().len(), 3);
     for name in ["shoulder", "elbow", "hand"] {
         let l = node_of(&model, &format!("{name}.L"));
@@ -279,11 +279,92 @@ fn symmetrize_mirrors_names_positions_and_frames() {
     assert!((rl + rr).abs() < 1e-9, "mirrored rolls are opposite: {rl} {rr}");
     // Again: the right side exists now and is moved, not duplicated.
     let joints = model.skins[0].joints.len();
-    let rec = symmetrize(&mut model, shoulder).unwrap();
-    assert!(rec.created().is_empty());
+    let (rec, report) = symmetrize(&mut model, shoulder).unwrap();
+    assert!(rec.created().is_empty() && report.created.is_empty());
+    assert_eq!(report.updated.len(), 3, "{report:?}");
     assert_eq!(model.skins[0].joints.len(), joints);
+    // A subtree on the plane has nothing to mirror.
     let chest = node_of(&model, "chest");
-    assert!(matches!(symmetrize(&mut model, chest), Err(SkeletonEditError::NoSideMarker(_))));
+    let neck = add_joint(&mut model, chest, DVec3::new(0.0, 1.5, 0.0), "neck").unwrap().created()[0];
+    assert!(matches!(symmetrize(&mut model, neck), Err(SkeletonEditError::NothingToMirror(_))));
+}
+
+fn names(pairs: &[(String, String)]) -> Vec<(&str, &str)> {
+    pairs.iter().map(|(a, b)| (a.trim_matches('"'), b.trim_matches('"'))).collect()
+}
+
+#[test]
+fn symmetrize_names_unmarked_joints_in_the_rigs_scheme_and_reports_them() {
+    let mut model = body();
+    // The user's scheme is `_l`/`_r`; the arm's lower joints have no side yet.
+    for (old, new) in [("shoulder.L", "shoulder_l"), ("shoulder_stub.R", "stub_r"), ("elbow.L", "elbow")] {
+        let n = node_of(&model, old);
+        rename_node(&mut model, n, new).unwrap();
+    }
+    let hand = node_of(&model, "hand.L");
+    rename_node(&mut model, hand, "joint").unwrap();
+    let shoulder = node_of(&model, "shoulder_l");
+    let (_, report) = check_edit_report(&mut model, shoulder);
+    assert_eq!(names(&report.renamed), vec![("elbow", "elbow_l"), ("joint", "joint_l")]);
+    assert_eq!(
+        names(&report.created),
+        vec![("shoulder_l", "shoulder_r"), ("elbow_l", "elbow_r"), ("joint_l", "joint_r")]
+    );
+    assert!(report.updated.is_empty() && report.skipped.is_empty() && report.unmatched.is_empty(), "{report:?}");
+    assert_eq!(report.axis, 0);
+    for name in ["shoulder", "elbow", "joint"] {
+        let (l, r) = (node_of(&model, &format!("{name}_l")), node_of(&model, &format!("{name}_r")));
+        let (pl, pr) = (bind_position(&model, l).unwrap(), bind_position(&model, r).unwrap());
+        assert!((pr - DVec3::new(-pl.x, pl.y, pl.z)).length() < 1e-9, "{name}: {pl} mirrors to {pr}");
+    }
+    assert_eq!(model.nodes.nodes[node_of(&model, "joint_r")].parent, Some(node_of(&model, "elbow_r")));
+    assert!(report.summary().starts_with("3 created, 0 updated, 2 renamed, 0 skipped, 0 unmatched"));
+}
+
+/// Symmetrize through `check_edit` (exact undo and redo, mesh in place), keeping the report.
+fn check_edit_report(
+    model: &mut Model,
+    root: usize,
+) -> (SkeletonRecord, skinlab::rig::skeleton_edit::SymmetrizeReport) {
+    let mut report = None;
+    let rec = check_edit(model, "symmetrize", |m| {
+        let (rec, r) = symmetrize(m, root).unwrap();
+        report = Some(r);
+        rec
+    });
+    (rec, report.unwrap())
+}
+
+#[test]
+fn symmetrize_from_the_middle_matches_existing_joints_by_name_and_position() {
+    let mut model = body();
+    // The right shoulder exists, unnamed by side, where the left one's mirror image lies.
+    let stub = node_of(&model, "shoulder_stub.R");
+    rename_node(&mut model, stub, "stub").unwrap();
+    let chest = node_of(&model, "chest");
+    let joints = model.skins[0].joints.len();
+    let (rec, report) = check_edit_report(&mut model, chest);
+    assert_eq!(names(&report.skipped), vec![("chest", "on the symmetry plane")]);
+    assert_eq!(names(&report.updated), vec![("shoulder.L", "shoulder.R")]);
+    assert_eq!(names(&report.renamed), vec![("stub", "shoulder.R")]);
+    assert_eq!(names(&report.created), vec![("elbow.L", "elbow.R"), ("hand.L", "hand.R")]);
+    assert_eq!(rec.created().len(), 2);
+    assert_eq!(node_of(&model, "shoulder.R"), stub, "the existing joint was taken, not duplicated");
+    assert_eq!(model.skins[0].joints.len(), joints + 2);
+    assert_eq!(model.nodes.nodes[node_of(&model, "elbow.R")].parent, Some(stub));
+    // Once more: everything exists now and is only updated.
+    let (rec, report) = symmetrize(&mut model, chest).unwrap();
+    assert!(rec.created().is_empty());
+    assert_eq!(report.updated.len(), 3, "{report:?}");
+    // A joint of the other side that no source mirrors onto is reported. (The side with more
+    // joints is the source when the subtree's root lies on the plane.)
+    let (hand_l, hand_r) = (node_of(&model, "hand.L"), node_of(&model, "hand.R"));
+    add_joint(&mut model, hand_r, DVec3::new(-2.6, 1.0, 0.0), "claw.R").unwrap();
+    add_joint(&mut model, hand_l, DVec3::new(2.6, 1.0, 0.1), "thumb.L").unwrap();
+    add_joint(&mut model, hand_l, DVec3::new(2.6, 1.0, -0.1), "index.L").unwrap();
+    let (_, report) = symmetrize(&mut model, chest).unwrap();
+    assert_eq!(report.unmatched, vec!["\"claw.R\"".to_owned()], "{report:?}");
+    assert_eq!(names(&report.created), vec![("thumb.L", "thumb.R"), ("index.L", "index.R")]);
 }
 
 #[test]

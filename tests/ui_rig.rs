@@ -1,6 +1,7 @@
 //! Rig mode through the editor's UI (egui_kittest, no display): switching modes, the bind pose,
 //! adding joints by Ctrl+click in the middle of the mesh, deleting, renaming, reparenting by
-//! dragging in the joint tree, moving with the gizmo and typed coordinates — each one undo step
+//! dragging in the joint tree, moving with the gizmo and typed coordinates, the Roll field after
+//! Orient to child — each one undo step
 //! restored bit for bit — and rigging an unskinned OBJ from scratch: root, chain, Bind with its
 //! progress bar, export and re-import.
 
@@ -36,7 +37,8 @@ fn fingerprint(m: &Model) -> String {
 }
 
 fn rig_mode(h: &mut Harness<'_, SkinlabApp>) {
-    h.get_by_label("Rig").click();
+    // The mode switch comes after the Rig menu of the same name.
+    h.get_all_by_label("Rig").last().unwrap().click();
     h.run();
     assert_eq!(h.state().state.mode, Mode::Rig);
 }
@@ -353,4 +355,36 @@ fn an_unskinned_obj_is_rigged_bound_exported_and_reimported() {
             assert!((x - y).abs() < 1e-6, "vertex {v}: {a:?} vs {b:?}");
         }
     }
+}
+
+#[test]
+fn the_roll_field_turns_the_joint_about_its_bone_as_one_undo_step() {
+    use skinlab::rig::skeleton_edit::joint_roll;
+    let mut h = harness(Scripted::default());
+    rig_mode(&mut h);
+    select(&mut h, "elbow");
+    // Orient to child first: +Y then aims at the wrist, and the roll turns about that line.
+    h.get_by_label("Orient to child").click();
+    h.run();
+    let (wrist, mesh_before) = {
+        let s = &h.state().state;
+        (s.node_position(WRIST).unwrap(), s.frame.deformed[0][0][0].positions.clone())
+    };
+    let before = fingerprint(&h.state().state.doc.model);
+    h.get_by_role_and_label(Role::SpinButton, "Roll").set_value_accesskit(30.0);
+    h.run();
+    let s = &h.state().state;
+    let roll = joint_roll(&s.doc.model, ELBOW).unwrap();
+    assert!((roll.to_degrees() - 30.0).abs() < 1e-6, "roll {}°", roll.to_degrees());
+    assert!(s.node_position(WRIST).unwrap().distance(wrist) < 1e-5, "the child stays");
+    let worst =
+        mesh_before.iter().zip(&s.frame.deformed[0][0][0].positions).map(|(a, b)| a.distance(*b)).fold(0.0, f32::max);
+    assert!(worst < 1e-5, "the mesh moved by {worst}");
+    let j = s.doc.model.skins[0].joints.iter().position(|&n| n == ELBOW).unwrap();
+    let frame = glam::DMat3::from_mat4(s.doc.model.skins[0].joint_from_bind[j].inverse());
+    let elbow = s.node_position(ELBOW).unwrap().as_dvec3();
+    let along = (wrist.as_dvec3() - elbow).normalize();
+    assert!(frame.y_axis.normalize().dot(along) > 1.0 - 1e-9, "+Y still aims at the child");
+    let after = fingerprint(&s.doc.model);
+    undo_redo_exact(&mut h, &before, &after);
 }

@@ -1,17 +1,18 @@
-//! Automatic weights on a background thread: the job works on its own copy of the model, reports
-//! its progress (0 to 1) through an atomic the UI reads every frame, and hands the bound model
-//! back through a channel. The editor keeps drawing meanwhile and applies the result as one undo
-//! step when it arrives (or shows the failure).
+//! Automatic weights (and automatic rigging) on a background thread: the job works on its own copy
+//! of the model, reports its progress (0 to 1) through an atomic the UI reads every frame, and
+//! hands the bound model back through a channel. The editor keeps drawing meanwhile and applies
+//! the result as one undo step when it arrives (or shows the failure). Cancel raises a flag the
+//! work reads between its stages; the editor forgets the job at once.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::mpsc::{self, Receiver, TryRecvError};
 use std::sync::Arc;
 
 use crate::model::Model;
 
-/// The work a job runs: binds `model` in place, reporting progress in 0..=1; returns what it did
-/// (for the status line).
-pub type BindWork = Box<dyn FnOnce(&mut Model, &mut dyn FnMut(f32)) -> Result<String, String> + Send>;
+/// The work a job runs: binds `model` in place, reporting progress in 0..=1 and stopping early
+/// when the flag is raised (Cancel); returns what it did (for the status line).
+pub type BindWork = Box<dyn FnOnce(&mut Model, &mut dyn FnMut(f32), &AtomicBool) -> Result<String, String> + Send>;
 
 /// A running automatic-weights job.
 pub struct BindJob {
@@ -19,6 +20,7 @@ pub struct BindJob {
     progress: Arc<AtomicU32>,
     receiver: Receiver<Result<(Model, String), String>>,
     model_rev: u64,
+    cancel: Arc<AtomicBool>,
 }
 
 impl BindJob {
@@ -28,16 +30,22 @@ impl BindJob {
     pub fn start(label: &str, model: &Arc<Model>, model_rev: u64, work: BindWork) -> Self {
         let progress = Arc::new(AtomicU32::new(0.0f32.to_bits()));
         let (sender, receiver) = mpsc::channel();
-        let (shared, model) = (Arc::clone(&progress), Arc::clone(model));
+        let cancel = Arc::new(AtomicBool::new(false));
+        let (shared, model, stop) = (Arc::clone(&progress), Arc::clone(model), Arc::clone(&cancel));
         std::thread::spawn(move || {
             let mut m = (*model).clone();
             drop(model);
             let mut report = |f: f32| shared.store(f.clamp(0.0, 1.0).to_bits(), Ordering::Relaxed);
-            let result = work(&mut m, &mut report).map(|done| (m, done));
+            let result = work(&mut m, &mut report, &stop).map(|done| (m, done));
             // The editor may have been closed meanwhile: nobody to tell.
             let _ = sender.send(result);
         });
-        Self { label: label.to_owned(), progress, receiver, model_rev }
+        Self { label: label.to_owned(), progress, receiver, model_rev, cancel }
+    }
+
+    /// Asks the work to stop at its next check (its result is not wanted any more).
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
     }
 
     /// The undo step's name.
@@ -138,7 +146,7 @@ mod tests {
             "Bind",
             &model,
             7,
-            Box::new(|m, progress| {
+            Box::new(|m, progress, _| {
                 progress(0.5);
                 m.nodes.nodes[0].name = Some("bound".into());
                 Ok("done".into())
@@ -154,7 +162,7 @@ mod tests {
         assert_eq!((bound.nodes.nodes[0].name.as_deref(), done.as_str()), (Some("bound"), "done"));
         assert_eq!(job.progress(), 0.5);
         assert_eq!((job.label(), job.model_rev()), ("Bind", 7));
-        let failing = BindJob::start("Bind", &model, 7, Box::new(|_, _| Err("no".into())));
+        let failing = BindJob::start("Bind", &model, 7, Box::new(|_, _, _| Err("no".into())));
         let result = loop {
             if let Some(r) = failing.poll() {
                 break r;
@@ -162,5 +170,29 @@ mod tests {
             std::thread::yield_now();
         };
         assert_eq!(result.unwrap_err(), "no");
+        // Cancel reaches the work.
+        let (tx, rx) = mpsc::channel::<()>();
+        let stoppable = BindJob::start(
+            "Auto-rig",
+            &model,
+            7,
+            Box::new(move |_, _, stop| {
+                rx.recv().map_err(|e| e.to_string())?;
+                if stop.load(Ordering::Relaxed) {
+                    Err("stopped".into())
+                } else {
+                    Ok("ran".into())
+                }
+            }),
+        );
+        stoppable.cancel();
+        tx.send(()).unwrap();
+        let result = loop {
+            if let Some(r) = stoppable.poll() {
+                break r;
+            }
+            std::thread::yield_now();
+        };
+        assert_eq!(result.unwrap_err(), "stopped");
     }
 }

@@ -1,6 +1,7 @@
 //! Everything the user can do to the editor, as data: the panels emit commands and
 //! [`super::state::EditorState::apply`] carries them out (recording pose edits for undo).
 
+mod autorig;
 mod ik;
 mod lbs_export;
 mod pose_library;
@@ -15,13 +16,14 @@ use crate::io::WeightsFormat;
 use crate::paint::Ray;
 use crate::skinning::SkinningMethod;
 
+pub use autorig::AutorigCommand;
 pub use ik::{IkCommand, MAX_CHAIN};
 pub use lbs_export::LbsExportCommand;
 pub use pose_library::PoseLibraryCommand;
 pub use weight_tools::{PaintTool, TransferSource, WeightToolCommand};
 
 /// The pattern of every skeleton edit (Rig mode: add, delete, move, reparent, rename, symmetrize,
-/// orient), for the matches that treat them alike; each match stays exhaustive over [`Command`].
+/// orient, roll), for the matches that treat them alike; each match stays exhaustive over [`Command`].
 macro_rules! skeleton_edit {
     () => {
         Command::AddJoint { .. }
@@ -29,8 +31,9 @@ macro_rules! skeleton_edit {
             | Command::MoveJoint { .. }
             | Command::ReparentJoint { .. }
             | Command::RenameJoint { .. }
-            | Command::SymmetrizeChain(_)
+            | Command::Symmetrize(_)
             | Command::OrientJoint(_)
+            | Command::SetRoll { .. }
     };
 }
 pub(crate) use skeleton_edit;
@@ -298,11 +301,22 @@ pub enum Command {
         /// The new name.
         name: String,
     },
-    /// Rig mode: mirror the chain from this joint down across the model's symmetry plane, with
-    /// mirrored names.
-    SymmetrizeChain(usize),
+    /// Rig mode: mirror this joint's subtree across the model's symmetry plane, with mirrored
+    /// names (Rig ▸ Symmetrize).
+    Symmetrize(usize),
     /// Rig mode: rotate a joint's frame to aim at its child (the mesh and children stay put).
     OrientJoint(usize),
+    /// Rig mode: set a joint's roll about its bone (Blender's), keeping the bone's direction.
+    SetRoll {
+        /// The joint's node.
+        node: usize,
+        /// The roll in radians.
+        roll: f64,
+        /// The drag this edit belongs to, if any.
+        gesture: Option<u64>,
+    },
+    /// Rig ▸ Auto-rig: its window, markers, the job.
+    Autorig(AutorigCommand),
     /// Compute automatic weights on a background thread: for every joint (Bind), or for the
     /// selected joint and its descendants only (Assign Automatic), keeping the other weights.
     Bind {

@@ -1,5 +1,6 @@
 //! The menu bar (File, Edit with Undo, Redo, Reset pose, Select All / None, Copy / Paste Pose and
-//! Preferences; the mode switch; Undo and Redo) and the right-hand panel of each mode.
+//! Preferences; Rig with Symmetrize and Auto-rig…; the mode switch; Undo and Redo) and the
+//! right-hand panel of each mode.
 
 use eframe::egui;
 
@@ -36,6 +37,7 @@ impl SkinlabApp {
                     ui.close();
                 }
             });
+            ui.menu_button("Rig", |ui| cmds.extend(self.rig_menu_ui(ui)));
             ui.separator();
             for mode in Mode::ALL {
                 let on = self.state.mode == mode;
@@ -51,6 +53,31 @@ impl SkinlabApp {
                 cmds.push(Command::Redo);
             }
         });
+        cmds
+    }
+
+    /// Rig ▸ Symmetrize (the selected joint's subtree) and Auto-rig… (the window).
+    fn rig_menu_ui(&mut self, ui: &mut egui::Ui) -> Vec<Command> {
+        let mut cmds = Vec::new();
+        let joint = self.state.selected.filter(|&n| self.state.doc.skeleton.joints.iter().any(|j| j.0 == n));
+        let symmetrize = ui
+            .add_enabled(joint.is_some(), egui::Button::new("Symmetrize"))
+            .on_hover_text(ui::rig_panel::SYMMETRIZE_HINT)
+            .on_disabled_hover_text("select a joint first");
+        if let (true, Some(node)) = (symmetrize.clicked(), joint) {
+            if self.state.mode != Mode::Rig {
+                cmds.push(Command::SetMode(Mode::Rig));
+            }
+            cmds.push(Command::Symmetrize(node));
+            ui.close();
+        }
+        let autorig = ui
+            .button("Auto-rig…")
+            .on_hover_text("fit a humanoid, quadruped or chain skeleton to an unrigged model and bind it");
+        if autorig.clicked() {
+            cmds.push(Command::Autorig(command::AutorigCommand::Open));
+            ui.close();
+        }
         cmds
     }
 

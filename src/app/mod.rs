@@ -21,11 +21,13 @@
 //! `SkeletonRecord::then`) and `model::ModelEdit` steps (binds; key edits as `ModelEdit::since`, no
 //! vertex data), with a revision; skeleton edits and key edits change the model in place, so its vertex
 //! data is never copied unless the brush caches' build still shares it), `bind_job.rs` (automatic
-//! weights on a thread, progress through an atomic), `translate_gizmo.rs` + `rig_input.rs` (Rig mode's
-//! gizmo and viewport input), `select_input.rs` (Paint mode's box/lasso/gradient drags and selection
-//! keys), `state/weight_tools_ops.rs` (`WeightToolCommand`: selection, restrict, gradient, table,
-//! transfer; the selection lives in `PaintingState::weight_tools`), `ui/weight_tools_panel.rs`, viewport
-//! paint callback (`viewport/paint_input.rs`: Paint mode's strokes, sampling, camera, wheel and hover),
+//! weights and Auto-rig on a thread, progress through an atomic, Cancel), `autorig_setup.rs` +
+//! `ui/autorig_window.rs` + `autorig_markers.rs` (Rig ▸ Auto-rig: template, markers, the job),
+//! `translate_gizmo.rs` + `rig_input.rs` (Rig mode's gizmo and viewport input), `select_input.rs`
+//! (Paint mode's box/lasso/gradient drags and selection keys), `state/weight_tools_ops.rs`
+//! (`WeightToolCommand`: selection, restrict, gradient, table, transfer; the selection lives in
+//! `PaintingState::weight_tools`), `ui/weight_tools_panel.rs`, viewport paint callback
+//! (`viewport/paint_input.rs`: Paint mode's strokes, sampling, camera, wheel and hover),
 //! `gizmo.rs` (rotation gizmo: Local/World rings and the twist ring, laid out and hit on the CPU) +
 //! `gizmo_drag.rs` (pointer → angle: swept about the centre, tangential for edge-on rings; Shift fine,
 //! Ctrl snap; the read-out), `ui/rotation_fields.rs` (Euler in a chosen order and Twist/Bend fields,
@@ -38,7 +40,9 @@
 //! and a clean quit waits for it; while the skeleton differs from the file the whole edited model is
 //! exported beside it first, `io::recovery::companion`, and restored from there), `view_keys.rs` (axis
 //! views, the numeric keypad), `shortcuts.rs` (every editor key, whatever widget has focus),
-//! `state/modes.rs` (`Mode`, `WeightDisplay`, `PaintSettings`), `state/weight_look.rs` (a vertex's paint-mode colour: ramp, zero weights, dominant-joint palette), `frame_times.rs` (per-stage frame
+//! `state/modes.rs` (`Mode`, `WeightDisplay`, `PaintSettings`), `state/weight_look.rs` (a vertex's
+//! paint-mode colour: ramp, zero weights, dominant-joint palette), `frame_times.rs` (per-stage
+//! frame
 //! times, medians, the View ▸ Frame times overlay), `frame_bench.rs` (`open --bench-frames`: a changing
 //! pose, or with `--rig --select` a joint drag), `state/refresh.rs` (the per-frame deformation, timed
 //! per stage; the paint colours computed in full only when what they depend on changed: `model_rev`,
@@ -61,8 +65,11 @@
 //! panel's choices (its own steps or a driving clip), its background thread and the scrub that poses
 //! the joint, or the model at a clip key, without an undo entry), `ui/joint_sets_panel.rs` (the
 //! sortable set table, `ScrollArea::show_rows`), `ui/sweep_panel.rs` + `ui/sweep_plot.rs` (the sweep
-//! panel docked beside the viewport and its egui_plot curves, coinciding ones dashed), `bone_names.rs` (View ▸ Names and the hovered bone's name), `navigation.rs` (the mouse maps: skinlab, Blender, Maya), `preferences.rs` (Edit ▸
-//! Preferences, kept in the config folder), `menu_bar.rs` (the menu bar and each mode's right-hand panel), `first_look.rs` (the demo opened on its twisted frame in
+//! panel docked beside the viewport and its egui_plot curves, coinciding ones dashed),
+//! `bone_names.rs` (View ▸ Names and the hovered bone's name), `navigation.rs` (the mouse maps:
+//! skinlab, Blender, Maya), `preferences.rs` (Edit ▸
+//! Preferences, kept in the config folder), `menu_bar.rs` (the menu bar and each mode's right-hand
+//! panel), `first_look.rs` (the demo opened on its twisted frame in
 //! split view), `ui/fixed_width.rs` (side-panel contents that never widen the panel), `emulate_job.rs` +
 //! `state/lbs_export_ops.rs` + `ui/lbs_export_window.rs` (File ▸ Export for LBS runtimes: the fit on a
 //! thread with progress and Cancel, the left panel "as exported" beside the target, the export).
@@ -70,6 +77,8 @@
 //! Invariants: the only egui/eframe/rfd user.
 
 pub mod analysis;
+pub mod autorig_markers;
+pub mod autorig_setup;
 pub mod bind_job;
 pub mod bone_names;
 pub mod command;
@@ -431,6 +440,7 @@ impl eframe::App for SkinlabApp {
             });
         }
         ui::joint_sets_panel::joint_sets_window(&ctx, &mut self.state);
+        cmds.extend(ui::autorig_window::autorig_window(&ctx, &mut self.state));
         cmds.extend(self.export_window_ui(&ctx));
         cmds.extend(ui::lbs_export_window::show(&ctx, &self.state, &mut self.files, &mut self.lbs_window));
         cmds.extend(self.files.browser_ui(&ctx));

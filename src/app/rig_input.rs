@@ -1,11 +1,12 @@
 //! Rig mode's viewport input and overlay: the translate gizmo on the selected joint (drag an
 //! arrow, a plane square or the centre; one undo step per drag), Ctrl+click to add a joint under
-//! the cursor as a child of the selected one, and the gizmo's drawing.
+//! the cursor as a child of the selected one, a click to place the Auto-rig window's active marker,
+//! and the gizmo's drawing.
 
 use eframe::egui;
 use glam::{Vec2, Vec3};
 
-use super::command::Command;
+use super::command::{AutorigCommand, Command};
 use super::state::EditorState;
 use super::translate_gizmo::{self, grab_point, Handle, TranslateGizmo};
 use crate::paint::Ray;
@@ -93,6 +94,16 @@ impl RigInput {
         }
         if response.drag_stopped() && self.drag.take().is_some() {
             s.end_gesture();
+            return true;
+        }
+        if response.clicked() && !ctrl && s.rig.placing_marker().is_some() {
+            if let Some(p) = pointer {
+                let (origin, direction) = camera.ray(p.local, p.size);
+                s.apply(Command::Autorig(AutorigCommand::PlaceMarker {
+                    ray: Ray { origin, direction },
+                    panel: p.panel,
+                }));
+            }
             return true;
         }
         if response.clicked() && ctrl {

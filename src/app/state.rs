@@ -8,6 +8,7 @@
 //! place where commands change it, so the UI tests drive exactly what the window does.
 
 mod analysis_ops;
+mod autorig_ops;
 mod document;
 mod edit_counts;
 mod files;
@@ -35,6 +36,7 @@ mod weight_tools_ops;
 
 pub use weight_tools_ops::{SelectionSummary, WeightToolsState};
 
+pub use autorig_ops::AUTORIG_LABEL;
 pub use document::DocumentState;
 pub use files::{FilesState, PendingOverwrite};
 pub use frame::FrameState;
@@ -245,6 +247,7 @@ impl EditorState {
             }
             Command::SetMode(mode) => self.set_mode(mode),
             skeleton_edit!() | Command::Bind { .. } => self.apply_rig(cmd),
+            Command::Autorig(c) => self.apply_autorig(c),
             Command::BeginStroke
             | Command::Dab { .. }
             | Command::EndStroke

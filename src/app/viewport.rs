@@ -343,6 +343,9 @@ impl Viewport {
         if let Some(g) = &mover {
             rig_input::draw(&painter, rect.min, g, self.rig.active_handle());
         }
+        if s.mode == Mode::Rig {
+            super::autorig_markers::draw(&painter, rect, panels, s);
+        }
         if s.analysis.sets.on && s.mode != Mode::Paint {
             let pointer = response.hover_pos().filter(|_| self.drag.is_none() && !response.dragged());
             s.analysis.sets.hover = pointer.and_then(|p| super::analysis::overlay::hover_at(s, rect, panels, p));

@@ -32,7 +32,8 @@ pub struct RigArgs {
     /// One skeleton edit, applied in the order given: create-skin MESH_NODE[,MESH_NODE...]|* ROOT
     /// X,Y,Z (one skin for the listed mesh nodes, `*` every unskinned mesh) |
     /// add NAME PARENT X,Y,Z | delete JOINT | move JOINT X,Y,Z | reparent JOINT PARENT|- |
-    /// rename JOINT NEW_NAME | symmetrize JOINT | orient JOINT | roll JOINT DEGREES (Blender's
+    /// rename JOINT NEW_NAME | symmetrize JOINT (mirror the joint's subtree to the other side,
+    /// adding side names in the rig's scheme) | orient JOINT | roll JOINT DEGREES (Blender's
     /// roll about the bone) | bind (automatic weights for
     /// every skin, as `skinlab bind`). Positions are in bind space (the mesh's own coordinates);
     /// joints are node names or #N.
@@ -102,7 +103,10 @@ pub fn apply_edit(model: &mut Model, edit: &str) -> Result<String, String> {
         ["reparent", joint, "-"] => reparent(model, node(model, joint)?, None),
         ["reparent", joint, parent] => reparent(model, node(model, joint)?, Some(node(model, parent)?)),
         ["rename", joint, name] => rename_node(model, node(model, joint)?, name),
-        ["symmetrize", joint] => symmetrize(model, node(model, joint)?),
+        ["symmetrize", joint] => {
+            let (record, report) = symmetrize(model, node(model, joint)?).map_err(|e| e.to_string())?;
+            return Ok(format!("{} {joint} ({})", record.label(), report.summary()));
+        }
         ["orient", joint] => orient_joint(model, node(model, joint)?),
         ["roll", joint, degrees] => {
             let deg: f64 = degrees

@@ -16,8 +16,9 @@
 //! leaf's parent, +Y), `twist_bend.rs` (swing–twist: Twist / Bend A / Bend B relative to rest, exact
 //! round trip), `axis_rotation.rs` (turning a joint about a model-space or joint axis as a new local
 //! rotation), `joint_frame.rs` (the joint orientation convention: +Y along the bone, +Z the
-//! flexion side, X the bend axis), `skeleton_edit/` (add, delete, move, reparent, rename, symmetrize, orient joints; create
-//! a skin; each returns a `SkeletonRecord` for undo).
+//! flexion side, X the bend axis), `side_names.rs` (the rig's side-naming scheme, a side added to a name),
+//! `skeleton_edit/` (add, delete, move, reparent, rename, symmetrize a subtree, orient joints, set
+//! rolls; create a skin; each returns a `SkeletonRecord` for undo).
 //!
 //! Invariants: FK in f64; every skeleton edit keeps each joint's rest offset `C = global·IBM`, so the
 //! mesh never moves in the rest pose.
@@ -34,6 +35,7 @@ pub mod keys;
 pub mod mirror_pose;
 pub mod pose;
 pub mod sample;
+pub mod side_names;
 pub mod skeleton_edit;
 pub mod symmetry;
 pub mod twist_bend;

@@ -99,6 +99,7 @@ impl EditorState {
                 }
             }
             Command::MoveJoint { node, position, gesture } => self.move_joint(node, position, gesture),
+            Command::SetRoll { node, roll, gesture } => self.set_roll(node, roll, gesture),
             Command::ReparentJoint { node, parent } => {
                 let done = self.edit("Reparent joint", |m| skeleton_edit::reparent(m, node, Some(parent)));
                 if done.is_some() {
@@ -114,10 +115,17 @@ impl EditorState {
                     self.set_info(format!("renamed to {name}"));
                 }
             }
-            Command::SymmetrizeChain(node) => {
-                if let Some(r) = self.edit("Symmetrize chain", |m| skeleton_edit::symmetrize(m, node)) {
-                    let n = r.created.len();
-                    self.set_info(format!("mirrored the chain from {}: {n} joints", self.doc.model.nodes.key(node)));
+            Command::Symmetrize(node) => {
+                let mut report = None;
+                let done = self.edit("Symmetrize", |m| {
+                    skeleton_edit::symmetrize(m, node).map(|(record, r)| {
+                        report = Some(r);
+                        record
+                    })
+                });
+                if let (Some(_), Some(report)) = (done, report) {
+                    let from = self.doc.model.nodes.key(node);
+                    self.set_info(format!("Symmetrize from {from}: {}", report.summary()));
                 }
             }
             Command::OrientJoint(node) => {
@@ -177,19 +185,33 @@ impl EditorState {
             return;
         }
         let position = self.to_bind(node, position);
+        self.gesture_edit("Move joint", gesture, |m| skeleton_edit::move_joint(m, node, position));
+    }
+
+    fn set_roll(&mut self, node: usize, roll: f64, gesture: Option<u64>) {
+        if self.gesture_edit("Set roll", gesture, |m| skeleton_edit::set_roll(m, node, roll)) {
+            let name = self.doc.model.nodes.key(node);
+            self.set_info(format!("{name}: roll {:.1}°", roll.to_degrees()));
+        }
+    }
+
+    /// A skeleton edit that is one undo step, or, within drag `gesture`, one part of the drag's
+    /// single step (its records chained with [`SkeletonRecord::then`]). Returns whether it was
+    /// made.
+    fn gesture_edit(
+        &mut self,
+        label: &'static str,
+        gesture: Option<u64>,
+        f: impl FnOnce(&mut Model) -> Result<SkeletonRecord, SkeletonEditError>,
+    ) -> bool {
         let Some(g) = gesture else {
-            self.edit("Move joint", |m| skeleton_edit::move_joint(m, node, position));
-            return;
+            return self.edit(label, f).is_some();
         };
         if self.rig.open.as_ref().is_none_or(|o| o.gesture != g) {
             self.end_gesture();
             self.rig.open = Some(OpenEdit { gesture: g, record: None, pose: self.doc.pose.clone() });
         }
-        match skeleton_edit::move_joint(
-            super::refresh::edit_model(&mut self.doc.model, &mut self.doc.model_edits),
-            node,
-            position,
-        ) {
+        match f(super::refresh::edit_model(&mut self.doc.model, &mut self.doc.model_edits)) {
             Ok(record) => {
                 if let Some(open) = self.rig.open.as_mut() {
                     open.record = Some(match open.record.take() {
@@ -198,8 +220,12 @@ impl EditorState {
                     });
                 }
                 self.model_changed();
+                true
             }
-            Err(e) => self.set_error(format!("Move joint: {e}")),
+            Err(e) => {
+                self.set_error(format!("{label}: {e}"));
+                false
+            }
         }
     }
 
@@ -366,7 +392,7 @@ impl EditorState {
         let limit = self.painting.settings.limit;
         let rigid_parts = self.rig.rigid_parts;
         let label = if selected_only { "Assign Automatic" } else { "Bind" };
-        let work = Box::new(move |m: &mut Model, progress: &mut dyn FnMut(f32)| {
+        let work = Box::new(move |m: &mut Model, progress: &mut dyn FnMut(f32), _: &std::sync::atomic::AtomicBool| {
             crate::app::bind_job::bind_all_skins(m, joints.as_deref(), &locked, limit, rigid_parts, progress)
         });
         self.rig.job = Some(BindJob::start(label, &self.doc.model, self.doc.model_rev, work));
@@ -390,7 +416,13 @@ impl EditorState {
                 self.doc.history.record_model(edit, &self.doc.pose);
                 self.doc.model = Arc::new(bound);
                 self.model_edited();
-                self.set_info(format!("{label}: automatic weights on {done}"));
+                if label == super::autorig_ops::AUTORIG_LABEL {
+                    self.rig.autorig = None;
+                    self.selected = self.doc.skeleton.joints.first().map(|j| j.0);
+                    self.set_info(format!("{label}: {done}"));
+                } else {
+                    self.set_info(format!("{label}: automatic weights on {done}"));
+                }
             }
             Err(e) => self.set_error(format!("{label} failed: {e}")),
         }

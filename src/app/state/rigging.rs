@@ -1,6 +1,8 @@
 //! Rig mode's own state besides the model: a joint drag still growing (one undo step from press
-//! to release), the running automatic-weights job and the Assign Automatic option.
+//! to release), the running automatic-weights job, the Assign Automatic option and the Auto-rig
+//! window's choices.
 
+use crate::app::autorig_setup::AutorigSetup;
 use crate::app::bind_job::BindJob;
 use crate::rig::skeleton_edit::SkeletonRecord;
 use crate::rig::Pose;
@@ -24,6 +26,8 @@ pub struct RigState {
     pub rigid_parts: bool,
     /// Model edits (skeleton edits, binds, key edits, their undos and redos) since the last save.
     pub(super) unsaved: usize,
+    /// Rig ▸ Auto-rig's choices while its window is open.
+    pub autorig: Option<AutorigSetup>,
 }
 
 impl RigState {
@@ -37,6 +41,12 @@ impl RigState {
     #[must_use]
     pub fn unsaved_edits(&self) -> usize {
         self.unsaved
+    }
+
+    /// The marker the next click on the character places, while the Auto-rig window is open.
+    #[must_use]
+    pub fn placing_marker(&self) -> Option<&'static str> {
+        self.autorig.as_ref().and_then(|a| a.active).filter(|_| self.job.is_none())
     }
 
     /// Whether a joint drag is open (its edits become one undo step when it ends).

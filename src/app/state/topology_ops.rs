@@ -96,6 +96,7 @@ impl EditorState {
             | Command::Tool(_)
             | Command::SetLocked { .. }
             | Command::Bind { .. }
+            | Command::Autorig(_)
             | Command::OpenModel(_)
             | Command::SaveModel { .. }
             | Command::SaveWeights(_)

@@ -1,6 +1,7 @@
 //! The editor's panels: the joint tree, the inspector (method, comparison, joint rotation and its fields), the
-//! paint panel and its weight tools (selection, gradient, weight table, transfer), the rig panel, the joint-sets window, the Export for LBS runtimes window, the sweep window and its plots, the timeline and its curve view, the status line, and side-panel contents that keep their panel's width. Each panel reads the state and returns commands.
+//! paint panel and its weight tools (selection, gradient, weight table, transfer), the rig panel, the Auto-rig window, the joint-sets window, the Export for LBS runtimes window, the sweep window and its plots, the timeline and its curve view, the status line, and side-panel contents that keep their panel's width. Each panel reads the state and returns commands.
 
+pub mod autorig_window;
 pub mod curve_view;
 pub mod fixed_width;
 pub mod ik_panel;

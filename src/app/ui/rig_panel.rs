@@ -1,5 +1,5 @@
 //! The rig panel (right side in Rig mode): the selected joint's bind position as typed
-//! coordinates, its parent, the joint operations (orient to child, symmetrize chain, delete), and
+//! coordinates, its roll, its parent, the joint operations (orient to child, symmetrize, delete), and
 //! automatic weights (Bind, Assign Automatic) with the running job's progress bar.
 
 use eframe::egui;
@@ -7,9 +7,17 @@ use glam::DVec3;
 
 use crate::app::command::Command;
 use crate::app::state::EditorState;
+use crate::rig::skeleton_edit;
 
 /// Accessible labels of the position fields (tests find the fields by these).
 pub const POSITION_LABELS: [&str; 3] = ["Position X", "Position Y", "Position Z"];
+
+/// Accessible label of the roll field.
+pub const ROLL_LABEL: &str = "Roll";
+
+/// What Symmetrize does, for its button and menu entry.
+pub const SYMMETRIZE_HINT: &str =
+    "mirror this joint and every joint below it to the other side, adding side names (.L/.R, _l/_r, Left/Right)";
 
 /// Draws the rig panel; returns the commands it issued. `gesture` numbers field drags (one undo
 /// step per drag).
@@ -69,12 +77,13 @@ fn joint_ui(ui: &mut egui::Ui, s: &EditorState, node: usize, gesture: &mut u64, 
             cmds.push(Command::MoveJoint { node, position, gesture: dragging.then_some(*gesture) });
         }
     }
+    roll_ui(ui, s, node, gesture, cmds);
     ui.horizontal_wrapped(|ui| {
         if ui.button("Orient to child").on_hover_text("aim the joint's frame at its child").clicked() {
             cmds.push(Command::OrientJoint(node));
         }
-        if ui.button("Symmetrize chain").on_hover_text("mirror this joint and its descendants").clicked() {
-            cmds.push(Command::SymmetrizeChain(node));
+        if ui.button("Symmetrize").on_hover_text(SYMMETRIZE_HINT).clicked() {
+            cmds.push(Command::Symmetrize(node));
         }
         if ui.button("Delete joint").on_hover_text("Delete or X; children and weights go to the parent").clicked() {
             cmds.push(Command::DeleteJoint(node));
@@ -82,11 +91,38 @@ fn joint_ui(ui: &mut egui::Ui, s: &EditorState, node: usize, gesture: &mut u64, 
     });
 }
 
+/// The selected joint's roll about its bone in degrees (Blender's); a drag is one undo step.
+fn roll_ui(ui: &mut egui::Ui, s: &EditorState, node: usize, gesture: &mut u64, cmds: &mut Vec<Command>) {
+    let Some(roll) = skeleton_edit::joint_roll(&s.doc.model, node) else { return };
+    let mut degrees = roll.to_degrees();
+    let (mut changed, mut dragging, mut started) = (false, false, false);
+    egui::Grid::new("joint_roll").num_columns(2).show(ui, |ui| {
+        let l = ui.label(ROLL_LABEL);
+        let r = ui
+            .add(egui::DragValue::new(&mut degrees).speed(0.5).range(-180.0..=180.0).suffix("°").max_decimals(2))
+            .labelled_by(l.id)
+            .on_hover_text("the joint's turn about its bone (Blender's roll); children and the mesh stay");
+        changed = r.changed();
+        dragging = r.dragged();
+        started = r.drag_started();
+        ui.end_row();
+    });
+    if started {
+        *gesture += 1;
+    }
+    if changed && degrees.is_finite() {
+        cmds.push(Command::SetRoll { node, roll: degrees.to_radians(), gesture: dragging.then_some(*gesture) });
+    }
+}
+
 fn weights_ui(ui: &mut egui::Ui, s: &mut EditorState, cmds: &mut Vec<Command>) {
     ui.heading("Automatic weights");
     if let Some((label, progress)) = s.rig.job_progress() {
         ui.label(format!("{label}…"));
         ui.add(egui::ProgressBar::new(progress).show_percentage().animate(true));
+        if ui.button("Cancel").on_hover_text("stop it; nothing changes").clicked() {
+            cmds.push(Command::Autorig(crate::app::command::AutorigCommand::Cancel));
+        }
         return;
     }
     egui::Grid::new("bind_options").num_columns(2).show(ui, |ui| {

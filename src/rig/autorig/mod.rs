@@ -56,6 +56,33 @@ pub enum Template {
     Quadruped,
 }
 
+impl Template {
+    /// The template's name, as `--template` reads it.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Humanoid => "humanoid",
+            Self::Quadruped => "quadruped",
+        }
+    }
+
+    /// The template a character standing Y up and facing +Z most likely needs, from its
+    /// bounding box: a quadruped is longer front to back (z) than it is tall (y) and than it is
+    /// wide (x); a humanoid is taller than deep, and its arms make it wide. `None` without points.
+    #[must_use]
+    pub fn detect(positions: &[DVec3]) -> Option<Self> {
+        let (lo, hi) =
+            positions.iter().fold((DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)), |(lo, hi), p| {
+                (lo.min(*p), hi.max(*p))
+            });
+        let size = hi - lo;
+        if !size.is_finite() {
+            return None;
+        }
+        Some(if size.z > 0.8 * size.y && size.z > size.x { Self::Quadruped } else { Self::Humanoid })
+    }
+}
+
 impl std::str::FromStr for Template {
     type Err = AutorigError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {

@@ -23,13 +23,15 @@ mod create_skin;
 mod placement;
 mod structure;
 mod symmetrize;
+mod symmetrize_plan;
 
 use glam::{DMat3, DMat4, DVec3};
 
 pub use create_skin::{attach_meshes, create_skin, meshes_in_space, skin_space};
-pub use placement::{move_joint, orient_joint, orient_joint_to, set_roll};
+pub use placement::{joint_roll, move_joint, orient_joint, orient_joint_to, set_roll};
 pub use structure::{add_joint, delete_joint, rename_node, reparent};
 pub use symmetrize::symmetrize;
+pub use symmetrize_plan::SymmetrizeReport;
 
 use super::fk::model_from_node;
 use super::Pose;
@@ -92,9 +94,9 @@ pub enum SkeletonEditError {
     /// Orienting a joint whose child sits on it.
     #[error("{0} cannot aim at its child: they are at the same position")]
     ZeroLengthBone(String),
-    /// Symmetrizing a chain whose root has no side marker.
-    #[error("{0} has no side marker in its name (Left/Right, .L/.R, _l/_r) to mirror")]
-    NoSideMarker(String),
+    /// Symmetrizing a subtree whose joints all lie on the symmetry plane.
+    #[error("nothing to mirror: {0} and every joint below it lie on the symmetry plane")]
+    NothingToMirror(String),
     /// Creating a skin on a node without a mesh.
     #[error("{0} draws no mesh")]
     NoMesh(String),

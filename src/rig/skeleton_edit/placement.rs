@@ -135,6 +135,16 @@ pub fn set_roll(model: &mut Model, node: usize, roll: f64) -> Result<SkeletonRec
     set_frame(model, node, "Set Roll", frame_from_direction_roll(dir, roll) * scale, target)
 }
 
+/// Joint `node`'s roll (radians, Blender's, as [`set_roll`] takes it): the turn about its bind
+/// frame's +Y from Blender's default frame for that direction. `None` when it is no joint.
+#[must_use]
+pub fn joint_roll(model: &Model, node: usize) -> Option<f64> {
+    let (s, j) = super::first_joint(model, node)?;
+    let f = DMat3::from_mat4(model.skins[s].joint_from_bind[j].inverse());
+    let rotation = DMat3::from_cols(f.x_axis.normalize(), f.y_axis.normalize(), f.z_axis.normalize());
+    Some(roll_of_frame(rotation)).filter(|r| r.is_finite())
+}
+
 /// Gives joint `node` the bind-space rotation frame `basis` (columns X, Y, Z, with the joint's
 /// scale) at its head, tail `target` and the frame's roll; children and the mesh stay in place.
 fn set_frame(

@@ -1,12 +1,14 @@
-//! Symmetrize a chain: mirror a joint and its side-marked descendants across the model's symmetry
-//! plane (Blender's Armature ▸ Symmetrize). Joints of the other side are created, or moved when
-//! they exist, with mirrored names (`rig::symmetry::mirror_name`), positions, frames and tails.
+//! Symmetrize a subtree: mirror a joint and every joint below it across the model's symmetry
+//! plane (Blender's Armature ▸ Symmetrize). The plan (`symmetrize_plan.rs`) decides the source
+//! side, the side names and the partners; here joints of the other side are created, or moved
+//! when they exist, with mirrored positions, frames, tails and rolls.
 
 use glam::{DMat3, DMat4, DVec3, Vec3};
 
+use super::symmetrize_plan::{plan, SymPlan, SymmetrizeReport, Target};
 use super::{
-    check_joint, describe, first_joint, keep_rest_offsets, meshes_of_skin, record_edit, rest_globals, rest_offsets,
-    set_local, EditLog, SkeletonEditError, SkeletonRecord,
+    check_joint, first_joint, keep_rest_offsets, meshes_of_skin, record_edit, rest_globals, rest_offsets, set_local,
+    EditLog, SkeletonEditError, SkeletonRecord,
 };
 use crate::model::{Model, Node, NodeTree};
 use crate::rig::bone::roll_of_frame;
@@ -19,46 +21,35 @@ fn reflection(axis: usize) -> DMat4 {
     DMat4::from_scale(d)
 }
 
-/// The axis of the plane the chain is mirrored across: the plane the meshes of the root's skin
-/// are most symmetric about (x when there is no mesh).
+/// The axis of the plane the subtree is mirrored across: the plane the meshes of the root's skin,
+/// taken together (a character may come as one object per limb), are most symmetric about (x
+/// when there is no mesh).
 fn chain_axis(model: &Model, root: usize) -> usize {
     let meshes = first_joint(model, root).map(|(s, _)| meshes_of_skin(model, s)).unwrap_or_default();
-    let prims: Vec<&[Vec3]> =
-        meshes.iter().flat_map(|&m| model.meshes[m].primitives.iter().map(|p| p.positions.as_slice())).collect();
-    symmetry_axis(prims)
+    let all: Vec<Vec3> = meshes
+        .iter()
+        .flat_map(|&m| model.meshes[m].primitives.iter().flat_map(|p| p.positions.iter().copied()))
+        .collect();
+    symmetry_axis([all.as_slice()])
 }
 
-/// Mirrors joint `root` and every descendant joint whose name has a side marker (Left/Right,
-/// .L/.R, _l/_r, ...) across the plane through the bind-space origin that the skin's meshes are
-/// most symmetric about. A joint whose mirrored name exists is moved (and reparented under the
-/// mirror of its parent when that makes no cycle); otherwise it is created under the mirror of
-/// its parent (the parent itself when that has no mirror) and joins the source joint's skins
-/// with no weights. Frames are mirrored as `M · R · M` (a proper rotation), tails as `M · tail`;
-/// rolls are recomputed from the mirrored frame. Refused when `root`'s name has no side marker.
-pub fn symmetrize(model: &mut Model, root: usize) -> Result<SkeletonRecord, SkeletonEditError> {
+/// Mirrors the subtree at joint `root` across the origin plane the skin's meshes are most
+/// symmetric about. The source side is `root`'s (the side with more of the subtree's joints when
+/// `root` lies on the plane); joints on the plane stay as they are. A source joint whose name has
+/// no side marker gets one in the rig's scheme (`.L`/`.R`, `_l`/`_r`, `Left`/`Right`, `l_`/`r_`).
+/// Its partner is the joint with the mirrored name, else an unmarked joint of the other side at
+/// the mirror image (renamed), which is moved (and reparented under the mirror of its parent when
+/// that makes no cycle); else a joint is created under the mirror of its parent (the parent
+/// itself when that has no mirror) and joins the source joint's skins with no weights. Frames are
+/// mirrored as `M · R · M` (a proper rotation), tails as `M · tail`, rolls recomputed from the
+/// mirrored frame. Refused when no joint of the subtree lies off the plane. Returns the record
+/// and what was created, updated, renamed, skipped and left unmatched.
+pub fn symmetrize(model: &mut Model, root: usize) -> Result<(SkeletonRecord, SymmetrizeReport), SkeletonEditError> {
     check_joint(model, root)?;
-    let name = model.nodes.nodes[root].name.clone().unwrap_or_default();
-    if mirror_name(&name).is_none() {
-        return Err(SkeletonEditError::NoSideMarker(describe(&model.nodes, root)));
-    }
     let axis = chain_axis(model, root);
-    record_edit(model, "Symmetrize", |model, log| mirror_chain(model, log, root, axis))
-}
-
-/// The chain below `root` (parents first): joints whose names mirror.
-fn chain(model: &Model, root: usize) -> Vec<(usize, String)> {
-    let mut out = Vec::new();
-    let mut stack = vec![root];
-    while let Some(n) = stack.pop() {
-        let node = &model.nodes.nodes[n];
-        if let Some(mirrored) = node.name.as_deref().and_then(mirror_name) {
-            if first_joint(model, n).is_some() {
-                out.push((n, mirrored));
-            }
-        }
-        stack.extend(node.children.iter().rev().copied());
-    }
-    out
+    let sym = plan(model, root, axis)?;
+    let record = record_edit(model, "Symmetrize", |model, log| mirror_subtree(model, log, &sym, axis))?;
+    Ok((record, sym.report))
 }
 
 fn find_named(tree: &NodeTree, name: &str) -> Option<usize> {
@@ -77,13 +68,21 @@ fn is_ancestor_or_self(tree: &NodeTree, a: usize, mut of: usize) -> bool {
     }
 }
 
-fn mirror_chain(model: &mut Model, log: &mut EditLog, root: usize, axis: usize) -> Result<(), SkeletonEditError> {
+fn mirror_subtree(model: &mut Model, log: &mut EditLog, sym: &SymPlan, axis: usize) -> Result<(), SkeletonEditError> {
     let m = reflection(axis);
     let first_globals = rest_globals(&model.nodes);
     let mut offsets = rest_offsets(model, &first_globals);
-    let members = chain(model, root);
+    for pair in &sym.pairs {
+        if let Some(name) = &pair.rename {
+            model.nodes.nodes[pair.src].name = Some(name.clone());
+        }
+        if let Target::Existing { node, rename: Some(name) } = &pair.target {
+            model.nodes.nodes[*node].name = Some(name.clone());
+        }
+    }
     let mut mirror_of: Vec<(usize, usize)> = Vec::new();
-    for (src, target_name) in members {
+    for pair in &sym.pairs {
+        let src = pair.src;
         let globals = rest_globals(&model.nodes);
         let (s, j) = first_joint(model, src).ok_or(SkeletonEditError::NoSuchNode(src))?;
         let ibm = model.skins[s].joint_from_bind[j];
@@ -97,17 +96,17 @@ fn mirror_chain(model: &mut Model, log: &mut EditLog, root: usize, axis: usize) 
             })
         });
         let src_node = model.nodes.nodes[src].clone();
-        let target = match find_named(&model.nodes, &target_name) {
-            Some(t) if t == src => continue,
-            Some(t) => {
+        let target = match &pair.target {
+            Target::Existing { node: t, .. } => {
+                let t = *t;
                 let t_offset = first_joint(model, t).map_or(offset, |(ts, tj)| offsets[ts][tj]);
                 place_existing(model, &globals, t, parent, t_offset * frame);
                 t
             }
-            None => {
+            Target::New(target_name) => {
                 let t = model.nodes.len();
                 let mut nodes = std::mem::take(&mut model.nodes.nodes);
-                nodes.push(Node { name: Some(target_name), parent, ..Node::default() });
+                nodes.push(Node { name: Some(target_name.clone()), parent, ..Node::default() });
                 let mut roots = std::mem::take(&mut model.nodes.scene_roots);
                 match parent {
                     Some(p) => nodes[p].children.push(t),
@@ -120,12 +119,13 @@ fn mirror_chain(model: &mut Model, log: &mut EditLog, root: usize, axis: usize) 
                 ));
                 for (skin, offs) in model.skins.iter_mut().zip(offsets.iter_mut()) {
                     if let Some(sj) = skin.joints.iter().position(|&n| n == src) {
-                        if skin.joints.len() < usize::from(u16::MAX) {
-                            let c = offs[sj];
-                            skin.joints.push(t);
-                            skin.joint_from_bind.push(DMat4::IDENTITY);
-                            offs.push(c);
+                        if skin.joints.len() >= usize::from(u16::MAX) {
+                            return Err(SkeletonEditError::TooManyJoints(s));
                         }
+                        let c = offs[sj];
+                        skin.joints.push(t);
+                        skin.joint_from_bind.push(DMat4::IDENTITY);
+                        offs.push(c);
                     }
                 }
                 log.created.push(t);
