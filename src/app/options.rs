@@ -76,6 +76,7 @@ pub fn initial_state(opts: &EditorOptions) -> Result<EditorState, String> {
                 path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
             // An OBJ gets a fresh glTF document (io::fresh_document), so it can be saved as glTF.
             let (model, source) = crate::io::load_document(path).map_err(|e| e.to_string())?;
+            crate::cli::warn_import(path, source.warnings());
             EditorState::with_document(model, source, &name)
         }
         None => EditorState::demo()?,

@@ -1,5 +1,6 @@
 //! Posing's own state: the IK settings and drag, the pose library, the rotation gizmo's and
-//! fields' settings, the copied pose and the timeline (clip, time, playback). The pose itself is
+//! fields' settings, the copied pose, the timeline (clip, time, playback) and the mesh whose morph
+//! targets the sliders show. The pose itself is
 //! the editor's (every concern reads it); this is what only posing changes.
 
 use super::ik_ops::IkState;
@@ -27,6 +28,8 @@ pub struct PosingState {
     pub time_secs: f64,
     /// Whether the clip is playing.
     pub playing: bool,
+    /// The mesh node whose morph-target sliders the panel shows (`None`: the first morphed one).
+    pub morph_node: Option<usize>,
 }
 
 impl PosingState {
@@ -42,5 +45,6 @@ impl PosingState {
         self.clip = None;
         self.time_secs = 0.0;
         self.playing = false;
+        self.morph_node = None;
     }
 }
