@@ -14,7 +14,7 @@ use skinlab::io::gltf_export::export_bytes;
 use skinlab::io::obj::check_finite;
 use skinlab::io::pose_file;
 use skinlab::io::pose_library::{decode_thumbnail, PoseLibrary, MAX_THUMBNAIL_SIDE};
-use skinlab::io::recovery::{RecoveryFile, CLIPS, POSE, WEIGHTS};
+use skinlab::io::recovery::{morph_weights_from_json, morph_weights_to_json, RecoveryFile, CLIPS, MORPH_WEIGHTS, POSE, WEIGHTS};
 use skinlab::io::{load_document_from_bytes, load_model_from_bytes, Bake, Container, ExportOptions, SourceDocument};
 use skinlab::io::{weights_file, WeightsFormat};
 use skinlab::model::Model;
@@ -220,7 +220,7 @@ pub fn weights(data: &[u8]) {
 /// it: applied to the arm's nodes, every clip sampled and deformed with every method, written
 /// back and read again to the same clips. Its pose and weights sections go through the pose and
 /// weights harnesses. (The skeleton section names a file on disk: loading one is the `gltf`
-/// harness.)
+/// harness.) Its morph weights read back as written.
 pub fn recovery(data: &[u8]) {
     let (model, _) = demo();
     let text = String::from_utf8_lossy(data);
@@ -249,6 +249,10 @@ pub fn recovery(data: &[u8]) {
                 Err(e) => panic!("skinlab's own clips do not read back: {e}"),
             }
         }
+    }
+    if let Some(Ok(weights)) = file.sections.get(MORPH_WEIGHTS).map(|v| morph_weights_from_json(v, &model.nodes)) {
+        let again = morph_weights_from_json(&morph_weights_to_json(&weights, &model.nodes), &model.nodes);
+        assert!(again.is_ok_and(|a| a == weights), "skinlab's own morph weights read back different");
     }
     if let Some(text) = file.section_text(POSE) {
         pose(text.as_bytes());
