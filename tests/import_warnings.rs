@@ -53,7 +53,10 @@ fn morph_targets_on_a_mesh_without_a_skin_are_reported_in_fbx_and_gltf() {
     assert!(lines[0].contains("node \"Cube\" has no skin: its mesh's 2 morph targets are not applied"), "{lines:?}");
     // The glTF importer says the same of the exported file.
     let lines = warnings_of(&skinlab(["info", glb.to_str().unwrap()]));
-    assert_eq!(lines, [format!("warning: {}: node \"Cube\" has no skin: its mesh's 2 morph targets are not applied", glb.display())]);
+    assert_eq!(
+        lines,
+        [format!("warning: {}: node \"Cube\" has no skin: its mesh's 2 morph targets are not applied", glb.display())]
+    );
 }
 
 #[test]

@@ -19,8 +19,8 @@ use std::process::Command;
 
 use base64::Engine as _;
 use common::reference;
-use morph_strip::{morphed_gltf, targets, RINGS};
 use glam::{DVec3, Vec3};
+use morph_strip::{morphed_gltf, targets, RINGS};
 use serde_json::{json, Value};
 use skinlab::io::{export_model, load_document, load_model, ExportOptions};
 use skinlab::model::Model;

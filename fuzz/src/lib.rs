@@ -14,7 +14,9 @@ use skinlab::io::gltf_export::export_bytes;
 use skinlab::io::obj::check_finite;
 use skinlab::io::pose_file;
 use skinlab::io::pose_library::{decode_thumbnail, PoseLibrary, MAX_THUMBNAIL_SIDE};
-use skinlab::io::recovery::{morph_weights_from_json, morph_weights_to_json, RecoveryFile, CLIPS, MORPH_WEIGHTS, POSE, WEIGHTS};
+use skinlab::io::recovery::{
+    morph_weights_from_json, morph_weights_to_json, RecoveryFile, CLIPS, MORPH_WEIGHTS, POSE, WEIGHTS,
+};
 use skinlab::io::{load_document_from_bytes, load_model_from_bytes, Bake, Container, ExportOptions, SourceDocument};
 use skinlab::io::{weights_file, WeightsFormat};
 use skinlab::model::Model;

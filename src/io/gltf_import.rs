@@ -59,7 +59,8 @@ pub fn load_document_timed(path: &Path, times: &mut LoadTimes) -> Result<(Model,
     let imported = import(&bytes, path, times).map_err(|problem| LoadError::new(path, problem))?;
     let t = Instant::now();
     warnings.extend(imported.warnings);
-    let source = SourceDocument::new(path, imported.json, imported.buffers, imported.model.clone()).with_warnings(warnings);
+    let source =
+        SourceDocument::new(path, imported.json, imported.buffers, imported.model.clone()).with_warnings(warnings);
     times.document = t.elapsed().as_secs_f64();
     Ok((imported.model, source))
 }
@@ -92,8 +93,7 @@ pub fn load_model_reported(path: &Path) -> Result<LoadedModel, LoadError> {
         return Ok(LoadedModel { model, files: vec![path.to_path_buf()], warnings: Vec::new() });
     }
     let (bytes, mut warnings) = read_model_bytes(path)?;
-    let imported =
-        import(&bytes, path, &mut LoadTimes::default()).map_err(|problem| LoadError::new(path, problem))?;
+    let imported = import(&bytes, path, &mut LoadTimes::default()).map_err(|problem| LoadError::new(path, problem))?;
     warnings.extend(imported.warnings);
     let files = super::source_document::referenced_files(path, &imported.json);
     Ok(LoadedModel { model: imported.model, files, warnings })

@@ -194,7 +194,11 @@ impl RecoveryFile {
     /// Sections this version does not restore.
     #[must_use]
     pub fn unknown_sections(&self) -> Vec<&str> {
-        self.sections.keys().map(String::as_str).filter(|k| ![WEIGHTS, POSE, CLIPS, SKELETON, MORPH_WEIGHTS].contains(k)).collect()
+        self.sections
+            .keys()
+            .map(String::as_str)
+            .filter(|k| ![WEIGHTS, POSE, CLIPS, SKELETON, MORPH_WEIGHTS].contains(k))
+            .collect()
     }
 }
 

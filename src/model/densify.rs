@@ -260,9 +260,9 @@ fn refine_target(target: &mut MorphTarget, order: &VertexOrder, first: usize, en
     let with_normals = !target.normals.is_empty();
     let displacement = |t: &MorphTarget, v: u32| -> (Vec3, Vec3) {
         let f = order.file_index(v as usize) as u32;
-        t.vertices.binary_search(&f).map_or((Vec3::ZERO, Vec3::ZERO), |k| {
-            (t.positions[k], t.normals.get(k).copied().unwrap_or(Vec3::ZERO))
-        })
+        t.vertices
+            .binary_search(&f)
+            .map_or((Vec3::ZERO, Vec3::ZERO), |k| (t.positions[k], t.normals.get(k).copied().unwrap_or(Vec3::ZERO)))
     };
     let mut added = Vec::new();
     for (k, &[a, b]) in ends.iter().enumerate() {

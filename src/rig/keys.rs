@@ -225,11 +225,8 @@ fn chosen(channel: &Channel, nodes: Option<&[usize]>) -> bool {
 #[must_use]
 pub fn key_times(clip: &Clip, nodes: Option<&[usize]>) -> Vec<f64> {
     let joints = clip.channels.iter().filter(|c| chosen(c, nodes)).flat_map(|c| c.times.iter().copied());
-    let weights = clip
-        .weights
-        .iter()
-        .filter(|c| nodes.is_none_or(|n| n.contains(&c.node)))
-        .flat_map(|c| c.times.iter().copied());
+    let weights =
+        clip.weights.iter().filter(|c| nodes.is_none_or(|n| n.contains(&c.node))).flat_map(|c| c.times.iter().copied());
     let mut times: Vec<f64> = joints.chain(weights).collect();
     times.sort_by(f64::total_cmp);
     times.dedup_by(|a, b| (*a - *b).abs() <= KEY_TIME_TOLERANCE);

@@ -117,4 +117,3 @@ pub fn morphed_gltf() -> Vec<u8> {
     });
     serde_json::to_vec(&json).unwrap()
 }
-
