@@ -23,7 +23,7 @@ use glam::{DVec3, Vec3};
 use serde_json::{json, Value};
 use skinlab::analysis::poses::bind_globals;
 use skinlab::analysis::sweep::region::Region;
-use skinlab::emulate::{emulate, EmulateRequest};
+use skinlab::emulate::{emulate, EmulateError, EmulateRequest};
 use skinlab::io::load_model;
 use skinlab::model::Model;
 use skinlab::rig::{fk, sample, Pose};
@@ -123,8 +123,8 @@ fn the_fit_is_deterministic_keeps_the_rest_pose_and_never_worsens() {
     let model = load_model(&demo_arm(dir.path())).unwrap();
     let twist = model.find_clip("twist").unwrap();
     let request = EmulateRequest { method: SkinningMethod::Dqs, helpers_per_joint: 2, clips: vec![twist] };
-    let a = emulate(&model, &request, &mut |_| {}).unwrap();
-    let b = emulate(&model, &request, &mut |_| {}).unwrap();
+    let a = emulate(&model, &request, &mut |_| std::ops::ControlFlow::Continue(())).unwrap();
+    let b = emulate(&model, &request, &mut |_| std::ops::ControlFlow::Continue(())).unwrap();
     assert_eq!(a.model.clips, b.model.clips);
     assert_eq!(a.model.nodes, b.model.nodes);
     let inf = |m: &Model| m.meshes[0].primitives[0].influences.as_ref().unwrap().weights().to_vec();
@@ -147,12 +147,64 @@ fn the_fit_is_deterministic_keeps_the_rest_pose_and_never_worsens() {
 }
 
 #[test]
+fn progress_rises_to_the_end_and_a_break_cancels_the_fit() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = load_model(&demo_arm(dir.path())).unwrap();
+    let request = EmulateRequest { method: SkinningMethod::Sbs, helpers_per_joint: 1, clips: Vec::new() };
+    let mut shares = Vec::new();
+    emulate(&model, &request, &mut |step| {
+        shares.push(step.done);
+        std::ops::ControlFlow::Continue(())
+    })
+    .unwrap();
+    assert!(shares.windows(2).all(|w| w[1] >= w[0]), "{shares:?}");
+    assert!(shares.len() > 5 && *shares.last().unwrap() >= 0.9, "{shares:?}");
+    let mut steps = 0;
+    let cancelled = emulate(&model, &request, &mut |_| {
+        steps += 1;
+        if steps == 3 {
+            std::ops::ControlFlow::Break(())
+        } else {
+            std::ops::ControlFlow::Continue(())
+        }
+    });
+    assert_eq!(cancelled.err(), Some(EmulateError::Cancelled));
+    assert_eq!(steps, 3, "the fit went on after the break");
+}
+
+#[test]
+fn renaming_a_joint_keeps_the_live_rigs_that_read_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = load_model(&demo_arm(dir.path())).unwrap();
+    let request = EmulateRequest { method: SkinningMethod::Sbs, helpers_per_joint: 1, clips: Vec::new() };
+    let mut e = emulate(&model, &request, &mut |_| std::ops::ControlFlow::Continue(())).unwrap();
+    let elbow = e.model.nodes.find("elbow").unwrap();
+    let mut pose = Pose::default();
+    pose.set_rotation(elbow, glam::DQuat::from_rotation_x(1.2) * glam::DQuat::from_rotation_y(0.7));
+    let driven = |m: &Model| -> Vec<_> {
+        e.helper_nodes.iter().map(|&h| pose.driven(&m.nodes, h).unwrap().to_matrix()).collect()
+    };
+    let before = driven(&e.model);
+    let reads_elbow = |m: &Model| {
+        e.helper_nodes
+            .iter()
+            .any(|&h| m.nodes.nodes[h].driver.as_ref().unwrap().inputs.iter().any(|i| i.node == "forearm"))
+    };
+    let record = skinlab::rig::skeleton_edit::rename_node(&mut e.model, elbow, "forearm").unwrap();
+    assert!(reads_elbow(&e.model), "no driver reads the renamed joint");
+    assert_eq!(driven(&e.model), before, "the helpers moved after the rename");
+    record.undo(&mut e.model);
+    assert!(!reads_elbow(&e.model));
+    assert_eq!(driven(&e.model), before);
+}
+
+#[test]
 fn a_model_without_clips_is_fitted_over_its_range_of_motion() {
     let dir = tempfile::tempdir().unwrap();
     let mut model = load_model(&demo_arm(dir.path())).unwrap();
     model.clips.clear();
     let request = EmulateRequest { method: SkinningMethod::Sbs, helpers_per_joint: 2, clips: Vec::new() };
-    let e = emulate(&model, &request, &mut |_| {}).unwrap();
+    let e = emulate(&model, &request, &mut |_| std::ops::ControlFlow::Continue(())).unwrap();
     assert_eq!(e.rom_clip.as_deref(), Some("ROM"));
     assert_eq!(e.model.clips.len(), 1);
     assert!(!e.helper_nodes.is_empty());

@@ -62,7 +62,7 @@ fn every_shared_model_exports_validly_and_reopens_bit_for_bit() {
         }
         run_ok(&args);
         let request = EmulateRequest { method: SkinningMethod::Sbs, helpers_per_joint: 1, clips };
-        fitted.push((source.clone(), emulate(&model, &request, &mut |_| {}).unwrap()));
+        fitted.push((source.clone(), emulate(&model, &request, &mut |_| std::ops::ControlFlow::Continue(())).unwrap()));
         outputs.push(out);
     }
     let reports = js_check::validate(&outputs);

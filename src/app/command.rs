@@ -2,6 +2,7 @@
 //! [`super::state::EditorState::apply`] carries them out (recording pose edits for undo).
 
 mod ik;
+mod lbs_export;
 mod pose_library;
 mod weight_tools;
 
@@ -15,6 +16,7 @@ use crate::paint::Ray;
 use crate::skinning::SkinningMethod;
 
 pub use ik::{IkCommand, MAX_CHAIN};
+pub use lbs_export::LbsExportCommand;
 pub use pose_library::PoseLibraryCommand;
 pub use weight_tools::{PaintTool, TransferSource, WeightToolCommand};
 
@@ -226,6 +228,8 @@ pub enum Command {
     },
     /// Selection mask, gradient, weight table and transfer (Paint mode; edits are one undo step).
     WeightTools(WeightToolCommand),
+    /// File ▸ Export for LBS runtimes: fit, preview, export.
+    LbsExport(LbsExportCommand),
     /// Run a weight tool on every skin (one undo step).
     Tool(WeightTool),
     /// Lock or unlock a joint (node index) against painting and tools.

@@ -33,6 +33,8 @@ pub enum FileRequest {
     SaveWeights,
     /// Where to export the model with these choices.
     Export(ExportChoice),
+    /// Where to write the fitted export for LBS runtimes (`.glb` when true, else `.gltf`).
+    ExportForLbs(bool),
     /// A model to transfer weights from (Paint ▸ Transfer weights).
     TransferSource,
 }
@@ -48,6 +50,7 @@ impl FileRequest {
             Self::SaveModel => "Save model as",
             Self::SaveWeights => "Save weights",
             Self::Export(_) => "Export model",
+            Self::ExportForLbs(_) => "Export for LBS runtimes",
             Self::TransferSource => "Transfer weights from",
         }
     }
@@ -61,7 +64,8 @@ impl FileRequest {
             Self::SaveModel => ("glTF model", &["glb", "gltf"]),
             Self::SaveWeights => ("skinlab weights", &["json"]),
             Self::Export(c) if c.glb => ("glTF binary", &["glb"]),
-            Self::Export(_) => ("glTF", &["gltf"]),
+            Self::Export(_) | Self::ExportForLbs(false) => ("glTF", &["gltf"]),
+            Self::ExportForLbs(true) => ("glTF binary", &["glb"]),
         }
     }
 
@@ -83,6 +87,9 @@ impl FileRequest {
             Self::SaveModel => Command::SaveModel { path, overwrite: false },
             Self::SaveWeights => Command::SaveWeights(path),
             Self::Export(choice) => Command::Export { path, choice, overwrite: false },
+            Self::ExportForLbs(_) => {
+                Command::LbsExport(crate::app::command::LbsExportCommand::Export { path, overwrite: false })
+            }
             Self::TransferSource => Command::WeightTools(crate::app::command::WeightToolCommand::Transfer(
                 crate::app::command::TransferSource::File(path),
             )),
@@ -90,7 +97,8 @@ impl FileRequest {
     }
 
     /// Where the dialog starts: the model's folder, and for saves a name from the model's
-    /// (`arm.glb` → `arm.glb`, `arm_pose.json`, `arm_weights.json`, `arm_export.glb`).
+    /// (`arm.glb` → `arm.glb`, `arm_pose.json`, `arm_weights.json`, `arm_export.glb`,
+    /// `arm_lbs.glb`).
     #[must_use]
     pub fn start(self, model_path: Option<&Path>, model_name: &str) -> DialogStart {
         let dir = model_path.and_then(Path::parent).filter(|d| !d.as_os_str().is_empty()).map(Path::to_path_buf);
@@ -102,6 +110,7 @@ impl FileRequest {
             Self::SaveModel => Some(format!("{stem}.{ext}")),
             Self::SaveWeights => Some(format!("{stem}_weights.{ext}")),
             Self::Export(_) => Some(format!("{stem}_export.{ext}")),
+            Self::ExportForLbs(_) => Some(format!("{stem}_lbs.{ext}")),
         };
         DialogStart { dir, name }
     }

@@ -8,6 +8,7 @@ use eframe::egui;
 
 use super::command::{Command, ExportChoice};
 use super::dialogs::{Answer, FileDialogs, FileRequest};
+use super::emulate_job::LbsExportChoice;
 use super::file_browser::{BrowserOutcome, FileBrowser};
 use super::recent::RecentFiles;
 use super::state::{EditorState, Message};
@@ -63,12 +64,14 @@ impl Files {
         }
     }
 
-    /// The File menu's items; `export_window` opens the Export window.
+    /// The File menu's items; `export_window` opens the Export window, `lbs_window` the Export
+    /// for LBS runtimes window.
     pub fn menu_ui(
         &mut self,
         ui: &mut egui::Ui,
         state: &EditorState,
         export_window: &mut Option<ExportChoice>,
+        lbs_window: &mut Option<LbsExportChoice>,
     ) -> Vec<Command> {
         let mut cmds = Vec::new();
         cmds.extend(self.item(ui, "Open model…", FileRequest::OpenModel, state));
@@ -100,6 +103,12 @@ impl Files {
         cmds.extend(self.item(ui, "Save weights…", FileRequest::SaveWeights, state));
         if ui.button("Export…").clicked() {
             *export_window = Some(ExportChoice::default());
+            ui.close();
+        }
+        let skinned = !state.doc.model.instances.is_empty();
+        let lbs = ui.add_enabled(skinned, egui::Button::new("Export for LBS runtimes…"));
+        if lbs.on_hover_text("helper joints so that any glTF player shows SBS, DQS or continuous SBS").clicked() {
+            lbs_window.get_or_insert_with(LbsExportChoice::default);
             ui.close();
         }
         ui.separator();

@@ -13,7 +13,7 @@ impl SkinlabApp {
         let mut cmds = Vec::new();
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| {
-                cmds.extend(self.files.menu_ui(ui, &self.state, &mut self.export_window));
+                cmds.extend(self.files.menu_ui(ui, &self.state, &mut self.export_window, &mut self.lbs_window));
             });
             ui.menu_button("Edit", |ui| {
                 if ui.add_enabled(self.state.doc.history.can_undo(), egui::Button::new("Undo")).clicked() {

@@ -62,7 +62,9 @@
 //! sortable set table, `ScrollArea::show_rows`), `ui/sweep_panel.rs` + `ui/sweep_plot.rs` (the sweep
 //! panel docked beside the viewport and its egui_plot curves, coinciding ones dashed), `bone_names.rs` (View ▸ Names and the hovered bone's name), `navigation.rs` (the mouse maps: skinlab, Blender, Maya), `preferences.rs` (Edit ▸
 //! Preferences, kept in the config folder), `menu_bar.rs` (the menu bar and each mode's right-hand panel), `first_look.rs` (the demo opened on its twisted frame in
-//! split view), `ui/fixed_width.rs` (side-panel contents that never widen the panel).
+//! split view), `ui/fixed_width.rs` (side-panel contents that never widen the panel), `emulate_job.rs` +
+//! `state/lbs_export_ops.rs` + `ui/lbs_export_window.rs` (File ▸ Export for LBS runtimes: the fit on a
+//! thread with progress and Cancel, the left panel "as exported" beside the target, the export).
 //!
 //! Invariants: the only egui/eframe/rfd user.
 
@@ -71,6 +73,7 @@ pub mod bind_job;
 pub mod bone_names;
 pub mod command;
 pub mod dialogs;
+pub mod emulate_job;
 pub mod file_browser;
 pub mod file_menu;
 pub mod first_look;
@@ -129,6 +132,8 @@ pub struct SkinlabApp {
     last_title: String,
     /// The File ▸ Export window's choices while it is open.
     export_window: Option<command::ExportChoice>,
+    /// The File ▸ Export for LBS runtimes window's choices while it is open.
+    lbs_window: Option<emulate_job::LbsExportChoice>,
     asking_close: bool,
     close_confirmed: bool,
     /// The joint tree's inline rename and drag state.
@@ -156,6 +161,7 @@ impl SkinlabApp {
             screenshot_error: Arc::new(Mutex::new(None)),
             last_title: String::new(),
             export_window: None,
+            lbs_window: None,
             asking_close: false,
             close_confirmed: false,
             outliner: ui::outliner::OutlinerState::default(),
@@ -210,7 +216,19 @@ impl SkinlabApp {
         self.autosave.restore(&found, &mut self.state);
     }
 
-    /// Saves the window to `plan.path` after `plan.after_frames` frames and then closes it.
+    /// Opens File ▸ Export for LBS runtimes with `method` as the target and starts the fit.
+    #[must_use]
+    pub fn with_lbs_export(mut self, method: Option<crate::skinning::SkinningMethod>) -> Self {
+        if let Some(method) = method {
+            let choice = emulate_job::LbsExportChoice { method, ..emulate_job::LbsExportChoice::default() };
+            self.lbs_window = Some(choice.clone());
+            self.state.apply(Command::LbsExport(command::LbsExportCommand::Fit(choice)));
+        }
+        self
+    }
+
+    /// Saves the window to `plan.path` after `plan.after_frames` frames (counted once no fit for
+    /// the LBS export runs) and then closes it.
     #[must_use]
     pub fn with_screenshot(mut self, plan: Option<ScreenshotPlan>) -> Self {
         self.viewport.preview_brush = plan.is_some();
@@ -394,6 +412,9 @@ impl eframe::App for SkinlabApp {
         if self.state.poll_bind() {
             ctx.request_repaint_after(std::time::Duration::from_millis(50));
         }
+        if self.state.poll_lbs_export() {
+            ctx.request_repaint_after(std::time::Duration::from_millis(100));
+        }
         if self.state.poll_topology() {
             ctx.request_repaint_after(std::time::Duration::from_millis(100));
         }
@@ -410,6 +431,7 @@ impl eframe::App for SkinlabApp {
         }
         ui::joint_sets_panel::joint_sets_window(&ctx, &mut self.state);
         cmds.extend(self.export_window_ui(&ctx));
+        cmds.extend(ui::lbs_export_window::show(&ctx, &self.state, &mut self.files, &mut self.lbs_window));
         cmds.extend(self.files.browser_ui(&ctx));
         cmds.extend(self.confirm_window_ui(&ctx));
         if let Some(text) = self.preferences.window_ui(&ctx, &mut self.preferences_open) {
@@ -485,7 +507,8 @@ pub fn run(opts: EditorOptions) -> Result<Option<String>, String> {
     let backend = dialogs::choose_backend(&dialogs::DialogFacts::probe());
     let mut app = SkinlabApp::new(state, dialogs::dialogs_for(backend))
         .with_screenshot(opts.screenshot.clone())
-        .with_user_dirs(&crate::io::UserDirs::from_env());
+        .with_user_dirs(&crate::io::UserDirs::from_env())
+        .with_lbs_export(opts.lbs_export);
     if opts.recover {
         app.recover_newest();
         if let Some(m) = &app.state.message {

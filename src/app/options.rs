@@ -39,6 +39,8 @@ pub struct EditorOptions {
     pub joint_sets: bool,
     /// Open the sweep panel with this motion and run it on the selected joint.
     pub sweep: Option<crate::analysis::sweep::Motion>,
+    /// Open File ▸ Export for LBS runtimes with this target and start the fit.
+    pub lbs_export: Option<SkinningMethod>,
     /// Save a screenshot and quit.
     pub screenshot: Option<ScreenshotPlan>,
     /// Draw this many frames through changing poses, report the per-stage medians, and quit.
@@ -64,6 +66,7 @@ impl EditorOptions {
             && self.select.is_none()
             && !(self.paint || self.rig || self.recover || self.joint_sets)
             && self.sweep.is_none()
+            && self.lbs_export.is_none()
             && self.bench_frames.is_none()
     }
 }

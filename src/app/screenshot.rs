@@ -1,5 +1,5 @@
 //! Screenshots of the editor window for tests and the README pictures (`open --screenshot`): after
-//! a number of frames the window is saved as a PNG (atomically) and closed.
+//! a number of frames (counted once a fit for the LBS export has finished) the window is saved as a PNG (atomically) and closed.
 
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -23,8 +23,12 @@ impl SkinlabApp {
     /// window once they are saved.
     pub(super) fn screenshot_step(&mut self, ctx: &egui::Context) {
         let Some(plan) = &self.screenshot else { return };
-        self.frames += 1;
         ctx.request_repaint();
+        // A fit started with the window (`open --lbs-export`) is waited for.
+        if self.state.lbs_export.job.is_some() {
+            return;
+        }
+        self.frames += 1;
         if self.screenshot_done.load(Ordering::SeqCst) {
             ctx.send_viewport_cmd(egui::ViewportCommand::Close);
             return;

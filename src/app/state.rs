@@ -2,7 +2,8 @@
 //! document (`document.rs`: the model, its revisions, the pose and the undo history), the per-frame
 //! caches computed from it (`frame.rs`: deformations, colours, pick boxes, stage times), the files
 //! and recovery (`files.rs`), the view (`view.rs`), posing (`posing.rs`), painting
-//! (`painting.rs`), rigging (`rigging.rs`) and the analysis views (`app::analysis`); the selected
+//! (`painting.rs`), rigging (`rigging.rs`), the analysis views (`app::analysis`) and the export
+//! for LBS runtimes (`lbs_export_ops.rs`); the selected
 //! joint, the mode and the last message are every concern's. [`EditorState::apply`] is the single
 //! place where commands change it, so the UI tests drive exactly what the window does.
 
@@ -13,6 +14,7 @@ mod files;
 mod frame;
 mod ik_ops;
 mod key_ops;
+mod lbs_export_ops;
 mod modes;
 mod paint_ops;
 mod painting;
@@ -37,6 +39,7 @@ pub use document::DocumentState;
 pub use files::{FilesState, PendingOverwrite};
 pub use frame::FrameState;
 pub use ik_ops::IkState;
+pub use lbs_export_ops::{fit_summary, LbsExportState};
 pub use modes::{Mode, PaintSettings, WeightDisplay};
 pub use paint_ops::HoverInfo;
 pub use painting::PaintingState;
@@ -110,6 +113,8 @@ pub struct EditorState {
     pub rig: RigState,
     /// The analysis views (View ▸ Joint sets, the sweep panel).
     pub analysis: crate::app::analysis::AnalysisState,
+    /// File ▸ Export for LBS runtimes: the fit running or done, and its preview.
+    pub lbs_export: LbsExportState,
 }
 
 impl EditorState {
@@ -128,6 +133,7 @@ impl EditorState {
             painting: PaintingState::default(),
             rig: RigState::default(),
             analysis: crate::app::analysis::AnalysisState::default(),
+            lbs_export: LbsExportState::default(),
         };
         s.replace_model(model, name);
         s
@@ -145,6 +151,10 @@ impl EditorState {
         let background = self.build_topology(&model);
         self.painting.weight_tools.last_transfer = None;
         self.rig = RigState::default();
+        if let Some(job) = &self.lbs_export.job {
+            job.cancel();
+        }
+        self.lbs_export = LbsExportState::default();
         // A model without a skeleton opens in Rig mode, ready for its root joint.
         if model.skins.is_empty() && !model.rigid_instances.is_empty() {
             self.mode = Mode::Rig;
@@ -249,6 +259,7 @@ impl EditorState {
             | Command::Export { .. }
             | Command::ConfirmOverwrite(_) => self.apply_paint(cmd),
             Command::WeightTools(c) => self.apply_weight_tools(c),
+            Command::LbsExport(c) => self.apply_lbs_export(c),
             Command::LoadPose(path) => match pose_file::read_pose_file(&path, &self.doc.model.nodes) {
                 Ok(p) => {
                     self.doc.set_pose(p);

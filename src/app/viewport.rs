@@ -304,8 +304,8 @@ impl Viewport {
         }
 
         let painter = ui.painter_at(rect);
-        let methods = s.view.shown_methods();
-        for (i, m) in methods.iter().enumerate() {
+        let labels = s.panel_labels();
+        for (i, label) in labels.iter().enumerate() {
             let r = panel_rect(i);
             let shared = Arc::clone(&self.shared);
             let (camera, view) = (s.view.camera, s.view.options);
@@ -317,7 +317,7 @@ impl Viewport {
                 g.first_draw.get_or_insert_with(Instant::now);
             });
             painter.add(egui::PaintCallback { rect: r, callback: Arc::new(cb) });
-            let text = egui::RichText::new(m.label()).strong().size(18.0);
+            let text = egui::RichText::new(label).strong().size(18.0);
             let galley =
                 painter.layout_no_wrap(text.text().to_owned(), egui::FontId::proportional(18.0), egui::Color32::WHITE);
             let pos = r.min + egui::vec2(10.0, 8.0);
@@ -353,7 +353,7 @@ impl Viewport {
             self.select.draw(&painter, s, ui.input(|i| i.pointer.hover_pos()));
             super::paint_overlay::legend_ui(ui, rect, s, self.hover.as_ref());
         } else if s.view.difference {
-            let labels = (s.view.method.label(), s.view.compare.label());
+            let labels = (labels[0].as_str(), s.view.compare.label());
             draw_legend(&painter, rect, (s.frame.max_difference, s.difference_floor()), labels);
         }
         let hover =

@@ -4,6 +4,7 @@
 //! (JSON). Every option is checked before any work, so a refusal is one line and nothing else.
 
 use std::io::Write as _;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -11,7 +12,7 @@ use clap::Args;
 use serde_json::json;
 
 use super::CliError;
-use crate::emulate::{emulate, EmulateRequest, Emulation};
+use crate::emulate::{emulate, EmulateRequest, Emulation, Step};
 use crate::io::gltf_export::KeyMorphs;
 use crate::io::{ExportOptions, ExportReport, SourceDocument};
 use crate::model::Model;
@@ -98,14 +99,18 @@ pub fn prepare(
         helpers_per_joint: usize::from(args.helpers.unwrap_or(crate::emulate::DEFAULT_HELPERS as u16)),
         clips,
     };
-    let mut progress = |line: &str| {
+    let say = |line: &str| {
         // Progress that cannot be shown does not stop the export.
         let _ = writeln!(std::io::stderr(), "emulate: {line}");
+    };
+    let mut progress = |step: Step<'_>| {
+        say(step.line);
+        ControlFlow::Continue(())
     };
     let emulation = emulate(model, &request, &mut progress).map_err(|e| format!("{}: {e}", model_path.display()))?;
     *model = emulation.model.clone();
     let morphs = args.exact.then(|| {
-        progress("computing the per-key morph targets (--exact)");
+        say("computing the per-key morph targets (--exact)");
         crate::emulate::exact::key_morphs(&emulation, method)
     });
     Ok(Some(Emulated { emulation, method, started, morphs }))

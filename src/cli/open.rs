@@ -49,6 +49,10 @@ pub struct OpenArgs {
     /// Open the sweep panel with this motion (twist, bend or weight) and run it on the selected joint.
     #[arg(long, value_name = "MOTION")]
     pub sweep: Option<crate::analysis::sweep::Motion>,
+    /// Open File ▸ Export for LBS runtimes with this target (sbs, dqs or sbs-c) and start the fit
+    /// (a screenshot then waits for the fit to finish).
+    #[arg(long, value_name = "METHOD")]
+    pub lbs_export: Option<crate::skinning::SkinningMethod>,
     /// Open the demo arm in its rest pose (without this, and without options that set the view,
     /// it opens with the wrist twisted 150° in LBS beside SBS).
     #[arg(long, conflicts_with = "model")]
@@ -97,6 +101,7 @@ pub fn run(args: &OpenArgs) -> Result<(), CliError> {
         recover: args.recover,
         joint_sets: args.joint_sets,
         sweep: args.sweep,
+        lbs_export: args.lbs_export,
         screenshot,
         bench_frames: args.bench_frames,
         upload: args.upload,

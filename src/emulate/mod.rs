@@ -27,6 +27,7 @@ pub mod seeds;
 pub mod subject;
 pub mod weights;
 
+use std::ops::ControlFlow;
 use std::time::Instant;
 
 use glam::DAffine3;
@@ -75,6 +76,29 @@ pub enum EmulateError {
     /// Writing the helpers failed.
     #[error("cannot add the helpers: {0}")]
     Apply(String),
+    /// The progress callback asked to stop.
+    #[error("the fit was cancelled")]
+    Cancelled,
+}
+
+/// Where the fit stands, for a progress display.
+#[derive(Clone, Copy, Debug)]
+pub struct Step<'a> {
+    /// The share done, 0 to 1 (by the stages' usual cost).
+    pub done: f32,
+    /// What the fit is doing or has found (one line).
+    pub line: &'a str,
+}
+
+/// A progress callback: `Break` stops the fit at the next stage ([`EmulateError::Cancelled`]).
+pub type Progress<'a> = &'a mut dyn FnMut(Step<'_>) -> ControlFlow<()>;
+
+/// Reports `line` at `done`; a `Break` becomes [`EmulateError::Cancelled`].
+fn report(progress: &mut dyn FnMut(Step<'_>) -> ControlFlow<()>, done: f32, line: &str) -> Result<(), EmulateError> {
+    match progress(Step { done, line }) {
+        ControlFlow::Continue(()) => Ok(()),
+        ControlFlow::Break(()) => Err(EmulateError::Cancelled),
+    }
 }
 
 /// One fitted clip in the report.
@@ -128,12 +152,9 @@ pub fn influence_limit(model: &Model) -> usize {
     }
 }
 
-/// Fits helpers for `request` (see the module docs); `progress` gets one line per stage.
-pub fn emulate(
-    model: &Model,
-    request: &EmulateRequest,
-    progress: &mut dyn FnMut(&str),
-) -> Result<Emulation, EmulateError> {
+/// Fits helpers for `request` (see the module docs); `progress` gets one line per stage and may
+/// cancel between stages.
+pub fn emulate(model: &Model, request: &EmulateRequest, progress: Progress<'_>) -> Result<Emulation, EmulateError> {
     if request.method == SkinningMethod::Lbs {
         return Err(EmulateError::BadRequest("LBS needs no emulation (choose sbs, dqs or sbs-c)".into()));
     }
@@ -154,7 +175,8 @@ pub fn emulate(
             let rom =
                 rom_clip(&source, &RomRequest { joints, max_angle_rad: 90f64.to_radians(), seconds_per_motion: 1.0 });
             rom_name = rom.clip.name.clone();
-            progress(&format!("no clip: fitting over a range-of-motion clip {:?}", rom_name.as_deref().unwrap_or("")));
+            let line = format!("no clip: fitting over a range-of-motion clip {:?}", rom_name.as_deref().unwrap_or(""));
+            report(progress, 0.0, &line)?;
             source.clips.push(rom.clip);
         }
         clips = (0..source.clips.len()).collect();
@@ -165,14 +187,15 @@ pub fn emulate(
         clips.iter().zip(&times).flat_map(|(&c, ts)| ts.iter().map(move |&t| (c, t))).collect();
     let chosen = samples::spread(all.len(), MAX_FIT_SAMPLES);
     let fit_at: Vec<(usize, f64)> = chosen.iter().map(|&k| all[k]).collect();
-    progress(&format!(
+    let line = format!(
         "{} vertices, {} clip(s), {} samples ({} fitted), target {}",
         subject.len(),
         clips.len(),
         all.len(),
         fit_at.len(),
         request.method
-    ));
+    );
+    report(progress, 0.01, &line)?;
     let frames = evaluate_all(&source, &subject, &fit_at, request.method);
     let rest = {
         let mut out = Vec::new();
@@ -184,11 +207,9 @@ pub fn emulate(
     let seeds = seeds::place(&source, &subject, &frames, &errors, request.helpers_per_joint, diag);
     let count = (frames.len() * subject.len()).max(1) as f64;
     let rms = |sq: f64| (sq / count).sqrt() / diag;
-    progress(&format!(
-        "LBS RMS {:.4} % of the diagonal; {} helper(s) seeded",
-        100.0 * rms(errors.iter().sum()),
-        seeds.len()
-    ));
+    let line =
+        format!("LBS RMS {:.4} % of the diagonal; {} helper(s) seeded", 100.0 * rms(errors.iter().sum()), seeds.len());
+    report(progress, 0.1, &line)?;
     let mut fit = Fit::new(&source, &subject, &seeds, limit);
     let mut xs: Vec<Vec<DAffine3>> = frames
         .par_iter()
@@ -206,14 +227,21 @@ pub fn emulate(
             let sq = fit.weights_step(&subject, &frames, &xs);
             fit.transforms_step(&subject, &frames, &mut xs);
             fit_rms.push(rms(sq));
-            progress(&format!("iteration {}: RMS {:.4} % of the diagonal", iteration + 1, 100.0 * rms(sq)));
+            let done = (0.1 + 0.6 * (iteration + 1) as f32 / ITERATIONS as f32).min(0.7);
+            report(
+                progress,
+                done,
+                &format!("iteration {}: RMS {:.4} % of the diagonal", iteration + 1, 100.0 * rms(sq)),
+            )?;
         }
         fit.weights_step(&subject, &frames, &xs);
     }
     // Every exported sample: its transforms from the nearest fitted sample of the same clip.
     let users = fit.users(&subject);
     let mut keys = Vec::with_capacity(clips.len());
-    for (&c, ts) in clips.iter().zip(&times) {
+    for (k, (&c, ts)) in clips.iter().zip(&times).enumerate() {
+        let line = format!("keying clip {} of {} ({} samples)", k + 1, clips.len(), ts.len());
+        report(progress, 0.7 + 0.15 * k as f32 / clips.len() as f32, &line)?;
         let nearest = |t: f64| {
             fit_at
                 .iter()
@@ -235,20 +263,23 @@ pub fn emulate(
             .collect();
         keys.push(ClipKeys { clip: c, times: ts.clone(), transforms });
     }
+    report(progress, 0.85, "fitting the live rigs")?;
     let drivers = fit_drivers(&source, &subject, &fit, &keys);
     let applied =
         apply(&source, &subject, &fit, &seeds, request.method, &keys, &drivers).map_err(EmulateError::Apply)?;
     let fit_secs = started.elapsed().as_secs_f64();
-    progress(&format!("{} helper(s) added in {fit_secs:.1} s; measuring", applied.helper_nodes.len()));
-    let reports = clips
-        .iter()
-        .zip(&times)
-        .map(|(&c, ts)| ClipReport {
+    report(progress, 0.9, &format!("{} helper(s) added in {fit_secs:.1} s; measuring", applied.helper_nodes.len()))?;
+    let mut reports = Vec::with_capacity(clips.len());
+    for (k, (&c, ts)) in clips.iter().zip(&times).enumerate() {
+        if k > 0 {
+            report(progress, 0.9 + 0.1 * k as f32 / clips.len() as f32, &format!("measuring clip {}", k + 1))?;
+        }
+        reports.push(ClipReport {
             name: source.clips[c].name.clone().unwrap_or_else(|| format!("#{c}")),
             samples: ts.len(),
             distances: measure_clip(&source, &applied.model, &subject, c, ts, request.method, diag),
-        })
-        .collect();
+        });
+    }
     Ok(Emulation {
         model: applied.model,
         fitted: clips.iter().copied().zip(times).collect(),

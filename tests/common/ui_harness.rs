@@ -40,7 +40,7 @@ impl FileDialogs for Scripted {
                 self.save.lock().unwrap().clone()
             }
             FileRequest::SaveWeights => self.save.lock().unwrap().clone(),
-            FileRequest::Export(_) => self.export.lock().unwrap().clone(),
+            FileRequest::Export(_) | FileRequest::ExportForLbs(_) => self.export.lock().unwrap().clone(),
             FileRequest::TransferSource => self.transfer.lock().unwrap().clone(),
         };
         answer.map_or(Answer::Cancelled, Answer::Chosen)

@@ -36,6 +36,9 @@ pub struct DocumentState {
     /// Bumped by every edit of `model` in place except a dab's (which recolours its own vertices):
     /// weights, skeleton, clips, undo and redo.
     pub(super) model_edits: u64,
+    /// Bumped by every dab (which `model_edits` leaves out): with `model_rev` and `model_edits`,
+    /// what the model's weights were made from.
+    pub(super) dabs: u64,
     /// What the status line's counts were last taken from, and what was saved.
     pub(super) counts: EditCounts,
 }
@@ -52,6 +55,7 @@ impl Default for DocumentState {
             pose: Pose::rest(),
             history: History::default(),
             model_edits: 0,
+            dabs: 0,
             counts: EditCounts::default(),
         }
     }

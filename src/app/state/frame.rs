@@ -35,6 +35,8 @@ pub struct FrameState {
     pub(super) deformer: Deformer,
     /// The right panel's deformer (also the difference overlay's compared method).
     pub(super) deformer_right: Deformer,
+    /// The deformer of the fitted export shown "as exported" in the left panel.
+    pub(super) deformer_exported: Deformer,
     /// The geometry revision, and which primitives had weights, that both deformers' shading
     /// normals were computed for.
     pub(super) shading_of: Option<(u64, Vec<bool>)>,
@@ -56,6 +58,7 @@ impl Default for FrameState {
             picking: Picking::default(),
             deformer: Deformer::new(),
             deformer_right: Deformer::new(),
+            deformer_exported: Deformer::new(),
             shading_of: None,
             dirty: true,
         }

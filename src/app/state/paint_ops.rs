@@ -267,6 +267,7 @@ impl EditorState {
             return;
         }
         // Not counted in `model_edits`: the dab recolours the vertices it touched itself.
+        self.doc.dabs += 1;
         let model = Arc::make_mut(&mut self.doc.model);
         let stroke =
             self.painting.stroke.get_or_insert_with(|| StrokeRecord::new(format!("Paint {}", brush.mode.label())));
@@ -513,7 +514,7 @@ impl EditorState {
         self.frame.frame_rev += 1;
     }
 
-    fn confirm_needed(&mut self, path: &Path, overwrite: bool, command: Command) -> bool {
+    pub(super) fn confirm_needed(&mut self, path: &Path, overwrite: bool, command: Command) -> bool {
         let is_input = self.files.source.as_ref().is_some_and(|s| s.is_source_file(path));
         if is_input && !overwrite {
             self.files.pending_overwrite = Some(PendingOverwrite { path: path.to_path_buf(), discard: false, command });

@@ -12,7 +12,7 @@ use crate::render::gpu_changes::{Changed, GpuChanges};
 use crate::render::overlays::difference_overlay;
 use crate::rig::Pose;
 use crate::skinning::shading::ShadingNormals;
-use crate::skinning::{DeformedPrimitive, Deformer};
+use crate::skinning::{DeformedPrimitive, Deformer, SkinningMethod};
 
 /// The difference overlay's scale never goes below this fraction of the model's diagonal: two
 /// methods closer than that agree within f32 rounding, and a full ramp over rounding noise would
@@ -51,13 +51,29 @@ impl EditorState {
             // Primitives without normals are shaded by their rest normals, deformed with them.
             let shading = Some(Arc::new(ShadingNormals::of(&model)));
             self.frame.deformer.set_shading_normals(shading.clone());
+            self.frame.deformer_exported.set_shading_normals(shading.clone());
             self.frame.deformer_right.set_shading_normals(shading);
             self.frame.shading_of = shading_of;
         }
+        // The fitted export under LBS instead of the left panel's method ("as exported"); its
+        // helper nodes come after the document's, whose matrices the skeleton overlay takes.
+        let exported = self
+            .shows_export()
+            .then(|| self.lbs_export.current(self.lbs_model_key()))
+            .flatten()
+            .map(|f| (Arc::clone(&f.exported), self.exported_pose(f)));
         let [left, right] = &mut self.frame.deformed;
-        self.frame.deformer.deform_all(&model, pose, methods[0], left);
+        let mut prepare = match &exported {
+            Some((m, p)) => {
+                self.frame.deformer_exported.deform_all(m, p, SkinningMethod::Lbs, left);
+                self.frame.deformer_exported.stats.prepare_secs
+            }
+            None => {
+                self.frame.deformer.deform_all(&model, pose, methods[0], left);
+                self.frame.deformer.stats.prepare_secs
+            }
+        };
         let left_secs = started.elapsed().as_secs_f64();
-        let mut prepare = self.frame.deformer.stats.prepare_secs;
         self.frame.frame_times.add(Stage::DeformLeft, left_secs - prepare);
         let deform_right = |deformer: &mut Deformer, method, out: &mut Vec<Vec<DeformedPrimitive>>| {
             let t = Instant::now();
@@ -77,7 +93,11 @@ impl EditorState {
         self.frame.frame_times.add(Stage::Prepare, prepare);
         self.frame.stats.deform_ms = started.elapsed().as_secs_f64() * 1e3;
         self.frame.model_from_node.clear();
-        self.frame.model_from_node.extend_from_slice(self.frame.deformer.model_from_node());
+        let nodes = match exported {
+            Some(_) => &self.frame.deformer_exported.model_from_node()[..model.nodes.len()],
+            None => self.frame.deformer.model_from_node(),
+        };
+        self.frame.model_from_node.extend_from_slice(nodes);
         let colours_started = Instant::now();
         if self.view.difference {
             let [left, right] = &self.frame.deformed;

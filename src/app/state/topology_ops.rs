@@ -86,6 +86,8 @@ impl EditorState {
             skeleton_edit!() => false,
             // Keys, clips, IK and the pose library change poses and clips, never meshes.
             Command::Key(_) | Command::AddRomClip { .. } | Command::Ik(_) | Command::PoseLibrary(_) => false,
+            // The fit copies the model; the export writes the fitted one.
+            Command::LbsExport(_) => false,
             // Painting, the weight tools, binding, and what writes or replaces the model.
             Command::BeginStroke
             | Command::Dab { .. }

@@ -8,7 +8,7 @@ use crate::app::state::EditorState;
 /// The status text (without the message).
 #[must_use]
 pub fn status_text(s: &EditorState) -> String {
-    let methods: Vec<&str> = s.view.shown_methods().iter().map(|m| m.label()).collect();
+    let methods = s.panel_labels();
     let strokes = s.unsaved_strokes();
     let mut edited = match strokes {
         0 => String::new(),

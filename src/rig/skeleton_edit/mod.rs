@@ -288,12 +288,15 @@ fn record_edit(
     let clips_before = model.clips.clone();
     let mut log = EditLog { weights: StrokeRecord::new(label), ..EditLog::default() };
     let n_before = model.nodes.len();
+    let driven = driver_inputs(model);
     if let Err(e) = edit(model, &mut log).and_then(|()| check_storable(model)) {
         before.restore(model);
         model.clips = clips_before;
         log.weights.undo(model);
         return Err(e);
     }
+    let node_map = log.node_map.take().unwrap_or_else(|| (0..n_before).map(Some).collect());
+    rekey_drivers(model, &driven, &node_map);
     let mut after = RigState::capture(model);
     if log.clips_changed {
         before.clips = Some(clips_before);
@@ -304,8 +307,36 @@ fn record_edit(
         before.influences.push((m, p, None));
         after.influences.push((m, p, now));
     }
-    let node_map = log.node_map.unwrap_or_else(|| (0..n_before).map(Some).collect());
     Ok(SkeletonRecord { label: label.to_owned(), before, after, weights: log.weights, node_map, created: log.created })
+}
+
+/// Every driven helper's inputs as the nodes they name now (`None`: no node answers).
+fn driver_inputs(model: &Model) -> Vec<(usize, Vec<Option<usize>>)> {
+    let tree = &model.nodes;
+    (0..tree.len())
+        .filter_map(|n| {
+            let driver = tree.nodes[n].driver.as_ref()?;
+            Some((n, driver.inputs.iter().map(|i| tree.find(&i.node).ok()).collect()))
+        })
+        .collect()
+}
+
+/// Names the drivers' inputs again after an edit that renamed or renumbered nodes (`node_map`:
+/// each node's index before the edit to its index after), so a helper follows the same joints.
+fn rekey_drivers(model: &mut Model, driven: &[(usize, Vec<Option<usize>>)], node_map: &[Option<usize>]) {
+    for (node, inputs) in driven {
+        let Some(now) = node_map.get(*node).copied().flatten() else { continue };
+        let keys: Vec<Option<String>> = inputs
+            .iter()
+            .map(|i| i.and_then(|i| node_map.get(i).copied().flatten()).map(|i| model.nodes.key(i)))
+            .collect();
+        let Some(driver) = model.nodes.nodes.get_mut(now).and_then(|n| n.driver.as_mut()) else { continue };
+        for (input, key) in driver.inputs.iter_mut().zip(keys) {
+            if let Some(key) = key {
+                input.node = key;
+            }
+        }
+    }
 }
 
 /// Refuses a model whose node transforms or inverse bind matrices have a number that is not
