@@ -37,7 +37,7 @@ fn an_fbx_skin_asking_for_dual_quaternions_is_one_warning_line_in_every_command(
         vec!["info", f, "--sets"],
     ] {
         let lines = warnings_of(&skinlab(&args));
-        assert_eq!(lines, [expected.clone()], "{args:?}");
+        assert_eq!(lines, std::slice::from_ref(&expected), "{args:?}");
     }
     // The exported glTF holds what the import made: nothing more is dropped, nothing is said again.
     assert!(warnings_of(&skinlab(["info", glb.to_str().unwrap()])).is_empty());

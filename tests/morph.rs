@@ -17,11 +17,10 @@ mod morph_strip;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use base64::Engine as _;
 use common::reference;
 use glam::{DVec3, Vec3};
 use morph_strip::{morphed_gltf, targets, RINGS};
-use serde_json::{json, Value};
+use serde_json::Value;
 use skinlab::io::{export_model, load_document, load_model, ExportOptions};
 use skinlab::model::Model;
 use skinlab::rig::{sample, Pose};
