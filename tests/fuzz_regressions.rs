@@ -60,7 +60,7 @@ fn pose_library_regressions() {
 
 #[test]
 fn fbx_regressions() {
-    assert!(replay("fbx", harness::fbx) >= 4);
+    assert!(replay("fbx", harness::fbx) >= 6);
 }
 
 #[test]
