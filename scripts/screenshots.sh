@@ -59,3 +59,11 @@ xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" $bin open "$tube/tube_joint
 xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" $bin open "$tube/tube_bound.glb" --pose assets/poses/tube_bent.json \
   --compare sbs --select joint --screenshot-after-frames 5 screenshots/rig_bound_bent.png
 rm -rf "$tube"
+# Morph targets: the Blender cube with two shape keys (FBX from ufbx's test data, tests/data/ufbx)
+# given a two-joint skin by `skinlab rig`; its own clip animates the weights shown on the sliders.
+shapes=$(mktemp -d)
+$bin rig tests/data/ufbx/blender440_shape_weight_anim_7400_binary.fbx --edit "create-skin Cube Root 0,-1,0" \
+  --edit "add Top Root 0,1,0" --edit bind --out "$shapes/shapes.glb"
+xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" $bin open "$shapes/shapes.glb" --animation '#0' --time 0.8 \
+  --screenshot-after-frames 5 screenshots/morph_sliders.png
+rm -rf "$shapes"

@@ -59,6 +59,11 @@ fn pose_library_regressions() {
 }
 
 #[test]
+fn fbx_regressions() {
+    assert!(replay("fbx", harness::fbx) >= 6);
+}
+
+#[test]
 fn the_warm_up_inputs_pass_every_harness() {
     harness::warm_up();
 }

@@ -14,7 +14,9 @@ use skinlab::io::gltf_export::export_bytes;
 use skinlab::io::obj::check_finite;
 use skinlab::io::pose_file;
 use skinlab::io::pose_library::{decode_thumbnail, PoseLibrary, MAX_THUMBNAIL_SIDE};
-use skinlab::io::recovery::{RecoveryFile, CLIPS, POSE, WEIGHTS};
+use skinlab::io::recovery::{
+    morph_weights_from_json, morph_weights_to_json, RecoveryFile, CLIPS, MORPH_WEIGHTS, POSE, WEIGHTS,
+};
 use skinlab::io::{load_document_from_bytes, load_model_from_bytes, Bake, Container, ExportOptions, SourceDocument};
 use skinlab::io::{weights_file, WeightsFormat};
 use skinlab::model::Model;
@@ -40,6 +42,7 @@ const MOST_CLIPS: usize = 3;
 /// code then stays out of each input's coverage (without it `paint` was 35 % stable).
 pub fn warm_up() {
     gltf(&skinlab::demo::demo_glb());
+    fbx(b"; FBX 7.4.0 project file\n");
     pose(b"{}");
     weights(b"{}");
     recovery(b"{}");
@@ -50,34 +53,53 @@ pub fn warm_up() {
     }
 }
 
-/// glTF/GLB bytes: load (the first byte picks the `.glb` or `.gltf` name), deform rest, clip and
-/// random poses with every method, export to bytes (plain in each container and weights format,
-/// baked with every method); every export must load back.
+/// glTF/GLB bytes: load (the first byte picks the `.glb` or `.gltf` name), then [`deform_and_export`].
 pub fn gltf(data: &[u8]) {
     let name = if data.first().is_some_and(|&b| b == b'g') { "in.glb" } else { "in.gltf" };
-    let Ok((model, source)) = load_document_from_bytes(data, &Path::new(NOWHERE).join(name)) else {
+    if let Ok((model, source)) = load_document_from_bytes(data, &Path::new(NOWHERE).join(name)) {
+        deform_and_export(&model, &source, data.len());
+    }
+}
+
+/// FBX bytes, read as `skinlab` reads a file (from disk: the size cap, ufbx with external files
+/// off and its allocations capped, the GLB it becomes through the glTF importer), then
+/// [`deform_and_export`]; the import's warnings are single lines.
+pub fn fbx(data: &[u8]) {
+    let path = std::env::temp_dir().join(format!("skinlab-fuzz-{}.fbx", std::process::id()));
+    if std::fs::write(&path, data).is_err() {
         return;
-    };
-    let poses = poses_of(&model);
+    }
+    let loaded = skinlab::io::load_document(&path);
+    let _ = std::fs::remove_file(&path);
+    if let Ok((model, source)) = loaded {
+        assert!(source.warnings().iter().all(|w| !w.contains('\n')), "a warning of more than one line");
+        deform_and_export(&model, &source, data.len());
+    }
+}
+
+/// Deforms rest, clip and bent poses (morph targets at full weight) with every method, exports to
+/// bytes (plain in each container and weights format picked by `variant`, baked with every
+/// method); every export must load back.
+fn deform_and_export(model: &Model, source: &SourceDocument, variant: usize) {
+    let poses = poses_of(model);
     let mut deformer = Deformer::new();
     let mut out = Vec::new();
     for pose in &poses {
         for method in SkinningMethod::ALL {
-            deformer.deform_all(&model, pose, method, &mut out);
+            deformer.deform_all(model, pose, method, &mut out);
         }
     }
-    let variant = data.len();
     let weights_format =
         [None, Some(WeightsFormat::Float), Some(WeightsFormat::U16), Some(WeightsFormat::U8)][variant % 4];
     for container in [Container::Glb, Container::GltfEmbedded] {
         let options =
             ExportOptions { container, weights_format, max_influences: 1 + variant % 8, ..ExportOptions::default() };
-        export_must_reload(&model, &source, &options);
+        export_must_reload(model, source, &options);
     }
     for (k, method) in SkinningMethod::ALL.into_iter().enumerate() {
         let pose = poses[(variant + k) % poses.len()].clone();
         let options = ExportOptions { bake: Some(Bake { pose, method }), ..ExportOptions::default() };
-        export_must_reload(&model, &source, &options);
+        export_must_reload(model, source, &options);
     }
 }
 
@@ -200,7 +222,7 @@ pub fn weights(data: &[u8]) {
 /// it: applied to the arm's nodes, every clip sampled and deformed with every method, written
 /// back and read again to the same clips. Its pose and weights sections go through the pose and
 /// weights harnesses. (The skeleton section names a file on disk: loading one is the `gltf`
-/// harness.)
+/// harness.) Its morph weights read back as written.
 pub fn recovery(data: &[u8]) {
     let (model, _) = demo();
     let text = String::from_utf8_lossy(data);
@@ -229,6 +251,10 @@ pub fn recovery(data: &[u8]) {
                 Err(e) => panic!("skinlab's own clips do not read back: {e}"),
             }
         }
+    }
+    if let Some(Ok(weights)) = file.sections.get(MORPH_WEIGHTS).map(|v| morph_weights_from_json(v, &model.nodes)) {
+        let again = morph_weights_from_json(&morph_weights_to_json(&weights, &model.nodes), &model.nodes);
+        assert!(again.is_ok_and(|a| a == weights), "skinlab's own morph weights read back different");
     }
     if let Some(text) = file.section_text(POSE) {
         pose(text.as_bytes());
@@ -442,7 +468,7 @@ fn painting() -> &'static [PaintStart] {
     })
 }
 
-/// Rest, a few clip samples and one pose rotating every node.
+/// Rest, a few clip samples and one pose rotating every node with every morph target at 1.
 fn poses_of(model: &Model) -> Vec<Pose> {
     let mut poses = vec![Pose::rest()];
     for clip in model.clips.iter().take(MOST_CLIPS) {
@@ -457,6 +483,9 @@ fn poses_of(model: &Model) -> Vec<Pose> {
     for node in 0..model.nodes.len() {
         let angle = 0.3 + 0.1 * (node % 7) as f64;
         bent.set_rotation(node, DQuat::from_axis_angle(DVec3::new(0.2, 0.9, 0.4).normalize(), angle));
+        if let Some(mesh) = model.nodes.nodes[node].mesh.and_then(|m| model.meshes.get(m)) {
+            bent.morph_weights.insert(node, vec![1.0; mesh.morphs.len()]);
+        }
     }
     poses.push(bent);
     poses

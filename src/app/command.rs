@@ -117,6 +117,12 @@ pub enum KeyCommand {
         /// Where they go.
         to_secs: f64,
     },
+    /// Key a mesh node's morph-target weights at the current time (a weights channel), on the
+    /// chosen clip or a new one.
+    SetMorph {
+        /// The mesh node.
+        node: usize,
+    },
     /// Start a new, empty clip ("Action") and choose it.
     NewClip,
     /// Set the interpolation of the selected joint's keys (every joint's with none selected):
@@ -152,6 +158,18 @@ pub enum Command {
         node: usize,
         /// Its new local rotation.
         rotation: DQuat,
+        /// The drag this edit belongs to, if any.
+        gesture: Option<u64>,
+    },
+    /// Set one morph target's weight on a mesh node; edits with the same `gesture` id form one
+    /// undo step.
+    SetMorphWeight {
+        /// The mesh node.
+        node: usize,
+        /// The target's index in the mesh.
+        target: usize,
+        /// Its new weight.
+        weight: f32,
         /// The drag this edit belongs to, if any.
         gesture: Option<u64>,
     },

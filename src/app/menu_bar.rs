@@ -133,6 +133,9 @@ impl SkinlabApp {
                 egui::ScrollArea::vertical().show(ui, |ui| {
                     cmds.extend(ui::inspector::inspector_ui(ui, &mut self.state, &mut self.field_gesture));
                     ui.separator();
+                    if ui::morph_panel::morph_panel_ui(ui, &mut self.state, &mut self.field_gesture, cmds) {
+                        ui.separator();
+                    }
                     cmds.extend(ui::ik_panel::ik_panel_ui(ui, &self.state));
                     ui.separator();
                     cmds.extend(ui::pose_library_panel::pose_library_ui(ui, &mut self.state));

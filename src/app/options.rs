@@ -79,6 +79,11 @@ pub fn initial_state(opts: &EditorOptions) -> Result<EditorState, String> {
                 path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
             // An OBJ gets a fresh glTF document (io::fresh_document), so it can be saved as glTF.
             let (model, source) = crate::io::load_document(path).map_err(|e| e.to_string())?;
+            // What the import dropped, one `warning:` line each on stderr, as every command prints it.
+            for w in source.warnings() {
+                let line = crate::error_line::one_line(&format!("{}: {w}", path.display()));
+                let _ = std::io::Write::write_fmt(&mut std::io::stderr(), format_args!("warning: {line}\n"));
+            }
             EditorState::with_document(model, source, &name)
         }
         None => EditorState::demo()?,

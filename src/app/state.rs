@@ -222,7 +222,10 @@ impl EditorState {
                     self.repaint_colours();
                 }
             }
-            Command::SetRotation { .. } | Command::ResetJoint(_) | Command::ResetPose => {
+            Command::SetRotation { .. }
+            | Command::SetMorphWeight { .. }
+            | Command::ResetJoint(_)
+            | Command::ResetPose => {
                 if self.doc.apply_pose_edit(&cmd) {
                     // Resetting one joint lets a playing clip go on; the other pose edits stop it.
                     self.posing.playing &= matches!(cmd, Command::ResetJoint(_));
@@ -335,9 +338,10 @@ impl EditorState {
                 let name =
                     path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
                 self.replace_model(model, &name);
+                let warnings = source.as_ref().map_or_else(String::new, |s| import_warnings(s.warnings()));
                 self.files.source = source.map(Arc::new);
                 self.files.model_path = Some(path.to_path_buf());
-                self.set_info(format!("opened {}{}", path.display(), self.weld_warning()));
+                self.set_info(format!("opened {}{warnings}{}", path.display(), self.weld_warning()));
             }
             Err(e) => self.set_error(format!("{e} (the current model is unchanged)")),
         }
@@ -389,4 +393,9 @@ impl EditorState {
         }
         self.apply(Command::SetTime(t));
     }
+}
+
+/// The import's warnings as a suffix of the status line's "opened" message (empty without any).
+pub(crate) fn import_warnings(warnings: &[String]) -> String {
+    warnings.iter().map(|w| format!("; warning: {w}")).collect()
 }

@@ -210,9 +210,27 @@ macro_rules! outln {
     };
 }
 
-/// Loads a model (the error names the file).
+/// Loads a model (the error names the file), printing the import's warnings.
 pub fn load(path: &Path) -> Result<Model, CliError> {
-    Ok(crate::io::load_model(path)?)
+    Ok(load_reported(path)?.model)
+}
+
+/// Loads a model with its files, printing the import's warnings (`warn_import`).
+pub fn load_reported(path: &Path) -> Result<crate::io::LoadedModel, CliError> {
+    let loaded = crate::io::load_model_reported(path)?;
+    warn_import(path, &loaded.warnings);
+    Ok(loaded)
+}
+
+/// Prints one `warning: FILE: ...` line on standard error per thing the import of `path`
+/// dropped or approximated; a failed write to standard error is ignored.
+pub fn warn_import(path: &Path, warnings: &[String]) {
+    use std::io::Write as _;
+    let mut err = std::io::stderr().lock();
+    for warning in warnings {
+        let line = crate::error_line::one_line(&format!("{}: {warning}", path.display()));
+        let _ = writeln!(err, "warning: {line}");
+    }
 }
 
 /// Loads `model` for a command whose other inputs and outputs are in `plan`: the plan is checked
@@ -235,7 +253,10 @@ pub fn load_checked<T>(
 
 /// [`load_checked`] for a model alone (no source document).
 pub fn load_model_checked(plan: &mut OutputPlan, model: &Path) -> Result<Model, CliError> {
-    load_checked(plan, model, false, |path| Ok(crate::io::load_model_with_files(path)?))
+    load_checked(plan, model, false, |path| {
+        let loaded = load_reported(path)?;
+        Ok((loaded.model, loaded.files))
+    })
 }
 
 /// [`load_checked`] for a model with its source document (commands that export it).
@@ -246,6 +267,7 @@ pub fn load_document_checked(
 ) -> Result<(Model, crate::io::SourceDocument), CliError> {
     load_checked(plan, model, force, |path| {
         let (model, source) = crate::io::load_document(path)?;
+        warn_import(path, source.warnings());
         let files = source.files().to_vec();
         Ok(((model, source), files))
     })

@@ -57,9 +57,10 @@ pub fn run(args: &TransferArgs) -> Result<(), CliError> {
     plan.read_model("the source model", std::slice::from_ref(&args.source));
     plan.read_model("the target model", std::slice::from_ref(&args.target));
     plan.check(false)?;
-    let (source, source_files) = crate::io::load_model_with_files(&args.source)?;
-    let (original, target_files) = crate::io::load_model_with_files(&args.target)?;
-    plan.read_model("the source model", &source_files).read_model("the target model", &target_files);
+    let source = super::load_reported(&args.source)?;
+    let target = super::load_reported(&args.target)?;
+    plan.read_model("the source model", &source.files).read_model("the target model", &target.files);
+    let (source, original) = (source.model, target.model);
     plan.check(false)?;
     let mut target = original.clone();
     for (flag, skin, model, path) in [

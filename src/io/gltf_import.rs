@@ -54,13 +54,15 @@ pub fn load_document_timed(path: &Path, times: &mut LoadTimes) -> Result<(Model,
         times.import = t.elapsed().as_secs_f64();
         return loaded;
     }
-    let bytes = read_model_bytes(path)?;
+    let (bytes, mut warnings) = read_model_bytes(path)?;
     times.read = t.elapsed().as_secs_f64();
-    let (model, buffers, json) = import(&bytes, path, times).map_err(|problem| LoadError::new(path, problem))?;
+    let imported = import(&bytes, path, times).map_err(|problem| LoadError::new(path, problem))?;
     let t = Instant::now();
-    let source = SourceDocument::new(path, json, buffers, model.clone());
+    warnings.extend(imported.warnings);
+    let source =
+        SourceDocument::new(path, imported.json, imported.buffers, imported.model.clone()).with_warnings(warnings);
     times.document = t.elapsed().as_secs_f64();
-    Ok((model, source))
+    Ok((imported.model, source))
 }
 
 /// Loads a model from a `.gltf` or `.glb` file (or a Wavefront `.obj`, see `io::obj_import`).
@@ -68,20 +70,33 @@ pub fn load_model(path: &Path) -> Result<Model, LoadError> {
     if super::obj_import::is_obj(path) {
         return super::obj_import::load_obj(path);
     }
-    let bytes = read_model_bytes(path)?;
+    let (bytes, _) = read_model_bytes(path)?;
     load_model_from_bytes(&bytes, path)
 }
 
-/// Loads a model (as [`load_model`]) and lists the files it was read from: the model file, then
-/// the external buffers and images it names, so that a command can refuse to write over them.
-pub fn load_model_with_files(path: &Path) -> Result<(Model, Vec<PathBuf>), LoadError> {
+/// A model as read, with the files it came from and what its import dropped or approximated.
+#[derive(Debug)]
+pub struct LoadedModel {
+    /// The model.
+    pub model: Model,
+    /// The model file, then the external buffers and images it names (so that a command can
+    /// refuse to write over them).
+    pub files: Vec<PathBuf>,
+    /// What the import dropped or approximated, one line each.
+    pub warnings: Vec<String>,
+}
+
+/// Loads a model (as [`load_model`]) with the files it was read from and the import's warnings.
+pub fn load_model_reported(path: &Path) -> Result<LoadedModel, LoadError> {
     if super::obj_import::is_obj(path) {
-        return Ok((super::obj_import::load_obj(path)?, vec![path.to_path_buf()]));
+        let model = super::obj_import::load_obj(path)?;
+        return Ok(LoadedModel { model, files: vec![path.to_path_buf()], warnings: Vec::new() });
     }
-    let bytes = read_model_bytes(path)?;
-    let (model, _, json) =
-        import(&bytes, path, &mut LoadTimes::default()).map_err(|problem| LoadError::new(path, problem))?;
-    Ok((model, super::source_document::referenced_files(path, &json)))
+    let (bytes, mut warnings) = read_model_bytes(path)?;
+    let imported = import(&bytes, path, &mut LoadTimes::default()).map_err(|problem| LoadError::new(path, problem))?;
+    warnings.extend(imported.warnings);
+    let files = super::source_document::referenced_files(path, &imported.json);
+    Ok(LoadedModel { model: imported.model, files, warnings })
 }
 
 /// Loads a model together with its source document (the glTF JSON and every loaded buffer), which
@@ -93,44 +108,52 @@ pub fn load_document(path: &Path) -> Result<(Model, SourceDocument), LoadError> 
         let source = super::fresh_document::fresh_document(path, &model);
         return Ok((model, source));
     }
-    let bytes = read_model_bytes(path)?;
-    load_document_from_bytes(&bytes, path)
+    let (bytes, warnings) = read_model_bytes(path)?;
+    let (model, source) = load_document_from_bytes(&bytes, path)?;
+    let warnings = warnings.into_iter().chain(source.warnings().iter().cloned()).collect();
+    Ok((model, source.with_warnings(warnings)))
 }
 
 /// Like [`load_document`] for bytes already in memory (e.g. the built-in demo); `path` names the
 /// document in messages and resolves relative URIs.
 pub fn load_document_from_bytes(bytes: &[u8], path: &Path) -> Result<(Model, SourceDocument), LoadError> {
-    let (model, buffers, json) =
-        import(bytes, path, &mut LoadTimes::default()).map_err(|problem| LoadError::new(path, problem))?;
-    let source = SourceDocument::new(path, json, buffers, model.clone());
-    Ok((model, source))
+    let imported = import(bytes, path, &mut LoadTimes::default()).map_err(|problem| LoadError::new(path, problem))?;
+    let source = SourceDocument::new(path, imported.json, imported.buffers, imported.model.clone())
+        .with_warnings(imported.warnings);
+    Ok((imported.model, source))
 }
 
 fn read_file(path: &Path) -> Result<Vec<u8>, LoadError> {
     super::read_input(path, super::input_file::MODEL_CAP).map_err(|problem| LoadError::new(path, problem))
 }
 
-/// The bytes of a glTF file, or of the GLB an FBX file converts to (`io::fbx_import`).
-fn read_model_bytes(path: &Path) -> Result<Vec<u8>, LoadError> {
+/// The bytes of a glTF file, or of the GLB an FBX file converts to (`io::fbx_import`) with the
+/// conversion's warnings.
+fn read_model_bytes(path: &Path) -> Result<(Vec<u8>, Vec<String>), LoadError> {
     let bytes = read_file(path)?;
     if !super::fbx_import::is_fbx(path) {
-        return Ok(bytes);
+        return Ok((bytes, Vec::new()));
     }
-    super::fbx_import::fbx_to_glb(&bytes).map(|(glb, _)| glb).map_err(|problem| LoadError::new(path, problem))
+    super::fbx_import::fbx_to_glb(&bytes).map_err(|problem| LoadError::new(path, problem))
 }
 
 /// Loads a model from the bytes of a file at `path` (external buffers are resolved beside it).
 pub fn load_model_from_bytes(bytes: &[u8], path: &Path) -> Result<Model, LoadError> {
     import(bytes, path, &mut LoadTimes::default())
-        .map(|(model, _, _)| model)
+        .map(|imported| imported.model)
         .map_err(|problem| LoadError::new(path, problem))
 }
 
-fn import(
-    bytes: &[u8],
-    path: &Path,
-    times: &mut LoadTimes,
-) -> Result<(Model, Vec<Vec<u8>>, serde_json::Value), String> {
+/// What [`import`] makes of a glTF file.
+struct Imported {
+    model: Model,
+    buffers: Vec<Vec<u8>>,
+    json: serde_json::Value,
+    /// What the model does not show of the file, one line each.
+    warnings: Vec<String>,
+}
+
+fn import(bytes: &[u8], path: &Path, times: &mut LoadTimes) -> Result<Imported, String> {
     let started = Instant::now();
     check_container(bytes, path)?;
     let json = raw_json(bytes)?;
@@ -249,7 +272,25 @@ fn import(
         model.clips.push(import_clip(&anim, &reader, &targets)?);
     }
     times.clips = interned.elapsed().as_secs_f64();
-    Ok((model, buffers, json))
+    let warnings = unmorphed_warnings(&model);
+    Ok(Imported { model, buffers, json, warnings })
+}
+
+/// One line per mesh node without a skin whose mesh has morph targets: such a node is drawn
+/// rigidly, without its targets.
+fn unmorphed_warnings(model: &Model) -> Vec<String> {
+    model
+        .rigid_instances
+        .iter()
+        .filter(|&&(_, mesh)| !model.meshes[mesh].morphs.is_empty())
+        .map(|&(node, mesh)| {
+            format!(
+                "node {:?} has no skin: its mesh's {} morph targets are not applied",
+                model.nodes.key(node),
+                model.meshes[mesh].morphs.len()
+            )
+        })
+        .collect()
 }
 
 /// Bytes a copy of `mesh` (positions, normals, triangles) and its deformed buffers take.

@@ -56,7 +56,7 @@ pub use error::LoadError;
 pub use gltf_export::{export_model, Bake, Container, ExportError, ExportOptions, ExportReport, WeightsFormat};
 pub use gltf_import::{
     load_document, load_document_from_bytes, load_document_timed, load_model, load_model_from_bytes,
-    load_model_with_files, LoadTimes,
+    load_model_reported, LoadTimes, LoadedModel,
 };
 pub use input_file::read_input;
 pub use output_plan::{OutputPlan, StagedSet};

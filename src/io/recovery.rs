@@ -11,7 +11,8 @@
 //!   "saved_unix_secs": 1764000000,
 //!   "pid": 4242,
 //!   "strokes": 3,
-//!   "sections": {"weights": {..weights file..}, "pose": {..pose file..}, "clips": [..]}
+//!   "sections": {"weights": {..weights file..}, "pose": {..pose file..}, "clips": [..],
+//!                "morph_weights": {"Face": [0.5, 0]}}
 //! }
 //! ```
 //! Each kind of edit is one named section holding its own file format (the weights file, the
@@ -41,6 +42,42 @@ pub const CLIPS: &str = "clips";
 /// PATH}`, the whole edited model exported beside the recovery file ([`companion`]), written
 /// before the file that names it.
 pub const SKELETON: &str = "skeleton";
+/// The pose's morph-target weights, written when the pose sets any: `{"NODE": [w, ...]}`, the
+/// mesh node by its key in the model (as the pose file names joints).
+pub const MORPH_WEIGHTS: &str = "morph_weights";
+
+/// The pose's morph-target weights as the [`MORPH_WEIGHTS`] section.
+#[must_use]
+pub fn morph_weights_to_json(weights: &BTreeMap<usize, Vec<f32>>, tree: &crate::model::NodeTree) -> Value {
+    let map: serde_json::Map<String, Value> =
+        weights.iter().map(|(&node, w)| (tree.unique_key(node), serde_json::json!(w))).collect();
+    Value::Object(map)
+}
+
+/// Reads the [`MORPH_WEIGHTS`] section against the model's nodes (one line on error): each
+/// mesh node's weights, finite numbers.
+pub fn morph_weights_from_json(
+    value: &Value,
+    tree: &crate::model::NodeTree,
+) -> Result<BTreeMap<usize, Vec<f32>>, String> {
+    let Value::Object(map) = value else { return Err("the morph weights must be an object".into()) };
+    let mut out = BTreeMap::new();
+    for (key, list) in map {
+        let node = tree.find(key).map_err(|e| format!("morph weights of {key:?}: {e}"))?;
+        let Value::Array(items) = list else { return Err(format!("morph weights of {key:?} must be an array")) };
+        let weights = items
+            .iter()
+            .map(|x| {
+                x.as_f64()
+                    .map(|w| w as f32)
+                    .filter(|w| w.is_finite())
+                    .ok_or_else(|| format!("morph weights of {key:?} hold {x}, not a finite number"))
+            })
+            .collect::<Result<Vec<f32>, String>>()?;
+        out.insert(node, weights);
+    }
+    Ok(out)
+}
 
 /// Where the edited model of the recovery file `path` is kept while its skeleton differs from the
 /// model's file (`session-PID.glb` beside `session-PID.json`).
@@ -157,7 +194,11 @@ impl RecoveryFile {
     /// Sections this version does not restore.
     #[must_use]
     pub fn unknown_sections(&self) -> Vec<&str> {
-        self.sections.keys().map(String::as_str).filter(|k| ![WEIGHTS, POSE, CLIPS, SKELETON].contains(k)).collect()
+        self.sections
+            .keys()
+            .map(String::as_str)
+            .filter(|k| ![WEIGHTS, POSE, CLIPS, SKELETON, MORPH_WEIGHTS].contains(k))
+            .collect()
     }
 }
 

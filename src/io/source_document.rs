@@ -16,6 +16,7 @@ pub struct SourceDocument {
     pub(crate) buffers: Vec<Vec<u8>>,
     pub(crate) original: Model,
     files: Vec<PathBuf>,
+    warnings: Vec<String>,
 }
 
 impl SourceDocument {
@@ -23,7 +24,19 @@ impl SourceDocument {
     pub(crate) fn new(path: &Path, json: Value, buffers: Vec<Vec<u8>>, original: Model) -> Self {
         let files =
             referenced_files(path, &json).iter().map(|f| f.canonicalize().unwrap_or_else(|_| f.clone())).collect();
-        Self { path: path.to_path_buf(), json, buffers, original, files }
+        Self { path: path.to_path_buf(), json, buffers, original, files, warnings: Vec::new() }
+    }
+
+    /// The document with the import's `warnings` (what it dropped or approximated).
+    pub(crate) fn with_warnings(mut self, warnings: Vec<String>) -> Self {
+        self.warnings = warnings;
+        self
+    }
+
+    /// What the import dropped or approximated, one line each (empty for most files).
+    #[must_use]
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// The source file and the external files it uses (buffers, images), the source first.

@@ -14,12 +14,13 @@
 //! whose ends are older vertices). A new vertex gets the midpoint of its ends' positions, their
 //! normals' mean renormalised, and the mean of their weights held to the skin's influence limit (the
 //! most influences any vertex of the skin had: a rigidly bound model stays rigid), largest kept,
-//! renormalised. Lines and points are left as they are.
+//! renormalised; each morph target moves it by the mean of its ends' displacements. Lines and
+//! points are left as they are.
 
 use glam::Vec3;
 
 use super::influences::VertexInfluences;
-use super::{Influences, JointSetTable, Model, Primitive, Topology, VertexOrder};
+use super::{Influences, JointSetTable, Model, MorphTarget, Primitive, Topology, VertexOrder};
 
 /// The most skinned vertices a densified model may have: densifying CesiumMan to 5 million peaks
 /// at 1.7 GB, so the command stays under 2 GB of memory.
@@ -120,9 +121,16 @@ pub fn densify(model: &Model, target: usize) -> Result<Densified, DensifyError> 
             let skin = skin_of[*m];
             let limit = skin.map_or(1, |s| limits[s]);
             let table = skin.map(|s| &mut dense.skins[s].sets);
-            let prim = &mut dense.meshes[*m].primitives[*p];
+            let mesh = &mut dense.meshes[*m];
+            let prim = &mut mesh.primitives[*p];
             if let Some(r) = refinements[*m][*p].as_mut() {
+                let done = r.midpoints.len();
                 split_edges(prim, e, threshold, table, limit, &mut r.midpoints);
+                if let Some(targets) = mesh.morphs.primitives.get_mut(*p) {
+                    for target in targets {
+                        refine_target(target, &prim.order, done + r.original_vertices, &r.midpoints[done..]);
+                    }
+                }
             }
         }
         rounds += 1;
@@ -243,6 +251,34 @@ fn split_edges(
         split_triangle(t, m, positions, &mut triangles);
     }
     p.triangles = triangles;
+}
+
+/// Extends a morph target over the vertices a round appended (the first one is vertex `first`,
+/// the midpoint of `ends[0]`, ...): each gets the mean of its ends' displacements, as its position
+/// is their mean (new vertices have the same index in the file and the model).
+fn refine_target(target: &mut MorphTarget, order: &VertexOrder, first: usize, ends: &[[u32; 2]]) {
+    let with_normals = !target.normals.is_empty();
+    let displacement = |t: &MorphTarget, v: u32| -> (Vec3, Vec3) {
+        let f = order.file_index(v as usize) as u32;
+        t.vertices
+            .binary_search(&f)
+            .map_or((Vec3::ZERO, Vec3::ZERO), |k| (t.positions[k], t.normals.get(k).copied().unwrap_or(Vec3::ZERO)))
+    };
+    let mut added = Vec::new();
+    for (k, &[a, b]) in ends.iter().enumerate() {
+        let ((pa, na), (pb, nb)) = (displacement(target, a), displacement(target, b));
+        let (d, n) = ((pa + pb) * 0.5, (na + nb) * 0.5);
+        if d != Vec3::ZERO || n != Vec3::ZERO {
+            added.push(((first + k) as u32, d, n));
+        }
+    }
+    for (v, d, n) in added {
+        target.vertices.push(v);
+        target.positions.push(d);
+        if with_normals {
+            target.normals.push(n);
+        }
+    }
 }
 
 /// The mean of two unit normals, renormalised (the first when they cancel).

@@ -148,6 +148,20 @@ impl Model {
         self.clips.iter().enumerate().map(|(i, c)| c.name.clone().unwrap_or_else(|| format!("#{i}"))).collect()
     }
 
+    /// The morph targets of `node`'s mesh, when it has a mesh with any.
+    #[must_use]
+    pub fn morphs_of(&self, node: usize) -> Option<&MeshMorphs> {
+        let mesh = self.nodes.nodes.get(node)?.mesh?;
+        self.meshes.get(mesh).map(|m| &m.morphs).filter(|m| !m.is_empty())
+    }
+
+    /// The skinned mesh nodes whose meshes have morph targets (the ones the deformer morphs), in
+    /// increasing node index.
+    #[must_use]
+    pub fn morphed_nodes(&self) -> Vec<usize> {
+        self.instances.iter().map(|i| i.node).filter(|&n| self.morphs_of(n).is_some()).collect()
+    }
+
     /// Finds a clip by name or `#N` index key.
     pub fn find_clip(&self, key: &str) -> Option<usize> {
         if let Some(idx) = key.strip_prefix('#').and_then(|n| n.parse::<usize>().ok()) {

@@ -1,6 +1,6 @@
 //! Keyframes on animation clips, as an animator sets them: a key of the current pose for chosen
-//! joints at a time (translation, rotation and scale, like Blender's LocRotScale), moving and
-//! deleting the keys at a time. Clips stay `model::Clip` (the shared representation every
+//! joints at a time (translation, rotation and scale, like Blender's LocRotScale) or of a mesh
+//! node's morph-target weights (a `weights` channel), moving and deleting the keys at a time. Clips stay `model::Clip` (the shared representation every
 //! sampler, exporter and generator uses).
 //!
 //! Keys added here are LINEAR (slerp for rotations) on new channels, and keep a channel's own
@@ -11,9 +11,9 @@
 
 use glam::DQuat;
 
-use super::sample::sample_channel;
+use super::sample::{sample_channel, sample_weights};
 use super::Pose;
-use crate::model::{Channel, ChannelPath, Clip, Interpolation, Model, NodeTree};
+use crate::model::{Channel, ChannelPath, Clip, Interpolation, Model, NodeTree, WeightsChannel};
 
 /// Keys closer than this (seconds) are the same key (a quarter of a frame at 240 fps).
 pub const KEY_TIME_TOLERANCE: f64 = 1e-3;
@@ -84,13 +84,80 @@ pub fn stride(channel: &Channel) -> usize {
 /// Index of the key at `time` (the nearest within [`KEY_TIME_TOLERANCE`]), if any.
 #[must_use]
 pub fn key_at(channel: &Channel, time: f64) -> Option<usize> {
-    let k = channel.times.partition_point(|&t| t < time - KEY_TIME_TOLERANCE);
-    let near = |k: usize| channel.times.get(k).map(|&t| (t - time).abs()).filter(|&d| d <= KEY_TIME_TOLERANCE);
+    key_in(&channel.times, time)
+}
+
+/// Index of the time in `times` (increasing) nearest `time` within [`KEY_TIME_TOLERANCE`], if any.
+fn key_in(times: &[f64], time: f64) -> Option<usize> {
+    let k = times.partition_point(|&t| t < time - KEY_TIME_TOLERANCE);
+    let near = |k: usize| times.get(k).map(|&t| (t - time).abs()).filter(|&d| d <= KEY_TIME_TOLERANCE);
     match (near(k), near(k + 1)) {
         (Some(a), Some(b)) if b < a => Some(k + 1),
         (Some(_), _) => Some(k),
         _ => None,
     }
+}
+
+/// Values per key of a weights channel (three elements per key for cubic splines).
+fn weights_stride(channel: &WeightsChannel) -> usize {
+    channel.targets * if channel.interpolation == Interpolation::CubicSpline { 3 } else { 1 }
+}
+
+/// Sets a key of `weights` (one per morph target) on `node`'s weights channel at `time_secs`
+/// (clamped to ≥ 0), as [`set_keys`] does for joints: a key within [`KEY_TIME_TOLERANCE`] is
+/// replaced, a new channel is LINEAR, a cubic one gets the curve's slope as tangents.
+pub fn set_weight_keys(clip: &mut Clip, node: usize, weights: &[f32], time_secs: f64) {
+    let n = weights.len();
+    if n == 0 {
+        return;
+    }
+    let time = f32_exact(if time_secs.is_finite() { time_secs.max(0.0) } else { 0.0 });
+    // A channel for another number of targets cannot hold this key: it goes.
+    clip.weights.retain(|c| c.node != node || c.targets == n);
+    let i = clip.weights.iter().rposition(|c| c.node == node).unwrap_or_else(|| {
+        clip.weights.push(WeightsChannel {
+            node,
+            interpolation: Interpolation::Linear,
+            times: Vec::new(),
+            values: Vec::new(),
+            targets: n,
+        });
+        clip.weights.len() - 1
+    });
+    let channel = &mut clip.weights[i];
+    let value: Vec<f64> = weights.iter().map(|&w| f32_exact(f64::from(w))).collect();
+    let (s, cubic) = (weights_stride(channel), channel.interpolation == Interpolation::CubicSpline);
+    if let Some(k) = key_in(&channel.times, time) {
+        let at = k * s + if cubic { n } else { 0 };
+        channel.values[at..at + n].copy_from_slice(&value);
+        return;
+    }
+    let element = if cubic {
+        let slope = weights_slope(channel, time);
+        [slope.clone(), value, slope].concat()
+    } else {
+        value
+    };
+    let k = channel.times.partition_point(|&t| t < time);
+    channel.times.insert(k, time);
+    channel.values.splice(k * s..k * s, element);
+}
+
+/// The derivative (per second, rounded to f32) of a weights channel's curve at `time`; zero
+/// outside its keys.
+fn weights_slope(channel: &WeightsChannel, time: f64) -> Vec<f64> {
+    let (Some(&first), Some(&last)) = (channel.times.first(), channel.times.last()) else {
+        return vec![0.0; channel.targets];
+    };
+    if time <= first || time >= last {
+        return vec![0.0; channel.targets];
+    }
+    let h = 1e-4 * (last - first);
+    let (t0, t1) = ((time - h).max(first), (time + h).min(last));
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    sample_weights(channel, t0, &mut a);
+    sample_weights(channel, t1, &mut b);
+    a.iter().zip(&b).map(|(&a, &b)| f32_exact(f64::from(b - a) / (t1 - t0))).collect()
 }
 
 /// Inserts (or replaces) one key of `value` at `time` in `channel`.
@@ -211,18 +278,21 @@ fn chosen(channel: &Channel, nodes: Option<&[usize]>) -> bool {
     nodes.is_none_or(|n| n.contains(&channel.node))
 }
 
-/// The distinct key times of the chosen nodes' channels (every channel with `None`), sorted.
+/// The distinct key times of the chosen nodes' channels, joints' and morph weights' (every
+/// channel with `None`), sorted.
 #[must_use]
 pub fn key_times(clip: &Clip, nodes: Option<&[usize]>) -> Vec<f64> {
-    let mut times: Vec<f64> =
-        clip.channels.iter().filter(|c| chosen(c, nodes)).flat_map(|c| c.times.iter().copied()).collect();
+    let joints = clip.channels.iter().filter(|c| chosen(c, nodes)).flat_map(|c| c.times.iter().copied());
+    let weights =
+        clip.weights.iter().filter(|c| nodes.is_none_or(|n| n.contains(&c.node))).flat_map(|c| c.times.iter().copied());
+    let mut times: Vec<f64> = joints.chain(weights).collect();
     times.sort_by(f64::total_cmp);
     times.dedup_by(|a, b| (*a - *b).abs() <= KEY_TIME_TOLERANCE);
     times
 }
 
-/// Deletes the chosen nodes' keys at `time_secs`; channels left without keys are removed.
-/// Returns whether any key was deleted.
+/// Deletes the chosen nodes' keys at `time_secs` (joints' and morph weights'); channels left
+/// without keys are removed. Returns whether any key was deleted.
 pub fn delete_keys(clip: &mut Clip, nodes: Option<&[usize]>, time_secs: f64) -> bool {
     let mut deleted = false;
     for channel in clip.channels.iter_mut().filter(|c| chosen(c, nodes)) {
@@ -238,17 +308,26 @@ pub fn delete_keys(clip: &mut Clip, nodes: Option<&[usize]>, time_secs: f64) -> 
         }
     }
     clip.channels.retain(|c| !c.times.is_empty());
+    for channel in clip.weights.iter_mut().filter(|c| nodes.is_none_or(|n| n.contains(&c.node))) {
+        if let Some(k) = key_in(&channel.times, time_secs) {
+            let s = weights_stride(channel);
+            channel.times.remove(k);
+            channel.values.drain(k * s..(k + 1) * s);
+            deleted = true;
+        }
+    }
+    clip.weights.retain(|c| !c.times.is_empty());
     deleted
 }
 
-/// Moves the chosen nodes' keys at `from_secs` to `to_secs` (clamped to ≥ 0), replacing keys
-/// already there. Returns whether any key moved.
+/// Moves the chosen nodes' keys at `from_secs` to `to_secs` (clamped to ≥ 0), joints' and morph
+/// weights', replacing keys already there. Returns whether any key moved.
 pub fn move_keys(clip: &mut Clip, nodes: Option<&[usize]>, from_secs: f64, to_secs: f64) -> bool {
     let to = f32_exact(if to_secs.is_finite() { to_secs.max(0.0) } else { 0.0 });
     let mut moved = false;
     for channel in clip.channels.iter_mut().filter(|c| chosen(c, nodes)) {
-        let Some(k) = key_at(channel, from_secs) else { continue };
         let s = stride(channel);
+        let Some(k) = key_at(channel, from_secs) else { continue };
         let element: Vec<f64> = channel.values.drain(k * s..(k + 1) * s).collect();
         channel.times.remove(k);
         let modes = &mut channel.key_interpolation;
@@ -269,7 +348,27 @@ pub fn move_keys(clip: &mut Clip, nodes: Option<&[usize]>, from_secs: f64, to_se
         }
         moved = true;
     }
+    for channel in clip.weights.iter_mut().filter(|c| nodes.is_none_or(|n| n.contains(&c.node))) {
+        let s = weights_stride(channel);
+        moved |= move_key(&mut channel.times, &mut channel.values, s, from_secs, to);
+    }
     moved
+}
+
+/// Moves the key at `from` (`stride` values per key) to `to`, replacing one there; whether one
+/// moved.
+fn move_key(times: &mut Vec<f64>, values: &mut Vec<f64>, stride: usize, from: f64, to: f64) -> bool {
+    let Some(k) = key_in(times, from) else { return false };
+    let element: Vec<f64> = values.drain(k * stride..(k + 1) * stride).collect();
+    times.remove(k);
+    if let Some(j) = key_in(times, to) {
+        times.remove(j);
+        values.drain(j * stride..(j + 1) * stride);
+    }
+    let j = times.partition_point(|&t| t < to);
+    times.insert(j, to);
+    values.splice(j * stride..j * stride, element);
+    true
 }
 
 #[cfg(test)]
@@ -364,6 +463,31 @@ mod tests {
         assert!(v[7] > 0.0, "in the previous key's hemisphere: {v:?}");
         assert!(DQuat::from_slice(&v[4..8]).angle_between(q) < 1e-6);
         assert_eq!(clip.channels[1].times, vec![0.0, 1.0]);
+    }
+
+    #[test]
+    fn morph_weight_keys_sample_back_move_and_delete() {
+        let mut clip = Clip { name: None, channels: vec![], weights: Vec::new() };
+        set_weight_keys(&mut clip, 1, &[0.0, 1.0], 0.0);
+        set_weight_keys(&mut clip, 1, &[1.0, 0.5], 1.0);
+        assert_eq!(clip.weights.len(), 1);
+        assert_eq!(key_times(&clip, Some(&[1])), vec![0.0, 1.0]);
+        assert!(key_times(&clip, Some(&[0])).is_empty());
+        let mut p = Pose::rest();
+        sample_clip(&clip, 0.5, &mut p);
+        assert_eq!(p.morph_weights[&1], vec![0.5, 0.75]);
+        // Replacing the key at 1 s keeps two keys; moving it to 2 s stretches the clip.
+        set_weight_keys(&mut clip, 1, &[0.25, 0.25], 1.0 + 1e-4);
+        assert_eq!(clip.weights[0].times.len(), 2);
+        assert!(move_keys(&mut clip, None, 1.0, 2.0));
+        assert_eq!(clip.range(), (0.0, 2.0));
+        sample_clip(&clip, 2.0, &mut p);
+        assert_eq!(p.morph_weights[&1], vec![0.25, 0.25]);
+        // Another number of targets replaces the channel.
+        set_weight_keys(&mut clip, 1, &[0.5], 0.0);
+        assert_eq!((clip.weights.len(), clip.weights[0].targets), (1, 1));
+        assert!(delete_keys(&mut clip, Some(&[1]), 0.0));
+        assert!(clip.weights.is_empty());
     }
 
     #[test]

@@ -1,7 +1,7 @@
-//! Writes the seed corpus: `seeds OUT_DIR [MODELS_DIR]` fills OUT_DIR/{gltf,pose,weights,paint,recovery,obj,pose_library}
+//! Writes the seed corpus: `seeds OUT_DIR [MODELS_DIR]` fills OUT_DIR/{gltf,pose,weights,paint,recovery,obj,pose_library,fbx}
 //! with the built-in demo arm, the small shared models (≤ 64 KiB, read from MODELS_DIR, by default
 //! ../shared/models; never committed), a pose file and a weights file of the demo arm, and paint
-//! byte streams. Nothing here is fuzzed; see fuzz/README.md.
+//! byte streams, and the FBX files of `tests/data/ufbx`. Nothing here is fuzzed; see fuzz/README.md.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -89,5 +89,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         poses: vec![skinlab::io::pose_library::LibraryPose { name: "Bent".into(), pose: pose.clone(), thumbnail_png }],
     };
     fs::write(dir("pose_library")?.join("demo.json"), library.to_json(&model.nodes))?;
+    // FBX: the DCC files committed with the tests (binary and ASCII, skins, blend shapes).
+    let fdir = dir("fbx")?;
+    for entry in fs::read_dir("../tests/data/ufbx")? {
+        let path = entry?.path();
+        if let (Some(name), true) = (path.file_name(), path.extension().is_some_and(|e| e == "fbx")) {
+            fs::copy(&path, fdir.join(name))?;
+        }
+    }
     Ok(())
 }

@@ -62,8 +62,8 @@ impl Default for DocumentState {
 }
 
 impl DocumentState {
-    /// Carries out a pose edit (a joint's rotation, a joint or the whole pose back to rest) as an
-    /// undo step (a rotation joins its gesture's step); returns whether the pose changed. Other
+    /// Carries out a pose edit (a joint's rotation, a morph target's weight, a joint or the whole
+    /// pose back to rest) as an undo step (a rotation or weight joins its gesture's step); returns whether the pose changed. Other
     /// commands are left alone (`false`).
     pub fn apply_pose_edit(&mut self, cmd: &Command) -> bool {
         match *cmd {
@@ -78,6 +78,21 @@ impl DocumentState {
                 self.history.record(&self.pose, gesture);
                 self.pose.set_rotation(node, rotation);
             }
+            Command::SetMorphWeight { node, target, weight, gesture } => {
+                let Some(morphs) = self.model.morphs_of(node) else { return false };
+                if target >= morphs.len() || !weight.is_finite() {
+                    return false;
+                }
+                let mut weights =
+                    self.pose.morph_weights.get(&node).cloned().unwrap_or_else(|| morphs.default_weights.clone());
+                weights.resize(morphs.len(), 0.0);
+                if weights[target] == weight {
+                    return false;
+                }
+                weights[target] = weight;
+                self.history.record(&self.pose, gesture);
+                self.pose.morph_weights.insert(node, weights);
+            }
             Command::ResetJoint(node) => {
                 if !self.pose.overrides.contains_key(&node) {
                     return false;
@@ -86,7 +101,7 @@ impl DocumentState {
                 self.pose.overrides.remove(&node);
             }
             Command::ResetPose => {
-                if self.pose.overrides.is_empty() {
+                if self.pose.overrides.is_empty() && self.pose.morph_weights.is_empty() {
                     return false;
                 }
                 self.history.record(&self.pose, None);

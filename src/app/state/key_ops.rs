@@ -1,7 +1,8 @@
-//! Keys on the timeline's clip (`rig::keys`): set a key of the selected joint or the whole pose
-//! at the current time (on a new clip "Action" when none is chosen), delete the keys at the
-//! current time, move the keys at one time to another, start a new clip, set keys' interpolation,
-//! edit a rotation key dragged in the curve view. Each is one undo step
+//! Keys on the timeline's clip (`rig::keys`): set a key of the selected joint, of a mesh's
+//! morph-target weights or of the whole pose (joints and morph weights) at the current time (on a
+//! new clip "Action" when none is chosen), delete the keys at the current time, move the keys at
+//! one time to another, start a new clip, set keys' interpolation, edit a rotation key dragged in
+//! the curve view. Each is one undo step
 //! (a `ModelEdit` of the clips, with the pose shown at the time).
 
 use super::EditorState;
@@ -27,26 +28,24 @@ impl EditorState {
                 }
             }
             KeyCommand::Set { whole_pose } => {
-                let nodes = match (whole_pose, self.selected) {
-                    (false, Some(node)) => vec![node],
-                    _ => keys::posable_nodes(&self.doc.model, &self.doc.pose),
+                let (nodes, morphed) = match (whole_pose, self.selected) {
+                    (false, Some(node)) => (vec![node], Vec::new()),
+                    _ => (keys::posable_nodes(&self.doc.model, &self.doc.pose), self.doc.model.morphed_nodes()),
                 };
-                if nodes.is_empty() {
+                if nodes.is_empty() && morphed.is_empty() {
                     self.set_error("nothing to key: the model has no joints".into());
                     return;
                 }
-                if self.posing.clip.is_none_or(|c| c >= self.doc.model.clips.len()) {
-                    self.apply_key(KeyCommand::NewClip);
-                }
-                let Some(clip) = self.posing.clip else { return };
-                let (tree, pose, time) = (self.doc.model.nodes.clone(), self.doc.pose.clone(), self.posing.time_secs);
                 let label = if nodes.len() == 1 { "Set Key" } else { "Set Key (whole pose)" };
-                if self.edit_clips(label, |clips| {
-                    keys::set_keys(&mut clips[clip], &tree, &pose, &nodes, time);
-                    true
-                }) {
-                    self.set_info(format!("keyed {} joint(s) at {:.2} s", nodes.len(), self.posing.time_secs));
+                let what = format!("{} joint(s)", nodes.len());
+                self.set_keys(label, &nodes, &morphed, &what);
+            }
+            KeyCommand::SetMorph { node } => {
+                if self.doc.model.morphs_of(node).is_none() {
+                    return;
                 }
+                let what = format!("the morph targets of {}", self.doc.model.nodes.key(node));
+                self.set_keys("Key Morph Targets", &[], &[node], &what);
             }
             KeyCommand::Delete { whole_pose } => {
                 let Some(clip) = self.posing.clip else { return };
@@ -93,6 +92,36 @@ impl EditorState {
                 }
             }
         }
+    }
+
+    /// Keys `nodes`' transforms and `morphed` mesh nodes' morph-target weights at the current time
+    /// on the chosen clip (a new one when none is chosen), as one undo step named `label`.
+    fn set_keys(&mut self, label: &'static str, nodes: &[usize], morphed: &[usize], what: &str) {
+        if self.posing.clip.is_none_or(|c| c >= self.doc.model.clips.len()) {
+            self.apply_key(KeyCommand::NewClip);
+        }
+        let Some(clip) = self.posing.clip else { return };
+        let (tree, pose, time) = (self.doc.model.nodes.clone(), self.doc.pose.clone(), self.posing.time_secs);
+        let weights: Vec<(usize, Vec<f32>)> = morphed.iter().map(|&n| (n, self.morph_weights(n))).collect();
+        if self.edit_clips(label, |clips| {
+            keys::set_keys(&mut clips[clip], &tree, &pose, nodes, time);
+            for (node, w) in &weights {
+                keys::set_weight_keys(&mut clips[clip], *node, w, time);
+            }
+            true
+        }) {
+            self.set_info(format!("keyed {what} at {time:.2} s"));
+        }
+    }
+
+    /// The morph-target weights `node` shows now: the pose's, else its mesh's defaults (empty
+    /// without targets).
+    #[must_use]
+    pub fn morph_weights(&self, node: usize) -> Vec<f32> {
+        let Some(morphs) = self.doc.model.morphs_of(node) else { return Vec::new() };
+        let mut w = self.doc.pose.morph_weights.get(&node).cloned().unwrap_or_else(|| morphs.default_weights.clone());
+        w.resize(morphs.len(), 0.0);
+        w
     }
 
     /// Changes the clips through `f` (which returns whether it changed anything) as one undo step.

@@ -61,6 +61,9 @@ impl EditorState {
     #[must_use]
     pub fn with_document(model: Model, source: crate::io::SourceDocument, name: &str) -> Self {
         let mut s = Self::new(model, name);
+        if !source.warnings().is_empty() {
+            s.set_info(format!("opened {name}{}", super::import_warnings(source.warnings())));
+        }
         s.files.source = Some(std::sync::Arc::new(source));
         s
     }

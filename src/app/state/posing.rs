@@ -1,5 +1,6 @@
 //! Posing's own state: the IK settings and drag, the pose library, the rotation gizmo's and
-//! fields' settings, the copied pose and the timeline (clip, time, playback, display). The pose itself is
+//! fields' settings, the copied pose, the timeline (clip, time, playback, display) and the mesh whose
+//! morph targets the sliders show. The pose itself is
 //! the editor's (every concern reads it); this is what only posing changes.
 
 use super::ik_ops::IkState;
@@ -29,6 +30,8 @@ pub struct PosingState {
     pub playing: bool,
     /// How the timeline shows time and curves.
     pub timeline: TimelineView,
+    /// The mesh node whose morph-target sliders the panel shows (`None`: the first morphed one).
+    pub morph_node: Option<usize>,
 }
 
 /// The timeline's display settings (no undo: they change no data).
@@ -59,5 +62,6 @@ impl PosingState {
         self.clip = None;
         self.time_secs = 0.0;
         self.playing = false;
+        self.morph_node = None;
     }
 }

@@ -47,6 +47,10 @@ impl RecoverySnapshot {
             if let Ok(v) = serde_json::from_str(&pose_file::pose_to_json(pose, &self.model.nodes)) {
                 sections.insert(recovery::POSE.to_owned(), v);
             }
+            if !pose.morph_weights.is_empty() {
+                let v = recovery::morph_weights_to_json(&pose.morph_weights, &self.model.nodes);
+                sections.insert(recovery::MORPH_WEIGHTS.to_owned(), v);
+            }
         }
         if base.map_or(!self.model.clips.is_empty(), |b| b.clips != self.model.clips) {
             sections.insert(recovery::CLIPS.to_owned(), clips_to_json(&self.model.clips, &self.model.nodes));
@@ -120,7 +124,8 @@ impl EditorState {
         RecoverySnapshot {
             model: Arc::clone(&self.doc.model),
             source: self.files.source.clone(),
-            pose: (!self.doc.pose.overrides.is_empty()).then(|| self.doc.pose.clone()),
+            pose: (!self.doc.pose.overrides.is_empty() || !self.doc.pose.morph_weights.is_empty())
+                .then(|| self.doc.pose.clone()),
             model_path: self.files.model_path.clone(),
             model_name: self.doc.model_name.clone(),
             strokes: self.doc.history.paint_steps(),
@@ -156,13 +161,18 @@ impl EditorState {
             model.clips =
                 clips_from_json(clips, &model.nodes).map_err(|e| format!("the recovered clips do not apply: {e}"))?;
         }
-        let pose = match file.section_text(recovery::POSE) {
+        let mut pose = match file.section_text(recovery::POSE) {
             Some(text) => Some(
                 pose_file::parse_pose(&text, &model.nodes)
                     .map_err(|e| format!("the recovered pose does not apply: {e}"))?,
             ),
             None => None,
         };
+        if let Some(value) = file.sections.get(recovery::MORPH_WEIGHTS) {
+            let weights = recovery::morph_weights_from_json(value, &model.nodes)
+                .map_err(|e| format!("the recovered pose does not apply: {e}"))?;
+            pose.get_or_insert_with(crate::rig::Pose::rest).morph_weights = weights;
+        }
         if let Some((m, source, name)) = fresh {
             self.replace_model(m, &name);
             self.files.source = Some(std::sync::Arc::new(source));

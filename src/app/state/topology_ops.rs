@@ -66,6 +66,7 @@ impl EditorState {
             // Posing, viewing and selecting never read the caches.
             Command::Select(_)
             | Command::SetRotation { .. }
+            | Command::SetMorphWeight { .. }
             | Command::ResetJoint(_)
             | Command::ResetPose
             | Command::SetMethod(_)

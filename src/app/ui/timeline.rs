@@ -91,7 +91,7 @@ fn clip_row(ui: &mut egui::Ui, s: &EditorState, cmds: &mut Vec<Command>) {
     if ui.button("Set Key").on_hover_text(key_tip).clicked() {
         cmds.push(Command::Key(KeyCommand::Set { whole_pose: false }));
     }
-    if ui.button("Key Whole Pose").on_hover_text("key every joint here (Shift+I)").clicked() {
+    if ui.button("Key Whole Pose").on_hover_text("key every joint and morph target here (Shift+I)").clicked() {
         cmds.push(Command::Key(KeyCommand::Set { whole_pose: true }));
     }
     if s.posing.clip.and_then(|c| s.doc.model.clips.get(c)).is_none() {
