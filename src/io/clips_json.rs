@@ -157,15 +157,6 @@ fn weights_from_json(v: &Value, tree: &NodeTree) -> Result<WeightsChannel, Strin
     Ok(channel)
 }
 
-fn interpolation_of(name: &str) -> Result<Interpolation, String> {
-    match name {
-        "STEP" => Ok(Interpolation::Step),
-        "LINEAR" => Ok(Interpolation::Linear),
-        "CUBICSPLINE" => Ok(Interpolation::CubicSpline),
-        other => Err(format!("unknown interpolation {other:?}")),
-    }
-}
-
 fn channel_from_json(v: &Value, tree: &NodeTree) -> Result<Channel, String> {
     let node = tree.find(text(v, "node")?).map_err(|e| e.to_string())?;
     let path = match text(v, "path")? {
