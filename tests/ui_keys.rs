@@ -11,16 +11,9 @@ mod ui_harness;
 use eframe::egui::{self, accesskit::Role};
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
-use glam::DQuat;
 use skinlab::app::SkinlabApp;
 use skinlab::rig::keys::key_times;
-use ui_harness::{bend_elbow, drag, harness, Scripted};
-
-const ELBOW: usize = 2;
-
-fn elbow_degrees(h: &Harness<'_, SkinlabApp>) -> f64 {
-    h.state().state.rotation_of(ELBOW).angle_between(DQuat::IDENTITY).to_degrees()
-}
+use ui_harness::{bend_elbow, drag, elbow_degrees, harness, Scripted};
 
 fn keys_of_clip(h: &Harness<'_, SkinlabApp>) -> Vec<f64> {
     let s = &h.state().state;

@@ -15,13 +15,9 @@ use glam::DQuat;
 use skinlab::app::SkinlabApp;
 use skinlab::model::{Channel, ChannelPath, Interpolation};
 use skinlab::rig::twist_bend::{decompose, BendAxes, TwistBend};
-use ui_harness::{bend_elbow, drag, harness, Scripted};
+use ui_harness::{bend_elbow, drag, elbow_degrees, harness, Scripted};
 
 const ELBOW: usize = 2;
-
-fn elbow_degrees(h: &Harness<'_, SkinlabApp>) -> f64 {
-    h.state().state.rotation_of(ELBOW).angle_between(DQuat::IDENTITY).to_degrees()
-}
 
 fn elbow_rotation_channel(h: &Harness<'_, SkinlabApp>) -> Channel {
     let s = &h.state().state;

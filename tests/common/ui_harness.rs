@@ -84,6 +84,11 @@ pub fn harness(dialogs: Scripted) -> Harness<'static, SkinlabApp> {
     harness_with(EditorState::demo().unwrap(), dialogs)
 }
 
+/// The demo arm's elbow: its rotation's angle from rest, degrees.
+pub fn elbow_degrees(h: &Harness<'_, SkinlabApp>) -> f64 {
+    h.state().state.rotation_of(2).angle_between(glam::DQuat::IDENTITY).to_degrees()
+}
+
 /// Selects the elbow in the joint tree and types `degrees` into its Z rotation field, as a user
 /// would (one pose edit).
 pub fn bend_elbow(h: &mut Harness<'_, SkinlabApp>, degrees: f64) {
