@@ -161,7 +161,8 @@ fn curves(
     while v <= vhi {
         let y = y_of(v);
         painter.line_segment([egui::pos2(x0, y), egui::pos2(x1, y)], grid);
-        painter.text(egui::pos2(x0 - 4.0, y), egui::Align2::RIGHT_CENTER, format!("{v:.0}°"), font.clone(), grid.color);
+        let text = ui.visuals().weak_text_color();
+        painter.text(egui::pos2(x0 - 4.0, y), egui::Align2::RIGHT_CENTER, format!("{v:.0}°"), font.clone(), text);
         v += step;
     }
     let now = x_of(s.posing.time_secs);

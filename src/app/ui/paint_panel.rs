@@ -30,9 +30,9 @@ pub fn paint_panel_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
             for ramp in WeightRamp::ALL {
                 ui.selectable_value(&mut s.painting.settings.ramp, ramp, ramp.label());
             }
-            ui.checkbox(&mut s.painting.settings.zero_black, "Zero weights black")
-                .on_hover_text("vertices the joint does not move drawn black (Blender's Show Zero Weights: Active)");
         });
+        ui.checkbox(&mut s.painting.settings.zero_black, "Zero weights black")
+            .on_hover_text("vertices the joint does not move drawn black (Blender's Show Zero Weights: Active)");
         isoline_row(ui, &mut s.painting.settings);
     }
     if s.painting.settings != before {
@@ -224,18 +224,23 @@ fn mirror_ui(ui: &mut egui::Ui, s: &EditorState, cmds: &mut Vec<Command>) {
 /// Most isoline levels.
 const MAX_ISOLINES: usize = 6;
 
-/// The isolines toggle and their levels (each a weight in 0..1; + adds one, − drops the last).
+/// The isolines toggle and their levels (each a weight in 0..1; + adds one, − drops the last),
+/// three levels a row so that the panel never cuts them.
 fn isoline_row(ui: &mut egui::Ui, settings: &mut crate::app::state::PaintSettings) {
-    ui.horizontal_wrapped(|ui| {
-        ui.checkbox(&mut settings.isolines, "Isolines")
-            .on_hover_text("lines on the skin where the joint's weight equals each level");
-        if !settings.isolines {
-            return;
-        }
-        for (i, level) in settings.isoline_levels.iter_mut().enumerate() {
-            ui.add(egui::DragValue::new(level).speed(0.01).range(0.0..=1.0).fixed_decimals(2))
-                .on_hover_text(format!("isoline {}: the weight it follows", i + 1));
-        }
+    ui.checkbox(&mut settings.isolines, "Isolines")
+        .on_hover_text("lines on the skin where the joint's weight equals each level");
+    if !settings.isolines {
+        return;
+    }
+    for (r, chunk) in settings.isoline_levels.chunks_mut(3).enumerate() {
+        ui.horizontal(|ui| {
+            for (i, level) in chunk.iter_mut().enumerate() {
+                ui.add(egui::DragValue::new(level).speed(0.01).range(0.0..=1.0).fixed_decimals(2))
+                    .on_hover_text(format!("isoline {}: the weight it follows", 3 * r + i + 1));
+            }
+        });
+    }
+    ui.horizontal(|ui| {
         if settings.isoline_levels.len() < MAX_ISOLINES && ui.small_button("+").on_hover_text("another level").clicked()
         {
             let next = settings.isoline_levels.last().map_or(0.5, |l| (l + 0.1).min(1.0));
