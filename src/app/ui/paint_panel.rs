@@ -30,9 +30,9 @@ pub fn paint_panel_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
             for ramp in WeightRamp::ALL {
                 ui.selectable_value(&mut s.painting.settings.ramp, ramp, ramp.label());
             }
+            ui.checkbox(&mut s.painting.settings.zero_black, "Zero weights black")
+                .on_hover_text("vertices the joint does not move drawn black (Blender's Show Zero Weights: Active)");
         });
-        ui.checkbox(&mut s.painting.settings.zero_black, "Zero weights black")
-            .on_hover_text("vertices the joint does not move drawn black (Blender's Show Zero Weights: Active)");
         isoline_row(ui, &mut s.painting.settings);
     }
     if s.painting.settings != before {
