@@ -147,19 +147,13 @@ pub fn finish(
         done.morphs.as_ref().map(|m| json!({"targets": m.count, "bytes_added": written as i64 - helpers_bytes as i64}));
     let secs = done.started.elapsed().as_secs_f64();
     let names: Vec<String> = e.helper_nodes.iter().map(|&n| e.model.nodes.key(n)).collect();
-    let (mut plain_sq, mut emu_sq, mut n) = (0.0, 0.0, 0.0);
-    for c in &e.clips {
-        let k = c.samples as f64;
-        plain_sq += c.distances.plain.rms.powi(2) * k;
-        emu_sq += c.distances.emulated.rms.powi(2) * k;
-        n += k;
-    }
+    let (plain_rms, emulated_rms) = e.overall_rms();
     let summary = format!(
         "emulated {} with {} helper joint(s): RMS {:.4} % -> {:.4} % of the diagonal over {} clip(s), {bytes_added} bytes added, {secs:.1} s",
         done.method,
         names.len(),
-        100.0 * (plain_sq / n.max(1.0)).sqrt(),
-        100.0 * (emu_sq / n.max(1.0)).sqrt(),
+        100.0 * plain_rms,
+        100.0 * emulated_rms,
         e.clips.len()
     );
     if args.report.is_some() {

@@ -135,6 +135,22 @@ pub struct Emulation {
     pub fit_secs: f64,
 }
 
+impl Emulation {
+    /// The runtime's RMS distance to the target over every fitted clip's samples (share of the
+    /// diagonal): without the helpers, and with them.
+    #[must_use]
+    pub fn overall_rms(&self) -> (f64, f64) {
+        let (mut plain, mut with, mut n) = (0.0, 0.0, 0.0);
+        for c in &self.clips {
+            let k = c.samples as f64;
+            plain += c.distances.plain.rms.powi(2) * k;
+            with += c.distances.emulated.rms.powi(2) * k;
+            n += k;
+        }
+        ((plain / n.max(1.0)).sqrt(), (with / n.max(1.0)).sqrt())
+    }
+}
+
 /// Most influences the export may keep: 4, or 8 when some source vertex has more than 4.
 #[must_use]
 pub fn influence_limit(model: &Model) -> usize {

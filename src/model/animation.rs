@@ -85,12 +85,7 @@ impl Channel {
     /// finite values, no zero quaternion as a rotation key. The error is one line.
     pub fn check(&self) -> Result<(), String> {
         let (times, values) = (&self.times, &self.values);
-        if times.is_empty() {
-            return Err("sampler has no keys".into());
-        }
-        if times.iter().any(|t| !t.is_finite()) || times.windows(2).any(|w| w[1] < w[0]) {
-            return Err("key times are not finite and increasing".into());
-        }
+        check_times(times)?;
         let w = self.path.width();
         let per_key = if self.interpolation == Interpolation::CubicSpline { 3 } else { 1 };
         if values.len() != times.len() * per_key * w {
@@ -120,6 +115,17 @@ impl Channel {
     }
 }
 
+/// A sampler's key times: at least one, finite and non-decreasing.
+fn check_times(times: &[f64]) -> Result<(), String> {
+    if times.is_empty() {
+        return Err("sampler has no keys".into());
+    }
+    if times.iter().any(|t| !t.is_finite()) || times.windows(2).any(|w| w[1] < w[0]) {
+        return Err("key times are not finite and increasing".into());
+    }
+    Ok(())
+}
+
 /// One channel of a node's morph-target weights (glTF path `weights`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct WeightsChannel {
@@ -140,12 +146,7 @@ impl WeightsChannel {
     /// `targets` values per key (three times that for cubic splines), finite values.
     pub fn check(&self) -> Result<(), String> {
         let (times, values) = (&self.times, &self.values);
-        if times.is_empty() {
-            return Err("sampler has no keys".into());
-        }
-        if times.iter().any(|t| !t.is_finite()) || times.windows(2).any(|w| w[1] < w[0]) {
-            return Err("key times are not finite and increasing".into());
-        }
+        check_times(times)?;
         let per_key = if self.interpolation == Interpolation::CubicSpline { 3 } else { 1 };
         if self.targets == 0 || values.len() != times.len() * per_key * self.targets {
             return Err(format!("{} weights for {} keys of {} targets", values.len(), times.len(), self.targets));

@@ -196,13 +196,7 @@ impl EditorState {
 /// One line: the method, the helpers and the runtime's distance without and with them.
 #[must_use]
 pub fn fit_summary(fitted: &FittedExport) -> String {
-    let (mut plain, mut with, mut n) = (0.0, 0.0, 0.0);
-    for c in &fitted.emulation.clips {
-        let k = c.samples as f64;
-        plain += c.distances.plain.rms.powi(2) * k;
-        with += c.distances.emulated.rms.powi(2) * k;
-        n += k;
-    }
+    let (plain, with) = fitted.emulation.overall_rms();
     let exact = match &fitted.morphs {
         Some(m) => format!(", {} exact morph targets", m.count),
         None => String::new(),
@@ -211,8 +205,8 @@ pub fn fit_summary(fitted: &FittedExport) -> String {
         "{} emulated with {} helper joints{exact}: LBS RMS {:.3} % -> {:.3} % of the diagonal over {} clip(s)",
         fitted.choice.method.label(),
         fitted.emulation.helper_nodes.len(),
-        100.0 * (plain / n.max(1.0)).sqrt(),
-        100.0 * (with / n.max(1.0)).sqrt(),
+        100.0 * plain,
+        100.0 * with,
         fitted.emulation.clips.len()
     )
 }
