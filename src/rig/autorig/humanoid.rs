@@ -98,6 +98,7 @@ pub fn fit(solid: &Solid, frame: &Frame, options: &FitOptions) -> Result<Plan, A
     let head_top = DVec3::new(cx, top, head.z);
 
     let mut plan = Plan::default();
+    plan.notes.extend(arms.iter().filter_map(|a| a.note.clone()));
     let (fwd, back, down) = (Flex::Forward.direction(), Flex::Backward.direction(), Flex::Down.direction());
     let hips_i = plan.add("hips", None, hips, spine, fwd);
     let spine_i = plan.add("spine", Some(hips_i), spine, chest, fwd);

@@ -6,6 +6,7 @@
 
 use glam::DVec3;
 
+use super::front_view::{arm_line, junction, shoulder_from_junction};
 use super::rows::{blob_near, blobs, row_at, Blob};
 use super::section::{trace, Trace, TraceSpec};
 use super::solid::Solid;
@@ -17,12 +18,10 @@ pub const HIP_ABOVE_CROTCH: f64 = 0.01;
 const ANKLE_HEIGHT: f64 = 0.045;
 /// The knee's place from the hip to the ankle (by height).
 const KNEE_AT: f64 = 0.5;
-/// The elbow's place from the shoulder to the wrist (by arc length).
-const ELBOW_AT: f64 = 0.53;
+/// The elbow's place from the wrist to the shoulder.
+const ELBOW_AT: f64 = 0.42;
 /// The wrist is looked for this far from the fingertips (shares of the height).
 const WRIST_FROM_TIP: (f64, f64) = (0.065, 0.14);
-/// Shoulders lie this far (share of the height) beyond where the arm's section meets the torso.
-const SHOULDER_IN: f64 = 0.03;
 
 /// One side's leg joints.
 #[derive(Clone, Copy, Debug)]
@@ -40,7 +39,7 @@ pub struct Leg {
 }
 
 /// One side's arm joints.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Arm {
     /// Shoulder.
     pub shoulder: DVec3,
@@ -50,6 +49,8 @@ pub struct Arm {
     pub wrist: DVec3,
     /// Fingertips.
     pub tip: DVec3,
+    /// What was estimated rather than found (for the plan's notes).
+    pub note: Option<String>,
 }
 
 fn side_name(side: f64) -> &'static str {
@@ -194,15 +195,20 @@ pub fn leg(solid: &Solid, frame: &Frame, slices: &LegSlices, k: usize, markers: 
     let limb = || format!("the {} leg", side_name(side));
     let missing = |what: &str| AutorigError::LimbNotFound { limb: limb(), why: format!("no slice {what}") };
     let top = leg_at(rows, slices.crotch_y - 0.03 * h).ok_or_else(|| missing("below the crotch"))?;
-    let hip = DVec3::new(top.x, slices.crotch_y + HIP_ABOVE_CROTCH * h, top.z);
+    let mut hip = DVec3::new(top.x, slices.crotch_y + HIP_ABOVE_CROTCH * h, top.z);
     let ankle_y = frame.floor + ANKLE_HEIGHT * h;
     let shin = leg_at(rows, ankle_y + 0.05 * h).ok_or_else(|| missing("above the ankle"))?;
-    let ankle = DVec3::new(shin.x, ankle_y, shin.z);
+    let mut ankle = DVec3::new(shin.x, ankle_y, shin.z);
     let cx = markers.get("groin").map_or(frame.centre_x, |g| g.x);
     let knee = match markers.side(&format!("knee.{}", side_suffix(side)), cx) {
         Some(m) => {
-            let near = leg_at(rows, m.y).map_or(hip.z, |c| c.z);
-            marker_joint(solid, &format!("knee.{}", side_suffix(side)), m, near)?
+            let centre = leg_at(rows, m.y);
+            let knee = marker_joint(solid, &format!("knee.{}", side_suffix(side)), m, centre.map_or(hip.z, |c| c.z))?;
+            // The marker is a hard constraint: the leg's line moves sideways to pass through it.
+            let dx = centre.map_or(0.0, |c| knee.x - c.x);
+            hip.x += dx;
+            ankle.x += dx;
+            knee
         }
         None => {
             let y = ankle.y + KNEE_AT * (hip.y - ankle.y);
@@ -236,12 +242,17 @@ fn extreme_x(solid: &Solid, side: f64, above_y: f64) -> Option<DVec3> {
     solid.points().filter(|p| p.y > above_y).max_by(|a, b| (side * a.x).total_cmp(&(side * b.x)))
 }
 
-/// The trace's point of smallest section between arc lengths `from` and `to`.
+/// The trace's point of smallest section between arc lengths `from` and `to`: the smallest of
+/// the local minima there (where the section narrows and widens again, or stays within 5 %),
+/// else the smallest.
 fn narrowest(t: &Trace, from: f64, to: f64) -> Option<DVec3> {
     let lengths = t.lengths();
-    (0..t.centres.len())
-        .filter(|&k| lengths[k] >= from && lengths[k] <= to)
-        .min_by(|&a, &b| t.areas[a].total_cmp(&t.areas[b]))
+    let a = &t.areas;
+    let within: Vec<usize> = (0..t.centres.len()).filter(|&k| lengths[k] >= from && lengths[k] <= to).collect();
+    let local = |k: &usize| *k > 0 && *k + 1 < a.len() && a[*k] <= a[*k - 1] && a[*k] <= 1.05 * a[*k + 1];
+    let smallest = |ks: &mut dyn Iterator<Item = usize>| ks.min_by(|&x, &y| a[x].total_cmp(&a[y]));
+    smallest(&mut within.iter().copied().filter(local))
+        .or_else(|| smallest(&mut within.iter().copied()))
         .map(|k| t.centres[k])
 }
 
@@ -262,47 +273,99 @@ pub fn arm(solid: &Solid, frame: &Frame, side: f64, crotch_y: f64, markers: &Mar
     })?;
     let wrist_marker = markers.side(&format!("wrist.{suffix}"), cx);
     let elbow_marker = markers.side(&format!("elbow.{suffix}"), cx);
-    let toward_body = DVec3::new(cx + side * 0.1 * h, frame.floor + 0.8 * h, tip.z) - tip;
-    let (start, direction) = match wrist_marker {
-        Some(w) => {
-            let wrist = marker_joint(solid, &format!("wrist.{suffix}"), w, tip.z)?;
-            let toward = elbow_marker.map_or(toward_body, |e| DVec3::new(e.x, e.y, wrist.z) - wrist);
-            (wrist, toward)
-        }
-        None => (tip + toward_body.normalize_or(DVec3::X) * solid.cell, toward_body),
+    if let (Some(w), Some(e)) = (wrist_marker, elbow_marker) {
+        let elbow = marker_joint(solid, &format!("elbow.{suffix}"), e, 0.5 * (frame.lo.z + frame.hi.z))?;
+        let mut wrist = marker_joint(solid, &format!("wrist.{suffix}"), w, elbow.z)?;
+        wrist.z = in_line_depth(solid, wrist, elbow);
+        return Ok(arm_from_markers(solid, frame, side, cx, [wrist, elbow, tip]));
+    }
+    // The trace starts along the arm's line in the front view (a fixed aim misses the arms of
+    // characters whose shoulders sit far from the usual share of the height).
+    let line = arm_line(solid, tip, side, WRIST_FROM_TIP.1 * h).unwrap_or(DVec3::X * -side);
+    let start = match wrist_marker {
+        Some(w) => marker_joint(solid, &format!("wrist.{suffix}"), w, tip.z)?,
+        None => tip + line * solid.cell,
     };
     let settle = if wrist_marker.is_some() { 2 } else { (WRIST_FROM_TIP.1 * h / (0.01 * h)).ceil() as usize };
-    let spec =
-        TraceSpec { start, direction, step: 0.01 * h, radius: 0.09 * h, max_length: 0.7 * h, growth: 2.5, settle };
+    let spec = TraceSpec {
+        start,
+        direction: line,
+        step: 0.01 * h,
+        radius: 0.09 * h,
+        max_length: 0.7 * h,
+        growth: 2.5,
+        settle,
+    };
     let t = trace(solid, &spec);
-    if !t.reached_body || t.centres.len() < 3 {
-        return Err(AutorigError::LimbNotFound {
-            limb,
-            why: "its trace from the hand lost the mesh before reaching the body".into(),
-        });
-    }
-    let last = *t.centres.last().unwrap_or(&start);
     let wrist = match wrist_marker {
         Some(_) => start,
-        None => narrowest(&t, WRIST_FROM_TIP.0 * h, WRIST_FROM_TIP.1 * h).ok_or_else(|| {
-            AutorigError::LimbNotFound { limb: limb.clone(), why: "the arm is shorter than a hand".into() }
-        })?,
+        None => {
+            narrowest(&t, WRIST_FROM_TIP.0 * h, WRIST_FROM_TIP.1 * h).ok_or_else(|| AutorigError::LimbNotFound {
+                limb: limb.clone(),
+                why: "its trace from the hand lost the mesh within a hand's length".into(),
+            })?
+        }
     };
-    let inward = (last - wrist).normalize_or(DVec3::X * -side);
-    let shoulder = last + inward * SHOULDER_IN * h;
+    let last = t.centres.last().copied().filter(|c| (*c - wrist).length() > 2.0 * solid.cell);
+    let inward = last.map_or(line, |c| DVec3::new(c.x - wrist.x, c.y - wrist.y, 0.0).normalize_or(line));
+    let meets = junction(solid, wrist, inward, cx, h).ok_or_else(|| AutorigError::LimbNotFound {
+        limb: limb.clone(),
+        why: "its line from the hand never meets the torso in the front view".into(),
+    })?;
+    let shoulder_z = ray_depth(solid, meets.x, meets.y, wrist.z).unwrap_or(wrist.z);
+    let shoulder = shoulder_from_junction(meets, inward, cx, shoulder_z);
     let elbow = match elbow_marker {
         Some(e) => marker_joint(solid, &format!("elbow.{suffix}"), e, 0.5 * (wrist.z + shoulder.z))?,
         None => {
-            let lengths = t.lengths();
-            let at = |p: DVec3| {
-                let k = (0..t.centres.len())
-                    .min_by(|&a, &b| (t.centres[a] - p).length().total_cmp(&(t.centres[b] - p).length()))
-                    .unwrap_or(0);
-                lengths[k]
-            };
-            let (sw, ss) = (at(wrist), t.length());
-            t.at_length(ss - ELBOW_AT * (ss - sw))
+            let p = wrist.lerp(shoulder, ELBOW_AT);
+            DVec3::new(p.x, p.y, ray_depth(solid, p.x, p.y, p.z).unwrap_or(p.z))
         }
     };
-    Ok(Arm { shoulder, elbow, wrist, tip })
+    Ok(Arm { shoulder, elbow, wrist, tip, note: None })
+}
+
+/// The wrist's depth when its front-view ray also runs through a prop held in the hand (a sword
+/// along z): the run through the wrist is then much longer than the elbow's, and the wrist is
+/// kept level with the elbow inside it.
+fn in_line_depth(solid: &Solid, wrist: DVec3, elbow: DVec3) -> f64 {
+    let run_of = |p: DVec3| {
+        solid.runs_along_z(p.x, p.y).into_iter().find(|r| r.0 <= p.z + solid.cell && p.z - solid.cell <= r.1)
+    };
+    match (run_of(wrist), run_of(elbow)) {
+        (Some(w), Some(e)) if w.1 - w.0 > 2.0 * (e.1 - e.0) => {
+            let half = 0.5 * (e.1 - e.0);
+            elbow.z.clamp(w.0 + half, (w.1 - half).max(w.0 + half))
+        }
+        _ => wrist.z,
+    }
+}
+
+/// The shoulder of an arm whose wrist and elbow are pinned by markers: the forearm is not
+/// traced; the forearm's line is followed from the elbow in the front view until it enters the
+/// torso (`front_view.rs`). Where it finds no torso, the upper arm is taken as long as the
+/// forearm and the plan says so.
+fn arm_from_markers(solid: &Solid, frame: &Frame, side: f64, cx: f64, [wrist, elbow, tip]: [DVec3; 3]) -> Arm {
+    let h = frame.height;
+    let fore = elbow - wrist;
+    let inward = DVec3::new(fore.x, fore.y, 0.0).normalize_or(DVec3::X * -side);
+    let found = junction(solid, elbow, inward, cx, h).map(|j| {
+        let z = ray_depth(solid, j.x, j.y, elbow.z).unwrap_or(elbow.z);
+        shoulder_from_junction(j, inward, cx, z)
+    });
+    let (mut shoulder, mut note) = match found {
+        Some(s) => (s, None),
+        None => (
+            elbow + fore,
+            Some(format!(
+                "the {} arm never meets the torso in the front view: shoulder placed one forearm's length beyond the elbow",
+                side_name(side)
+            )),
+        ),
+    };
+    // A shoulder never crosses the centre line.
+    if side * (shoulder.x - cx) < 0.02 * h {
+        shoulder.x = cx + side * 0.02 * h;
+        note.get_or_insert_with(|| format!("the {} shoulder was held off the centre line", side_name(side)));
+    }
+    Arm { shoulder, elbow, wrist, tip, note }
 }

@@ -17,6 +17,7 @@
 pub mod build;
 pub mod chain;
 mod fingers;
+mod front_view;
 mod humanoid;
 mod humanoid_limbs;
 pub mod markers;
