@@ -193,3 +193,38 @@ fn a_positive_bend_a_flexes_every_elbow_and_knee_the_natural_way() {
     }
     check_flexion(&model, "after Orient to child");
 }
+
+/// The worst error over the chibi's landmarks (both sides) as a share of its height.
+fn chibi_worst(plan: &Plan, joints: &[(&str, DVec3)]) -> f64 {
+    let mut worst = 0.0_f64;
+    for (name, p) in joints {
+        for (name, truth) in [(name.to_string(), *p), (name.replace(".L", ".R"), DVec3::new(-p.x, p.y, p.z))] {
+            let got = plan.joint(&name).unwrap_or_else(|| panic!("no joint {name}")).head;
+            let e = (got - truth).length() / 0.99;
+            println!("{name:12} {:6.2} %  got {got:.3} want {truth:.3}", e * 100.0);
+            worst = worst.max(e);
+        }
+    }
+    worst
+}
+
+#[test]
+fn a_chibi_with_touching_legs_and_a_big_head_is_fitted_with_and_without_markers() {
+    let (text, joints) = capsule_people::chibi();
+    let plan = fit_obj(&text, &FitOptions::default()).unwrap();
+    let worst = chibi_worst(&plan, &joints);
+    assert!(worst <= 0.02, "no markers: worst landmark {:.2} % of the height", worst * 100.0);
+    // Markers anywhere on their front-view rays pin the joints they name.
+    let truth: std::collections::HashMap<&str, DVec3> = joints.iter().copied().collect();
+    let ray = DVec3::new(0.0, 0.0, 0.3);
+    let mut m = Markers::default();
+    for (marker, joint) in [("wrist.L", "hand.L"), ("elbow.L", "forearm.L"), ("knee.L", "shin.L")] {
+        m.set(marker, truth[joint] + ray).unwrap();
+    }
+    m.set("chin", DVec3::new(0.0, 0.5, 0.3)).unwrap();
+    let hip = truth["thigh.L"];
+    m.set("groin", DVec3::new(0.0, hip.y - skinlab::rig::autorig::HIP_ABOVE_CROTCH * 0.99, -0.3)).unwrap();
+    let plan = fit_obj(&text, &FitOptions { markers: m, ..FitOptions::default() }).unwrap();
+    let worst = chibi_worst(&plan, &joints);
+    assert!(worst <= 0.01, "markers: worst landmark {:.2} % of the height", worst * 100.0);
+}

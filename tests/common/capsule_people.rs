@@ -120,3 +120,43 @@ pub fn bent_tube() -> Vec<Capsule> {
         })
         .collect()
 }
+
+/// A chibi character (big head, short legs side by side that touch, the head close above the
+/// arms) in a T-pose, one object, and its known landmark joints (left side), placed by the
+/// fit's rules: hip sockets 1 % of the height above the crotch, knees halfway to the ankles,
+/// shoulders inside the torso at 0.65 of the arm's junction's distance from the centre line,
+/// elbows 0.42 of the way from the wrist to the shoulder.
+pub fn chibi() -> (String, Vec<(&'static str, DVec3)>) {
+    let h = 0.99;
+    let hip = DVec3::new(0.07, 0.2 + skinlab::rig::autorig::HIP_ABOVE_CROTCH * h, 0.0);
+    let ankle = DVec3::new(0.07, 0.045 * h, 0.0);
+    let knee = ankle.lerp(hip, 0.5);
+    let shoulder = DVec3::new(0.65 * 0.13, 0.43, 0.0);
+    let wrist = DVec3::new(0.36, 0.43, 0.0);
+    let elbow = wrist.lerp(shoulder, 0.42);
+    let c = |a: DVec3, b: DVec3, radius: f64| Capsule { a, b, radius, object: 0 };
+    let mut caps = vec![
+        c(DVec3::new(0.0, 0.33, 0.0), DVec3::new(0.0, 0.42, 0.0), 0.13),
+        c(DVec3::new(0.0, 0.42, 0.0), DVec3::new(0.0, 0.5, 0.0), 0.06),
+        c(DVec3::new(0.0, 0.72, 0.0), DVec3::new(0.0, 0.73, 0.0), 0.26),
+    ];
+    for side in [1.0, -1.0] {
+        let m = |p: DVec3| DVec3::new(side * p.x, p.y, p.z);
+        caps.push(c(m(DVec3::new(0.1, 0.43, 0.0)), m(elbow), 0.04));
+        caps.push(c(m(elbow), m(wrist - DVec3::X * 0.03), 0.035));
+        caps.push(c(m(wrist - DVec3::X * 0.015), m(wrist + DVec3::X * 0.015), 0.022));
+        caps.push(c(m(wrist + DVec3::X * 0.03), m(wrist + DVec3::X * 0.07), 0.04));
+        caps.push(c(m(DVec3::new(0.07, 0.27, 0.0)), m(knee), 0.072));
+        caps.push(c(m(knee), m(DVec3::new(0.07, 0.06, 0.0)), 0.066));
+        caps.push(c(m(DVec3::new(0.07, 0.03, -0.03)), m(DVec3::new(0.07, 0.03, 0.09)), 0.03));
+    }
+    let joints = vec![
+        ("upperarm.L", shoulder),
+        ("forearm.L", elbow),
+        ("hand.L", wrist),
+        ("thigh.L", hip),
+        ("shin.L", knee),
+        ("foot.L", ankle),
+    ];
+    (obj_text(&caps, &["chibi"], 16), joints)
+}

@@ -1,13 +1,15 @@
 //! The humanoid's limbs: legs from the horizontal slices below the crotch (hip socket, knee,
-//! ankle, ball of the foot), arms traced from the hands toward the body through cross-sections
-//! (shoulder where the section grows into the torso, wrist at the narrowest section behind the
-//! hand, elbow between). Markers, when given, fix the joint they name; its depth is the middle of
-//! the inside along the front view's ray, taken from the run nearest the limb.
+//! ankle, ball of the foot; legs that touch split at the notch between them), arms traced from
+//! the hands toward the body through cross-sections (wrist at the narrowest section behind the
+//! hand), the shoulder inside the torso where the arm's line meets it in the front view, the
+//! elbow between. Markers, when given, fix the joint they name (wrist and elbow together need no
+//! trace; a knee marker moves the leg's line through it); its depth is the middle of the inside
+//! along the front view's ray, taken from the run nearest the limb.
 
 use glam::DVec3;
 
 use super::front_view::{arm_line, junction, shoulder_from_junction};
-use super::rows::{blob_near, blobs, row_at, Blob};
+use super::rows::{leg_pieces, nearest, row_at, Blob};
 use super::section::{trace, Trace, TraceSpec};
 use super::solid::Solid;
 use super::{AutorigError, Frame, Markers};
@@ -103,13 +105,13 @@ pub fn leg_slices(solid: &Solid, frame: &Frame, markers: &Markers) -> Result<Leg
     // The lowest slice (above the soles) where a piece stands on each side and none spans both.
     let first = row_at(solid, frame.floor + 0.03 * h);
     let last = row_at(solid, frame.floor + 0.5 * h);
-    let found = (first..=last).map(|r| (r, blobs(solid, r))).find(|(_, pieces)| {
+    let found = (first..=last).map(|r| (r, leg_pieces(solid, r, cx))).find(|(_, pieces)| {
         pieces.iter().any(|b| on(1.0)(&b)) && pieces.iter().any(|b| on(-1.0)(&b)) && !pieces.iter().any(spans)
     });
     let (start, pieces) = match found {
         Some(found) => found,
         None => {
-            let (r, pieces) = (first, blobs(solid, first));
+            let (r, pieces) = (first, leg_pieces(solid, first, cx));
             if let Some(b) = pieces.iter().find(|b| spans(b)).filter(|_| markers.get("groin").is_none()) {
                 return Err(AutorigError::LimbNotFound {
                     limb: "the legs".into(),
@@ -139,7 +141,7 @@ pub fn leg_slices(solid: &Solid, frame: &Frame, markers: &Markers) -> Result<Leg
         let mut up = vec![(start, *leg)];
         let mut prev = *leg;
         for row in start + 1..solid.dims[1] {
-            let Some(b) = blob_near(solid, row, prev.centroid, 0.05 * h) else { break };
+            let Some(b) = nearest(leg_pieces(solid, row, cx), prev.centroid, 0.05 * h) else { break };
             if b.lo.x < cx && b.hi.x > cx || b.cells > 4 * prev.cells.max(1) {
                 crotch_rows[k] = row;
                 break;
@@ -150,7 +152,7 @@ pub fn leg_slices(solid: &Solid, frame: &Frame, markers: &Markers) -> Result<Leg
         let mut down = Vec::new();
         let mut prev = *leg;
         for row in (0..start).rev() {
-            let Some(b) = blob_near(solid, row, prev.centroid, 0.05 * h) else { break };
+            let Some(b) = nearest(leg_pieces(solid, row, cx), prev.centroid, 0.05 * h) else { break };
             down.push((row, b));
             prev = b;
         }

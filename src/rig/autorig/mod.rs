@@ -5,10 +5,12 @@
 //! [`fit`] and [`build::build_rig`].
 //!
 //! Files: `solid.rs` (a voxel grid of the inside from any triangle soup: several objects, holes,
-//! non-manifold parts), `rows.rs` (horizontal slices: legs, torso), `section.rs` (cross-sections
-//! and limbs traced through them), `markers.rs` (the front-view markers), `humanoid.rs` and
+//! non-manifold parts), `rows.rs` (horizontal slices: legs, also when they touch, torso),
+//! `section.rs` (cross-sections and limbs traced through them), `front_view.rs` (the
+//! silhouette: an arm's line, the shoulder where it meets the torso), `markers.rs` (the
+//! front-view markers), `humanoid.rs` and
 //! `humanoid_limbs.rs` (the humanoid: legs from the slices below the crotch, arms traced from the
-//! hands, spine along the torso's centroids), `fingers.rs` (three joints per finger), `quadruped.rs`, `chain.rs` (N joints between two
+//! hands or pinned by wrist and elbow markers, spine along the torso's centroids), `fingers.rs` (three joints per finger), `quadruped.rs`, `chain.rs` (N joints between two
 //! points), `build.rs` (the plan turned into skeleton edits: one undo record).
 //!
 //! Landmark joints carry fixed names ([`LANDMARKS`]), each at its anatomical pivot. A fit that

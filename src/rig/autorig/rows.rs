@@ -1,5 +1,5 @@
 //! Horizontal slices of the solid: the connected pieces of one row of cells (legs below the
-//! crotch, the torso above it), with their centroid and extent.
+//! crotch, the torso above it), with their centroid and extent; legs that touch split apart.
 
 use glam::DVec3;
 
@@ -25,9 +25,8 @@ pub fn row_at(solid: &Solid, y: f64) -> usize {
     r.min(solid.dims[1].saturating_sub(1))
 }
 
-/// The connected pieces (4-connected in x and z) of row `row`, largest first.
-#[must_use]
-pub fn blobs(solid: &Solid, row: usize) -> Vec<Blob> {
+/// The connected pieces (4-connected in x and z) of row `row` as lists of cells `(x, z)`.
+fn pieces(solid: &Solid, row: usize) -> Vec<Vec<(usize, usize)>> {
     let [nx, _, nz] = solid.dims;
     let mut seen = vec![false; nx * nz];
     let mut out = Vec::new();
@@ -39,15 +38,9 @@ pub fn blobs(solid: &Solid, row: usize) -> Vec<Blob> {
             }
             seen[z0 * nx + x0] = true;
             stack.push((x0, z0));
-            let (mut sum, mut cells) = (DVec3::ZERO, 0usize);
-            let mut lo = DVec3::splat(f64::INFINITY);
-            let mut hi = DVec3::splat(f64::NEG_INFINITY);
+            let mut cells = Vec::new();
             while let Some((x, z)) = stack.pop() {
-                let c = solid.centre(x, row, z);
-                sum += c;
-                cells += 1;
-                lo = lo.min(c);
-                hi = hi.max(c);
+                cells.push((x, z));
                 let near = [(x.wrapping_sub(1), z), (x + 1, z), (x, z.wrapping_sub(1)), (x, z + 1)];
                 for (a, b) in near {
                     if a < nx && b < nz && !seen[b * nx + a] && solid.at(a, row, b) {
@@ -56,20 +49,85 @@ pub fn blobs(solid: &Solid, row: usize) -> Vec<Blob> {
                     }
                 }
             }
-            out.push(Blob { cells, centroid: sum / cells as f64, lo, hi });
+            out.push(cells);
         }
     }
+    out
+}
+
+/// The blob of cells `cells` of row `row`.
+fn blob_of(solid: &Solid, row: usize, cells: &[(usize, usize)]) -> Blob {
+    let (mut sum, mut lo, mut hi) = (DVec3::ZERO, DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY));
+    for &(x, z) in cells {
+        let c = solid.centre(x, row, z);
+        sum += c;
+        lo = lo.min(c);
+        hi = hi.max(c);
+    }
+    Blob { cells: cells.len(), centroid: sum / cells.len().max(1) as f64, lo, hi }
+}
+
+fn largest_first(mut out: Vec<Blob>) -> Vec<Blob> {
     out.sort_by_key(|b| std::cmp::Reverse(b.cells));
     out
+}
+
+/// The connected pieces (4-connected in x and z) of row `row`, largest first.
+#[must_use]
+pub fn blobs(solid: &Solid, row: usize) -> Vec<Blob> {
+    largest_first(pieces(solid, row).iter().map(|cells| blob_of(solid, row, cells)).collect())
+}
+
+/// A piece spanning the centre line is two legs touching when it is notched there: its depth (z)
+/// at the centre line is under this share of its deepest column.
+const NOTCH: f64 = 0.6;
+
+/// The pieces of row `row` with legs that touch split apart: a piece across the centre line
+/// x = `cx` that is notched there (two legs side by side, or a leg and a thin cape) becomes its
+/// cells on either side. Largest first.
+#[must_use]
+pub fn leg_pieces(solid: &Solid, row: usize, cx: f64) -> Vec<Blob> {
+    let Some([mid, _, _]) =
+        solid.cell_of(DVec3::new(cx, solid.origin.y + 0.5 * solid.cell, solid.origin.z + 0.5 * solid.cell))
+    else {
+        return blobs(solid, row);
+    };
+    let mut out = Vec::new();
+    for cells in pieces(solid, row) {
+        let mut depth = vec![0usize; solid.dims[0]];
+        for &(x, _) in &cells {
+            depth[x] += 1;
+        }
+        let deepest = depth.iter().copied().max().unwrap_or(0);
+        let spans = cells.iter().any(|c| c.0 < mid) && cells.iter().any(|c| c.0 > mid);
+        if spans && (depth[mid] as f64) < NOTCH * deepest as f64 {
+            let (left, right): (Vec<(usize, usize)>, Vec<(usize, usize)>) =
+                cells.iter().filter(|c| c.0 != mid).partition(|c| c.0 < mid);
+            for half in [left, right] {
+                if !half.is_empty() {
+                    out.push(blob_of(solid, row, &half));
+                }
+            }
+        } else {
+            out.push(blob_of(solid, row, &cells));
+        }
+    }
+    largest_first(out)
 }
 
 /// The blob of row `row` nearest (in x and z) to `near`, if the row has any within `reach`.
 #[must_use]
 pub fn blob_near(solid: &Solid, row: usize, near: DVec3, reach: f64) -> Option<Blob> {
+    nearest(blobs(solid, row), near, reach)
+}
+
+/// The blob of `blobs` nearest (in x and z) to `near`, if any is within `reach`.
+#[must_use]
+pub fn nearest(blobs: Vec<Blob>, near: DVec3, reach: f64) -> Option<Blob> {
     let flat = |p: DVec3| DVec3::new(p.x, 0.0, p.z);
     let distance = |b: &Blob| {
         let clamped = near.clamp(b.lo, b.hi);
         (flat(clamped) - flat(near)).length()
     };
-    blobs(solid, row).into_iter().filter(|b| distance(b) <= reach).min_by(|a, b| distance(a).total_cmp(&distance(b)))
+    blobs.into_iter().filter(|b| distance(b) <= reach).min_by(|a, b| distance(a).total_cmp(&distance(b)))
 }
