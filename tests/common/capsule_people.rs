@@ -15,7 +15,7 @@ pub fn humanoid_joints() -> Vec<(&'static str, DVec3)> {
     let hip = DVec3::new(0.09, 0.85 + skinlab::rig::autorig::HIP_ABOVE_CROTCH * h, 0.0);
     let ankle = DVec3::new(0.09, 0.045 * h, 0.0);
     let knee = ankle.lerp(hip, 0.5);
-    // The shoulder lies inside the torso, 0.03 of the height in from where the arm meets it
+    // The shoulder lies inside the torso, about 0.65 of the way out to where the arm meets it
     // (x = 0.154); the elbow 53 % of the way from there to the wrist.
     let shoulder = DVec3::new(0.154 - 0.03 * h, 1.42, 0.0);
     let wrist = DVec3::new(0.7, 1.42, 0.0);

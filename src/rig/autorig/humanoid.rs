@@ -42,6 +42,31 @@ fn check_stance(frame: &Frame) -> Result<(), AutorigError> {
     Ok(())
 }
 
+/// Arms found from the shape alone are mirror images of each other; when their shoulders or
+/// wrists differ by more than this share of the height, something else was taken for an arm.
+const ARMS_MIRROR: f64 = 0.06;
+
+/// Refuses arms found from the shape alone that are far from mirror images (a shield or a sword
+/// held out in one hand is taken for the arm's end), rather than return a wrong rig.
+fn check_arms_mirror(arms: &[Arm; 2], cx: f64, h: f64, markers: &super::Markers) -> Result<(), AutorigError> {
+    if markers.get("wrist.L").is_some() || markers.get("wrist.R").is_some() {
+        return Ok(());
+    }
+    let mirror = |p: DVec3| DVec3::new(2.0 * cx - p.x, p.y, p.z);
+    let off =
+        (arms[0].shoulder - mirror(arms[1].shoulder)).length().max((arms[0].wrist - mirror(arms[1].wrist)).length());
+    if off > ARMS_MIRROR * h {
+        return Err(AutorigError::LimbNotFound {
+            limb: "the arms".into(),
+            why: format!(
+                "the left and right arm differ by {:.0} % of the height (a prop in a hand?); place the wrist and elbow markers",
+                100.0 * off / h
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// The torso's centroid at height `y` (the slice piece nearest the centre line), or the centre
 /// line itself when the slice is empty there.
 fn torso_at(solid: &Solid, frame: &Frame, cx: f64, y: f64, z: f64) -> DVec3 {
@@ -59,6 +84,7 @@ pub fn fit(solid: &Solid, frame: &Frame, options: &FitOptions) -> Result<Plan, A
     let legs: [Leg; 2] = [leg(solid, frame, &slices, 0, markers)?, leg(solid, frame, &slices, 1, markers)?];
     let arms: [Arm; 2] =
         [arm(solid, frame, 1.0, slices.crotch_y, markers)?, arm(solid, frame, -1.0, slices.crotch_y, markers)?];
+    check_arms_mirror(&arms, cx, h, markers)?;
     let mid_z = 0.5 * (legs[0].hip.z + legs[1].hip.z);
     let hips = torso_at(solid, frame, cx, 0.5 * (legs[0].hip.y + legs[1].hip.y), mid_z);
     let shoulder_y = 0.5 * (arms[0].shoulder.y + arms[1].shoulder.y);

@@ -190,7 +190,7 @@ pub struct Frame {
     pub floor: f64,
     /// Height of the inside.
     pub height: f64,
-    /// The x of the symmetry plane (the inside's centre of mass).
+    /// The x of the symmetry plane (the median x of the inside's lower half).
     pub centre_x: f64,
     /// The low corner of the inside's box.
     pub lo: DVec3,
@@ -200,18 +200,25 @@ pub struct Frame {
 
 impl Frame {
     fn of(solid: &Solid) -> Option<Self> {
-        let (mut lo, mut hi, mut sum, mut n) =
-            (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY), 0.0, 0usize);
+        let (mut lo, mut hi) = (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY));
         for p in solid.points() {
             lo = lo.min(p);
             hi = hi.max(p);
-            sum += p.x;
-            n += 1;
         }
-        (n > 0).then(|| Self {
+        if lo.x > hi.x {
+            return None;
+        }
+        // The symmetry plane from the lower half (legs, hips), as a median: a shield or a sword
+        // held out to one side does not pull it over.
+        let mut xs: Vec<f64> = solid.points().filter(|p| p.y < 0.5 * (lo.y + hi.y)).map(|p| p.x).collect();
+        if xs.is_empty() {
+            xs = solid.points().map(|p| p.x).collect();
+        }
+        xs.sort_by(f64::total_cmp);
+        Some(Self {
             floor: lo.y - 0.5 * solid.cell,
             height: hi.y - lo.y + solid.cell,
-            centre_x: sum / n as f64,
+            centre_x: xs[xs.len() / 2],
             lo,
             hi,
         })

@@ -101,8 +101,7 @@ pub fn leg_pieces(solid: &Solid, row: usize, cx: f64) -> Vec<Blob> {
         let deepest = depth.iter().copied().max().unwrap_or(0);
         let spans = cells.iter().any(|c| c.0 < mid) && cells.iter().any(|c| c.0 > mid);
         if spans && (depth[mid] as f64) < NOTCH * deepest as f64 {
-            let (left, right): (Vec<(usize, usize)>, Vec<(usize, usize)>) =
-                cells.iter().filter(|c| c.0 != mid).partition(|c| c.0 < mid);
+            let (left, right): (Vec<_>, Vec<_>) = cells.iter().copied().filter(|c| c.0 != mid).partition(|c| c.0 < mid);
             for half in [left, right] {
                 if !half.is_empty() {
                     out.push(blob_of(solid, row, &half));
