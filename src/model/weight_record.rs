@@ -104,6 +104,14 @@ impl StrokeRecord {
         &self.entries
     }
 
+    /// Makes room for `vertices` more recorded vertices (with up to `slots` weights in each
+    /// state), so that a dab of known size grows the record once rather than step by step.
+    pub fn reserve(&mut self, vertices: usize, slots: usize) {
+        self.entries.reserve(vertices);
+        self.index.reserve(vertices);
+        self.weights.reserve(vertices * 2 * slots);
+    }
+
     /// Records that vertex `vertex` of `(mesh, prim)` changed from `before` to `after`; a vertex
     /// already recorded keeps its first `before` and takes the new `after`.
     pub fn record(&mut self, mesh: usize, prim: usize, vertex: u32, before: VertexSnapshot, after: VertexSnapshot) {

@@ -256,7 +256,10 @@ pub fn apply_surface_dab(
     layout_changed |= ensure_surface_slots(model, surface, rules);
     let sets_before: usize = model.skins.iter().map(|s| s.sets.len()).sum();
     let amounts = amounts(dab, surface);
-    let mut changes = Changes::default();
+    // Most groups are one vertex holding the limit's weights, or fewer.
+    let mirrored = if dab.brush.mirror_x { 2 } else { 1 };
+    record.reserve(amounts.len() * mirrored, rules.limit());
+    let mut changes = Changes { copies: Vec::with_capacity(amounts.len() * mirrored), moved: 0 };
     let mut pass = Pass {
         mode: dab.brush.mode,
         joint: dab.joint,
@@ -311,11 +314,23 @@ pub fn apply_surface_dab(
 /// `(part, vertex)` changes grouped by primitive, ascending.
 #[must_use]
 pub fn group_touched(surface: &ModelSurface, copies: &[(usize, u32)]) -> Vec<TouchedPrimitive> {
-    let mut keys: Vec<(usize, usize, u32)> =
-        copies.iter().filter_map(|&(k, v)| surface.parts().get(k).map(|p| (p.mesh, p.prim, v))).collect();
+    // Each part's rank in (mesh, primitive) order above the vertex: one integer sort orders the
+    // copies as the (mesh, primitive, vertex) triples would (parts are distinct primitives).
+    let parts = surface.parts();
+    let mut order: Vec<usize> = (0..parts.len()).collect();
+    order.sort_unstable_by_key(|&k| (parts[k].mesh, parts[k].prim));
+    let mut rank = vec![0u64; parts.len()];
+    for (r, &k) in order.iter().enumerate() {
+        rank[k] = r as u64;
+    }
+    let mut keys: Vec<u64> =
+        copies.iter().filter_map(|&(k, v)| rank.get(k).map(|&r| r << 32 | u64::from(v))).collect();
     keys.sort_unstable();
     keys.dedup();
-    TouchedPrimitive::group_sorted(keys)
+    TouchedPrimitive::group_sorted(keys.into_iter().map(|key| {
+        let p = parts[order[(key >> 32) as usize]];
+        (p.mesh, p.prim, key as u32)
+    }))
 }
 
 /// Applies one dab given in one primitive's terms: `dab.joint` is a joint of the instance's skin,
