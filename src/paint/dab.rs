@@ -15,7 +15,7 @@ use super::blend::{accumulate, blend_joint, blend_towards, set_weight, weight_of
 use super::brush::BrushSettings;
 use super::error::PaintError;
 use super::footprint::Touch;
-use super::model_surface::ModelSurface;
+use super::model_surface::{ModelSurface, SurfacePart};
 use super::normalize::{apply_rules, WeightRules};
 use super::target::DabTarget;
 use super::topology::ModelTopology;
@@ -314,17 +314,19 @@ pub fn apply_surface_dab(
 /// `(part, vertex)` changes grouped by primitive, ascending.
 #[must_use]
 pub fn group_touched(surface: &ModelSurface, copies: &[(usize, u32)]) -> Vec<TouchedPrimitive> {
+    touched_by_primitive(surface.parts(), copies)
+}
+
+fn touched_by_primitive(parts: &[SurfacePart], copies: &[(usize, u32)]) -> Vec<TouchedPrimitive> {
     // Each part's rank in (mesh, primitive) order above the vertex: one integer sort orders the
     // copies as the (mesh, primitive, vertex) triples would (parts are distinct primitives).
-    let parts = surface.parts();
     let mut order: Vec<usize> = (0..parts.len()).collect();
     order.sort_unstable_by_key(|&k| (parts[k].mesh, parts[k].prim));
     let mut rank = vec![0u64; parts.len()];
     for (r, &k) in order.iter().enumerate() {
         rank[k] = r as u64;
     }
-    let mut keys: Vec<u64> =
-        copies.iter().filter_map(|&(k, v)| rank.get(k).map(|&r| r << 32 | u64::from(v))).collect();
+    let mut keys: Vec<u64> = copies.iter().filter_map(|&(k, v)| rank.get(k).map(|&r| r << 32 | u64::from(v))).collect();
     keys.sort_unstable();
     keys.dedup();
     TouchedPrimitive::group_sorted(keys.into_iter().map(|key| {
@@ -365,4 +367,28 @@ pub fn apply_dab(
         .collect();
     let global = Dab { joint, touches: &touches, ..*dab };
     apply_surface_dab(model, target, &global, &surface.rules_from_skin(inst.skin, rules), topology, record)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn touched_copies_come_out_by_mesh_primitive_and_vertex() {
+        // Parts in order of first instance (mesh 1 drawn first), not of mesh.
+        let part = |mesh, prim, first_vertex| SurfacePart {
+            instance: 0,
+            mesh,
+            prim,
+            skin: 0,
+            first_vertex,
+            vertices: 10,
+            first_triangle: 0,
+        };
+        let parts = [part(1, 0, 0), part(1, 1, 10), part(0, 0, 20)];
+        let copies = [(1, 4), (0, 7), (2, 9), (0, 2), (1, 4), (2, 0), (7, 1), (0, 7)];
+        let got = touched_by_primitive(&parts, &copies);
+        let want = |mesh, prim, vertices: &[u32]| TouchedPrimitive { mesh, prim, vertices: vertices.to_vec() };
+        assert_eq!(got, vec![want(0, 0, &[0, 9]), want(1, 0, &[2, 7]), want(1, 1, &[4])]);
+    }
 }
