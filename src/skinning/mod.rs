@@ -33,7 +33,8 @@
 //! skinning pass, not from normals recomputed on each panel's deformed triangles every frame),
 //! `deformer.rs` (+`deformer/partial.rs`: re-skin chosen vertices; `deformer/work.rs`: each method's
 //! measured cost per vertex decides one thread or all, and the least task size; every primitive of
-//! every instance is parallel work).
+//! every instance is parallel work), `rigid_morphs.rs` (the morphed surfaces of unskinned mesh nodes
+//! with morph targets, drawn at their node's matrix).
 //!
 //! Invariants: results equal `shared/spec/deformation.md`, and do not depend on what was kept from the
 //! last pose nor on the threads (`tests/prepare.rs`, `tests/pass_threads.rs`).
@@ -46,6 +47,7 @@ pub mod frame;
 mod kernel;
 pub(crate) mod lanes;
 pub mod lbs;
+pub mod rigid_morphs;
 pub mod sbs;
 pub mod sbs_c;
 pub mod shading;
