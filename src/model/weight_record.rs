@@ -66,9 +66,12 @@ impl TouchedPrimitive {
 pub struct StrokeRecord {
     label: String,
     entries: Vec<StrokeEntry>,
-    /// The entry of each recorded `(mesh, primitive, vertex)`: a hash map, so that a dab's cost
-    /// does not grow with the mesh.
-    index: IntegerMap<(usize, usize, u32), u32>,
+    /// The entry of each recorded vertex, keyed by its primitive's place in `prims` and its
+    /// vertex index: a hash map, so that a dab's cost does not grow with the mesh, of 12-byte
+    /// slots (a large dab's map stays in cache).
+    index: IntegerMap<(u32, u32), u32>,
+    /// The recorded `(mesh, primitive)` pairs, in order of first change.
+    prims: Vec<(usize, usize)>,
     /// The recorded states' weights ([`Pooled`]).
     weights: Vec<f32>,
 }
@@ -104,10 +107,31 @@ impl StrokeRecord {
         &self.entries
     }
 
+    /// Makes room for `vertices` more recorded vertices (with up to `slots` weights in each
+    /// state), so that a dab of known size grows the record once rather than step by step.
+    pub fn reserve(&mut self, vertices: usize, slots: usize) {
+        self.entries.reserve(vertices);
+        self.index.reserve(vertices);
+        self.weights.reserve(vertices * 2 * slots);
+    }
+
+    /// The key of vertex `vertex` of `(mesh, prim)` in `index`.
+    fn key(&mut self, mesh: usize, prim: usize, vertex: u32) -> (u32, u32) {
+        let k = match self.prims.iter().rposition(|&p| p == (mesh, prim)) {
+            Some(k) => k,
+            None => {
+                self.prims.push((mesh, prim));
+                self.prims.len() - 1
+            }
+        };
+        (k as u32, vertex)
+    }
+
     /// Records that vertex `vertex` of `(mesh, prim)` changed from `before` to `after`; a vertex
     /// already recorded keeps its first `before` and takes the new `after`.
     pub fn record(&mut self, mesh: usize, prim: usize, vertex: u32, before: VertexSnapshot, after: VertexSnapshot) {
-        match self.index.entry((mesh, prim, vertex)) {
+        let key = self.key(mesh, prim, vertex);
+        match self.index.entry(key) {
             Entry::Occupied(e) => {
                 let i = *e.get() as usize;
                 let old = self.entries[i].after;

@@ -15,7 +15,7 @@ use super::blend::{accumulate, blend_joint, blend_towards, set_weight, weight_of
 use super::brush::BrushSettings;
 use super::error::PaintError;
 use super::footprint::Touch;
-use super::model_surface::ModelSurface;
+use super::model_surface::{ModelSurface, SurfacePart};
 use super::normalize::{apply_rules, WeightRules};
 use super::target::DabTarget;
 use super::topology::ModelTopology;
@@ -256,7 +256,10 @@ pub fn apply_surface_dab(
     layout_changed |= ensure_surface_slots(model, surface, rules);
     let sets_before: usize = model.skins.iter().map(|s| s.sets.len()).sum();
     let amounts = amounts(dab, surface);
-    let mut changes = Changes::default();
+    // Most groups are one vertex holding the limit's weights, or fewer.
+    let mirrored = if dab.brush.mirror_x { 2 } else { 1 };
+    record.reserve(amounts.len() * mirrored, rules.limit());
+    let mut changes = Changes { copies: Vec::with_capacity(amounts.len() * mirrored), moved: 0 };
     let mut pass = Pass {
         mode: dab.brush.mode,
         joint: dab.joint,
@@ -311,11 +314,25 @@ pub fn apply_surface_dab(
 /// `(part, vertex)` changes grouped by primitive, ascending.
 #[must_use]
 pub fn group_touched(surface: &ModelSurface, copies: &[(usize, u32)]) -> Vec<TouchedPrimitive> {
-    let mut keys: Vec<(usize, usize, u32)> =
-        copies.iter().filter_map(|&(k, v)| surface.parts().get(k).map(|p| (p.mesh, p.prim, v))).collect();
+    touched_by_primitive(surface.parts(), copies)
+}
+
+fn touched_by_primitive(parts: &[SurfacePart], copies: &[(usize, u32)]) -> Vec<TouchedPrimitive> {
+    // Each part's rank in (mesh, primitive) order above the vertex: one integer sort orders the
+    // copies as the (mesh, primitive, vertex) triples would (parts are distinct primitives).
+    let mut order: Vec<usize> = (0..parts.len()).collect();
+    order.sort_unstable_by_key(|&k| (parts[k].mesh, parts[k].prim));
+    let mut rank = vec![0u64; parts.len()];
+    for (r, &k) in order.iter().enumerate() {
+        rank[k] = r as u64;
+    }
+    let mut keys: Vec<u64> = copies.iter().filter_map(|&(k, v)| rank.get(k).map(|&r| r << 32 | u64::from(v))).collect();
     keys.sort_unstable();
     keys.dedup();
-    TouchedPrimitive::group_sorted(keys)
+    TouchedPrimitive::group_sorted(keys.into_iter().map(|key| {
+        let p = parts[order[(key >> 32) as usize]];
+        (p.mesh, p.prim, key as u32)
+    }))
 }
 
 /// Applies one dab given in one primitive's terms: `dab.joint` is a joint of the instance's skin,
@@ -350,4 +367,28 @@ pub fn apply_dab(
         .collect();
     let global = Dab { joint, touches: &touches, ..*dab };
     apply_surface_dab(model, target, &global, &surface.rules_from_skin(inst.skin, rules), topology, record)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn touched_copies_come_out_by_mesh_primitive_and_vertex() {
+        // Parts in order of first instance (mesh 1 drawn first), not of mesh.
+        let part = |mesh, prim, first_vertex| SurfacePart {
+            instance: 0,
+            mesh,
+            prim,
+            skin: 0,
+            first_vertex,
+            vertices: 10,
+            first_triangle: 0,
+        };
+        let parts = [part(1, 0, 0), part(1, 1, 10), part(0, 0, 20)];
+        let copies = [(1, 4), (0, 7), (2, 9), (0, 2), (1, 4), (2, 0), (7, 1), (0, 7)];
+        let got = touched_by_primitive(&parts, &copies);
+        let want = |mesh, prim, vertices: &[u32]| TouchedPrimitive { mesh, prim, vertices: vertices.to_vec() };
+        assert_eq!(got, vec![want(0, 0, &[0, 9]), want(1, 0, &[2, 7]), want(1, 1, &[4])]);
+    }
 }

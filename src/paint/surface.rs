@@ -88,8 +88,13 @@ pub fn bounded_distances(
         out.push((v, d));
         let p = positions[v as usize];
         for &u in adjacency.rep_neighbours(v) {
-            let du = d + positions[u as usize].distance(p);
             let known = scratch.get(u);
+            // An edge only adds (rounding is monotone): a group already at `d` or nearer, such as
+            // every group popped before, cannot get nearer through `v`.
+            if known <= d {
+                continue;
+            }
+            let du = d + positions[u as usize].distance(p);
             if du <= radius && du < known {
                 if known == f32::INFINITY {
                     adjacency.prefetch_neighbours(u);

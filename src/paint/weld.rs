@@ -57,8 +57,6 @@ pub fn write_group(
 /// nothing is allocated per group or copy once the buffers have grown.
 #[derive(Debug, Default)]
 pub struct GroupWriter {
-    /// The wanted pairs sorted by surface joint, weights as bits.
-    want: Vec<(u16, u32)>,
     /// The wanted pairs in one copy's skin joints.
     local: Vec<(u16, f32)>,
     /// A copy's stored pairs in surface joints.
@@ -82,9 +80,6 @@ impl GroupWriter {
         if pairs.is_empty() {
             return Ok(0);
         }
-        self.want.clear();
-        self.want.extend(pairs.iter().map(|&(j, w)| (j, w.to_bits())));
-        self.want.sort_unstable_by_key(|p| p.0);
         let mut count = 0;
         for &m in surface.adjacency().welded(g) {
             let Some((k, v)) = surface.locate(m) else { continue };
@@ -107,7 +102,7 @@ impl GroupWriter {
                     surface.append_weights(model, m, &mut self.stored);
                 }
             }
-            if self.same_as_wanted() {
+            if same_pairs(&self.stored, pairs) {
                 continue;
             }
             let Model { meshes, skins, .. } = &mut *model;
@@ -127,16 +122,13 @@ impl GroupWriter {
         }
         Ok(count)
     }
+}
 
-    /// Whether the stored pairs equal the wanted ones bit for bit, whatever their order (joints
-    /// are distinct on both sides).
-    fn same_as_wanted(&self) -> bool {
-        self.stored.len() == self.want.len()
-            && self
-                .stored
-                .iter()
-                .all(|&(j, w)| self.want.binary_search_by_key(&j, |p| p.0).is_ok_and(|i| self.want[i].1 == w.to_bits()))
-    }
+/// Whether `stored` equals `wanted` bit for bit, whatever their order (joints are distinct on
+/// both sides; a vertex holds a handful, so a scan beats sorting).
+fn same_pairs(stored: &[(u16, f32)], wanted: &[(u16, f32)]) -> bool {
+    stored.len() == wanted.len()
+        && stored.iter().all(|&(j, w)| wanted.iter().any(|&(k, x)| k == j && x.to_bits() == w.to_bits()))
 }
 
 /// Weights of coincident copies that differ by no more than this are taken to agree when
