@@ -15,11 +15,11 @@ use glam::{DMat4, Vec3};
 use rayon::prelude::*;
 
 use super::shading::ShadingNormals;
-use super::{DeformedPrimitive, SkinFrame, SkinningMethod};
 use super::Rest;
+use super::{DeformedPrimitive, SkinFrame, SkinningMethod};
 use crate::model::{Model, Primitive, SkinnedInstance};
-use morphed::PrimitiveMorph;
 use crate::rig::{fk, Pose};
+use morphed::PrimitiveMorph;
 pub use work::{PassSplit, WorkEstimate, PARALLEL_FRAME_SECS, TASK_SECS};
 
 /// What the last [`Deformer::prepare`] and deformation cost.
@@ -137,7 +137,8 @@ impl Deformer {
     /// where the pose morphs it.
     fn rest<'a>(&'a self, model: &Model, instance: &SkinnedInstance, prim: usize, p: &'a Primitive) -> Rest<'a> {
         let normals = self.normals(p, instance.mesh, prim);
-        let slot = model.instances.iter().position(|i| i.node == instance.node).and_then(|i| self.morphed.get(i)?.get(prim));
+        let slot =
+            model.instances.iter().position(|i| i.node == instance.node).and_then(|i| self.morphed.get(i)?.get(prim));
         match slot {
             Some(slot) => slot.rest(&p.positions, normals),
             None => Rest { positions: &p.positions, normals, morph: None },

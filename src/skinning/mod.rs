@@ -57,8 +57,8 @@ mod vertex_pass;
 pub use deformer::{Deformer, FrameStats};
 pub use frame::SkinFrame;
 pub use morph::{Morph, MorphDeltas};
-pub(crate) use vertex_pass::Rest;
 pub use vertex_pass::set_wide_simd;
+pub(crate) use vertex_pass::Rest;
 
 use std::fmt;
 use std::str::FromStr;
