@@ -31,7 +31,10 @@
 //! (`ShadingNormals`: for the editor, the rest normals of skinned primitives that carry none, which
 //! `Deformer::set_shading_normals` deforms with the positions so such primitives are shaded from the
 //! skinning pass, not from normals recomputed on each panel's deformed triangles every frame),
-//! `deformer.rs` (+`deformer/partial.rs`: re-skin chosen vertices; `deformer/work.rs`: each method's
+//! `morph.rs` (morph targets by model index, added to 64 rest positions and normals at a time in a
+//! scratch the kernels read right after), `deformer.rs` (+`deformer/morphed.rs`: each morphed
+//! primitive streamed while its weights change, held once they stay; `deformer/partial.rs`: re-skin
+//! chosen vertices; `deformer/work.rs`: each method's
 //! measured cost per vertex decides one thread or all, and the least task size; every primitive of
 //! every instance is parallel work).
 //!

@@ -19,7 +19,7 @@ use crate::model::{MorphTarget, VertexOrder};
 /// ([`WINDOW`], a whole number of blocks) where it walks windows.
 pub(crate) const BLOCK: usize = 64;
 
-const _: () = assert!(WINDOW % BLOCK == 0);
+const _: () = assert!(WINDOW.is_multiple_of(BLOCK));
 
 /// One target of a primitive, by model index.
 #[derive(Clone, Debug)]
