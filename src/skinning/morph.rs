@@ -292,7 +292,7 @@ mod tests {
 
     #[test]
     fn dense_and_sparse_targets_add_the_same_terms_on_every_path() {
-        let n = 3 * BLOCK + 5;
+        let n = 12 * BLOCK + 5;
         let rest: Vec<Vec3> = (0..n).map(|v| Vec3::new(v as f32, 1.0, -(v as f32))).collect();
         let normals: Vec<Vec3> = (0..n).map(|v| Vec3::new(0.0, 1.0, v as f32 * 1e-3)).collect();
         let displacement = |v: usize| Vec3::new(0.1, (v as f32).sin(), 0.3);
