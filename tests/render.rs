@@ -153,3 +153,26 @@ fn a_real_model_in_a_bent_pose_renders_with_differing_panels() {
     let differ = a.iter().zip(&c).filter(|(p, q)| p.iter().zip(q.iter()).any(|(x, y)| x.abs_diff(*y) > 24)).count();
     assert!(differ > 30, "LBS and SBS panels differ in only {differ} pixels");
 }
+
+#[test]
+fn a_mesh_without_a_skin_is_drawn_with_its_animated_morph_targets() {
+    // Blender's cube with two shape keys whose weights its clip animates; no skin, no bone.
+    let cube =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/ufbx/blender440_shape_weight_anim_7400_binary.fbx");
+    let dir = tempfile::tempdir().unwrap();
+    let at = |t: &str| {
+        let out = dir.path().join(format!("cube{t}.png"));
+        let args = [cube.to_str().unwrap(), "--animation", "#0", "--time", t, "--method", "lbs", "--size", "320x240"];
+        render(&args, &out)
+    };
+    let (rest, shaped, again) = (at("0"), at("0.8"), at("0"));
+    let differ = |a: &image::RgbaImage, b: &image::RgbaImage| {
+        a.pixels().zip(b.pixels()).filter(|(p, q)| p.0.iter().zip(q.0.iter()).any(|(x, y)| x.abs_diff(*y) > 24)).count()
+    };
+    assert!(
+        differ(&rest, &shaped) > 200,
+        "the shape keys do not move the cube: {} pixels differ",
+        differ(&rest, &shaped)
+    );
+    assert_eq!(differ(&rest, &again), 0, "the same time draws the same picture");
+}

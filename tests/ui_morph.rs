@@ -122,3 +122,35 @@ fn keyed_morph_weights_play_back_on_the_timeline() {
     let s = &h.state().state;
     assert_eq!(s.doc.model.clips[s.posing.clip.unwrap()].weights[0].times, vec![0.0]);
 }
+
+#[test]
+fn a_mesh_without_a_skin_follows_its_morph_sliders_and_clip() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("strip.gltf");
+    std::fs::write(&path, morph_strip::unskinned_gltf()).unwrap();
+    let (model, source) = skinlab::io::load_document(&path).unwrap();
+    let mut h = harness_with(EditorState::with_document(model, source, "strip.gltf"), Scripted::default());
+    h.state_mut().state.apply(Command::SelectClip(None));
+    h.run();
+    let node = h.state().state.doc.model.rigid_instances[0].0;
+    let rest = h.state().state.doc.model.meshes[0].primitives[0].positions.clone();
+    let surface =
+        |h: &Harness<'_, SkinlabApp>| h.state().state.frame.rigid_morphs.surface(node, 0).unwrap().positions.clone();
+    assert_eq!(h.state().state.mode, skinlab::app::state::Mode::Pose, "a model with a clip opens in Pose mode");
+    assert!(h.query_by_label("Morph targets").is_some(), "no morph-target section for the unskinned mesh");
+    // The default weights [0.25, 0]: "Lean" moves the top ring 0.25 · 0.4 sideways.
+    let lean = |s: &[Vec3]| s.iter().zip(&rest).map(|(p, r)| p.x - r.x).fold(0.0f32, f32::max);
+    assert!((lean(&surface(&h)) - 0.1).abs() < 1e-6, "{}", lean(&surface(&h)));
+    h.get_by_role_and_label(Role::Slider, "Swell").set_value_accesskit(1.0);
+    h.run();
+    let moved = surface(&h).iter().zip(&rest).filter(|(a, b)| (a.z - b.z).abs() > 0.19).count();
+    assert_eq!(moved, rest.len(), "every vertex follows the dense target");
+    h.state_mut().state.apply(Command::Undo);
+    h.run();
+    assert!(surface(&h).iter().zip(&rest).all(|(a, b)| a.z == b.z), "Undo does not put the surface back");
+    // The clip "Bend" plays the weights to [1, 0.5] at 1 s.
+    h.state_mut().state.apply(Command::SelectClip(Some(0)));
+    h.state_mut().state.apply(Command::SetTime(1.0));
+    h.run();
+    assert!((lean(&surface(&h)) - 0.4).abs() < 1e-6, "{}", lean(&surface(&h)));
+}

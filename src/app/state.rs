@@ -64,7 +64,7 @@ use crate::io::pose_file;
 use crate::model::Model;
 use crate::render::gpu_changes::GpuChanges;
 use crate::render::overlays::SkeletonLayout;
-use crate::render::scene::deformed_bounds;
+use crate::render::scene::drawn_bounds;
 use crate::rig::{sample, Pose};
 
 /// A message shown in the window.
@@ -157,8 +157,9 @@ impl EditorState {
             job.cancel();
         }
         self.lbs_export = LbsExportState::default();
-        // A model without a skeleton opens in Rig mode, ready for its root joint.
-        if model.skins.is_empty() && !model.rigid_instances.is_empty() {
+        // A model without a skeleton opens in Rig mode, ready for its root joint, unless it has
+        // clips to play (node or morph-weight animation).
+        if model.skins.is_empty() && !model.rigid_instances.is_empty() && model.clips.is_empty() {
             self.mode = Mode::Rig;
         }
         self.doc.model = Arc::new(model);
@@ -179,7 +180,7 @@ impl EditorState {
         self.posing.model_replaced();
         self.frame.dirty = true;
         self.refresh();
-        self.doc.model_bounds = deformed_bounds(&self.frame.deformed[0], self.doc.model.rest_bounds());
+        self.doc.model_bounds = self.drawn_bounds();
         self.frame_all();
     }
 
@@ -307,7 +308,7 @@ impl EditorState {
             }
             Command::FrameSelected => match self.selected.and_then(|n| Some((n, self.node_position(n)?))) {
                 Some((node, p)) => {
-                    let (lo, hi) = deformed_bounds(&self.frame.deformed[0], self.doc.model.rest_bounds());
+                    let (lo, hi) = self.drawn_bounds();
                     let diagonal = (hi - lo).length();
                     // The joint's bones, as Blender frames a bone: the joint and its children
                     // (a leaf: half its parent's bone around it), every panel of a split view alike.
@@ -355,9 +356,15 @@ impl EditorState {
         }
     }
 
+    /// The box around everything the left panel draws now.
+    fn drawn_bounds(&self) -> (Vec3, Vec3) {
+        let f = &self.frame;
+        drawn_bounds(&self.doc.model, &f.deformed[0], &f.model_from_node, &f.rigid_morphs)
+    }
+
     /// Aims the camera at the whole deformed model.
     pub fn frame_all(&mut self) {
-        let (lo, hi) = deformed_bounds(&self.frame.deformed[0], self.doc.model.rest_bounds());
+        let (lo, hi) = self.drawn_bounds();
         self.view.frame_box(lo, hi);
     }
 

@@ -68,6 +68,8 @@ pub struct Viewport {
     colour_source: Option<ColourSource>,
     /// Changes of the right panel not sent while it was hidden (single view).
     right_behind: Changed,
+    /// The revision of the unskinned morphed surfaces each panel holds.
+    rigid_sent: [Option<u64>; 2],
     /// The looks read from the model's document, with the document they came from and the
     /// model's mesh count.
     looks: Option<(std::path::PathBuf, usize, Option<Arc<Looks>>)>,
@@ -135,6 +137,7 @@ impl Viewport {
                     g.scene_meshes = Some(meshes);
                     self.colour_source = None;
                     self.right_behind = Changed::Nothing;
+                    self.rigid_sent = [None; 2];
                 }
             }
             g.scene_model_rev = s.doc.model_rev;
@@ -174,6 +177,11 @@ impl Viewport {
             let Some(panel) = scene.panel_mut(i) else { continue };
             if let Some(changed) = deformed.filter(|_| !s.frame.deformed[i].is_empty()) {
                 panel.upload_changes(&s.frame.deformed[i], &s.frame.model_from_node, &changed);
+            }
+            let rigid = Some(s.frame.rigid_morphs.revision());
+            if self.rigid_sent[i] != rigid && (i == 0 || s.view.split) {
+                panel.upload_rigid_morphs(&s.frame.rigid_morphs);
+                self.rigid_sent[i] = rigid;
             }
             panel.set_colours_changes(colours.map(Vec::as_slice), source.looks_on, &changes.colours);
         }

@@ -54,11 +54,10 @@ pub fn load_document_timed(path: &Path, times: &mut LoadTimes) -> Result<(Model,
         times.import = t.elapsed().as_secs_f64();
         return loaded;
     }
-    let (bytes, mut warnings) = read_model_bytes(path)?;
+    let (bytes, warnings) = read_model_bytes(path)?;
     times.read = t.elapsed().as_secs_f64();
     let imported = import(&bytes, path, times).map_err(|problem| LoadError::new(path, problem))?;
     let t = Instant::now();
-    warnings.extend(imported.warnings);
     let source =
         SourceDocument::new(path, imported.json, imported.buffers, imported.model.clone()).with_warnings(warnings);
     times.document = t.elapsed().as_secs_f64();
@@ -92,9 +91,8 @@ pub fn load_model_reported(path: &Path) -> Result<LoadedModel, LoadError> {
         let model = super::obj_import::load_obj(path)?;
         return Ok(LoadedModel { model, files: vec![path.to_path_buf()], warnings: Vec::new() });
     }
-    let (bytes, mut warnings) = read_model_bytes(path)?;
+    let (bytes, warnings) = read_model_bytes(path)?;
     let imported = import(&bytes, path, &mut LoadTimes::default()).map_err(|problem| LoadError::new(path, problem))?;
-    warnings.extend(imported.warnings);
     let files = super::source_document::referenced_files(path, &imported.json);
     Ok(LoadedModel { model: imported.model, files, warnings })
 }
@@ -110,7 +108,6 @@ pub fn load_document(path: &Path) -> Result<(Model, SourceDocument), LoadError> 
     }
     let (bytes, warnings) = read_model_bytes(path)?;
     let (model, source) = load_document_from_bytes(&bytes, path)?;
-    let warnings = warnings.into_iter().chain(source.warnings().iter().cloned()).collect();
     Ok((model, source.with_warnings(warnings)))
 }
 
@@ -118,8 +115,7 @@ pub fn load_document(path: &Path) -> Result<(Model, SourceDocument), LoadError> 
 /// document in messages and resolves relative URIs.
 pub fn load_document_from_bytes(bytes: &[u8], path: &Path) -> Result<(Model, SourceDocument), LoadError> {
     let imported = import(bytes, path, &mut LoadTimes::default()).map_err(|problem| LoadError::new(path, problem))?;
-    let source = SourceDocument::new(path, imported.json, imported.buffers, imported.model.clone())
-        .with_warnings(imported.warnings);
+    let source = SourceDocument::new(path, imported.json, imported.buffers, imported.model.clone());
     Ok((imported.model, source))
 }
 
@@ -149,8 +145,6 @@ struct Imported {
     model: Model,
     buffers: Vec<Vec<u8>>,
     json: serde_json::Value,
-    /// What the model does not show of the file, one line each.
-    warnings: Vec<String>,
 }
 
 fn import(bytes: &[u8], path: &Path, times: &mut LoadTimes) -> Result<Imported, String> {
@@ -272,25 +266,7 @@ fn import(bytes: &[u8], path: &Path, times: &mut LoadTimes) -> Result<Imported, 
         model.clips.push(import_clip(&anim, &reader, &targets)?);
     }
     times.clips = interned.elapsed().as_secs_f64();
-    let warnings = unmorphed_warnings(&model);
-    Ok(Imported { model, buffers, json, warnings })
-}
-
-/// One line per mesh node without a skin whose mesh has morph targets: such a node is drawn
-/// rigidly, without its targets.
-fn unmorphed_warnings(model: &Model) -> Vec<String> {
-    model
-        .rigid_instances
-        .iter()
-        .filter(|&&(_, mesh)| !model.meshes[mesh].morphs.is_empty())
-        .map(|&(node, mesh)| {
-            format!(
-                "node {:?} has no skin: its mesh's {} morph targets are not applied",
-                model.nodes.key(node),
-                model.meshes[mesh].morphs.len()
-            )
-        })
-        .collect()
+    Ok(Imported { model, buffers, json })
 }
 
 /// Bytes a copy of `mesh` (positions, normals, triangles) and its deformed buffers take.

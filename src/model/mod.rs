@@ -155,11 +155,19 @@ impl Model {
         self.meshes.get(mesh).map(|m| &m.morphs).filter(|m| !m.is_empty())
     }
 
-    /// The skinned mesh nodes whose meshes have morph targets (the ones the deformer morphs), in
-    /// increasing node index.
+    /// The mesh nodes whose meshes have morph targets, skinned or not, in increasing node index.
     #[must_use]
     pub fn morphed_nodes(&self) -> Vec<usize> {
-        self.instances.iter().map(|i| i.node).filter(|&n| self.morphs_of(n).is_some()).collect()
+        let mut nodes: Vec<usize> = self
+            .instances
+            .iter()
+            .map(|i| i.node)
+            .chain(self.rigid_instances.iter().map(|r| r.0))
+            .filter(|&n| self.morphs_of(n).is_some())
+            .collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        nodes
     }
 
     /// Finds a clip by name or `#N` index key.

@@ -8,10 +8,11 @@ use three_d::ScissorBox;
 use super::camera::{CameraPreset, OrbitCamera};
 use super::headless::Headless;
 use super::overlays::difference_overlay;
-use super::scene::{deformed_bounds, Scene, ViewOptions, BACKGROUND};
+use super::scene::{drawn_bounds, Scene, ViewOptions, BACKGROUND};
 use crate::model::Model;
 use crate::plot::label::{stamp, Legend};
 use crate::rig::Pose;
+use crate::skinning::rigid_morphs::RigidMorphs;
 use crate::skinning::{DeformedPrimitive, Deformer, SkinningMethod};
 
 /// Supersampling factor: pictures are drawn this many times larger and averaged down.
@@ -92,8 +93,10 @@ pub fn render_picture(gl: &Headless, model: &Model, pose: &Pose, req: &PictureRe
         crate::io::obj::check_finite(model, deformed)?;
     }
     let (mut lo, mut hi) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
+    let mut rigid_morphs = RigidMorphs::default();
+    rigid_morphs.update(model, pose);
     for d in &all {
-        let (a, b) = deformed_bounds(d, model.rest_bounds());
+        let (a, b) = drawn_bounds(model, d, deformer.model_from_node(), &rigid_morphs);
         lo = lo.min(a);
         hi = hi.max(b);
     }
@@ -112,6 +115,7 @@ pub fn render_picture(gl: &Headless, model: &Model, pose: &Pose, req: &PictureRe
     for (i, d) in all.iter().enumerate() {
         if let Some(panel) = scene.panel_mut(i) {
             panel.upload(d, deformer.model_from_node());
+            panel.upload_rigid_morphs(&rigid_morphs);
             panel.set_colours(diff.as_ref().map(|(_, c)| c.as_slice()), false);
         }
     }

@@ -14,6 +14,7 @@ use super::skinned_mesh::{LookTextures, SkinnedMeshes};
 use super::streamed_mesh::UploadMethod;
 use crate::io::materials::Looks;
 use crate::model::Model;
+use crate::skinning::rigid_morphs::RigidMorphs;
 
 /// The viewport background (sRGB).
 pub const BACKGROUND: [u8; 3] = [46, 49, 56];
@@ -221,19 +222,36 @@ impl Scene {
     }
 }
 
-/// The box around every vertex of a deformation (falls back to `fallback` when empty).
+/// The box around everything a frame draws: every vertex of a deformation
+/// (`deformed[instance][primitive]`) and every unskinned mesh placed at its node
+/// (`model_from_node`), morphed where `rigid` holds its surface; the model's rest bounds when
+/// nothing is finite.
 #[must_use]
-pub fn deformed_bounds(deformed: &[Vec<crate::skinning::DeformedPrimitive>], fallback: (Vec3, Vec3)) -> (Vec3, Vec3) {
+pub fn drawn_bounds(
+    model: &Model,
+    deformed: &[Vec<crate::skinning::DeformedPrimitive>],
+    model_from_node: &[DMat4],
+    rigid: &RigidMorphs,
+) -> (Vec3, Vec3) {
     let mut lo = Vec3::splat(f32::INFINITY);
     let mut hi = Vec3::splat(f32::NEG_INFINITY);
-    for p in deformed.iter().flatten().flat_map(|d| d.positions.iter()) {
+    let mut add = |p: Vec3| {
         if p.is_finite() {
-            lo = lo.min(*p);
-            hi = hi.max(*p);
+            lo = lo.min(p);
+            hi = hi.max(p);
+        }
+    };
+    deformed.iter().flatten().flat_map(|d| d.positions.iter()).for_each(|&p| add(p));
+    for &(node, mesh) in &model.rigid_instances {
+        let (Some(m), Some(mesh)) = (model_from_node.get(node), model.meshes.get(mesh)) else { continue };
+        let m = m.as_mat4();
+        for (k, p) in mesh.primitives.iter().enumerate() {
+            let positions = rigid.surface(node, k).map_or(p.positions.as_slice(), |s| s.positions.as_slice());
+            positions.iter().for_each(|&q| add(m.transform_point3(q)));
         }
     }
     if lo.x > hi.x {
-        fallback
+        model.rest_bounds()
     } else {
         (lo, hi)
     }

@@ -19,6 +19,7 @@ use super::streamed_mesh::{MeshData, StreamedMesh, UploadMethod};
 use crate::io::materials::{Looks, PrimitiveLook};
 use crate::model::mesh::vertex_normals;
 use crate::model::{Model, Primitive, Topology};
+use crate::skinning::rigid_morphs::RigidMorphs;
 use crate::skinning::DeformedPrimitive;
 
 /// The colour of the skin surface when no overlay is shown (sRGB).
@@ -227,6 +228,27 @@ impl SkinnedMeshes {
                     }
                 }
             }
+        }
+    }
+
+    /// Sends the morphed surfaces of unskinned mesh nodes (`morphs`) to their parts' vertex
+    /// buffers; a primitive without normals gets them computed from its triangles.
+    pub fn upload_rigid_morphs(&mut self, morphs: &RigidMorphs) {
+        for part in &mut self.parts {
+            let Source::Rigid { node } = part.source else { continue };
+            let Some(surface) = morphs.surface(node, part.prim) else { continue };
+            if surface.positions.len() != part.vertices {
+                continue;
+            }
+            let normals: &[Vec3] = if surface.normals.len() == part.vertices {
+                &surface.normals
+            } else {
+                vertex_normals(&surface.positions, &part.triangles, Vec3::Y, &mut self.computed_normals);
+                &self.computed_normals
+            };
+            let mesh = &part.gm.geometry;
+            self.uploaded_bytes += mesh.write_positions(0, &surface.positions, self.method);
+            self.uploaded_bytes += mesh.write_normals(0, normals, self.method);
         }
     }
 

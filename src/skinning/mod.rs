@@ -36,7 +36,8 @@
 //! primitive streamed while its weights change, held once they stay; `deformer/partial.rs`: re-skin
 //! chosen vertices; `deformer/work.rs`: each method's
 //! measured cost per vertex decides one thread or all, and the least task size; every primitive of
-//! every instance is parallel work).
+//! every instance is parallel work), `rigid_morphs.rs` (the morphed surfaces of unskinned mesh nodes
+//! with morph targets, drawn at their node's matrix).
 //!
 //! Invariants: results equal `shared/spec/deformation.md`, and do not depend on what was kept from the
 //! last pose nor on the threads (`tests/prepare.rs`, `tests/pass_threads.rs`).
@@ -50,6 +51,7 @@ mod kernel;
 pub(crate) mod lanes;
 pub mod lbs;
 pub mod morph;
+pub mod rigid_morphs;
 pub mod sbs;
 pub mod sbs_c;
 pub mod shading;

@@ -117,3 +117,15 @@ pub fn morphed_gltf() -> Vec<u8> {
     });
     serde_json::to_vec(&json).unwrap()
 }
+
+/// The same strip without its skin: a plain mesh node with the two targets and the clip (whose
+/// joint rotation now moves nothing drawn).
+pub fn unskinned_gltf() -> Vec<u8> {
+    let mut json: serde_json::Value = serde_json::from_slice(&morphed_gltf()).unwrap();
+    json["nodes"][0].as_object_mut().unwrap().remove("skin");
+    json.as_object_mut().unwrap().remove("skins");
+    let attributes = json["meshes"][0]["primitives"][0]["attributes"].as_object_mut().unwrap();
+    attributes.remove("JOINTS_0");
+    attributes.remove("WEIGHTS_0");
+    serde_json::to_vec(&json).unwrap()
+}

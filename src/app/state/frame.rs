@@ -1,7 +1,7 @@
 //! What the editor computes from the document once per frame: the CPU deformations of the shown
-//! methods and their difference colours, every node's matrix, the revision and the changes the
-//! viewport uploads, the pick boxes, the deformers with their shading normals, and the figures
-//! and stage times of the status line and frame-time overlay.
+//! methods and their difference colours, every node's matrix, the morphed unskinned meshes, the
+//! revision and the changes the viewport uploads, the pick boxes, the deformers with their shading
+//! normals, and the figures and stage times of the status line and frame-time overlay.
 
 use glam::DMat4;
 
@@ -9,6 +9,7 @@ use super::picking::Picking;
 use super::Stats;
 use crate::app::frame_times::FrameTimes;
 use crate::render::gpu_changes::GpuChanges;
+use crate::skinning::rigid_morphs::RigidMorphs;
 use crate::skinning::{DeformedPrimitive, Deformer};
 
 /// The per-frame caches of the deformation.
@@ -21,6 +22,8 @@ pub struct FrameState {
     pub max_difference: f32,
     /// Every node's `model_from_node` in the current pose.
     pub model_from_node: Vec<DMat4>,
+    /// The morphed surfaces of unskinned mesh nodes with morph targets, in the current pose.
+    pub rigid_morphs: RigidMorphs,
     /// Bumped whenever `deformed` changes (the viewport uploads when it sees a new value).
     pub frame_rev: u64,
     /// Status-line figures.
@@ -51,6 +54,7 @@ impl Default for FrameState {
             difference_colours: Vec::new(),
             max_difference: 0.0,
             model_from_node: Vec::new(),
+            rigid_morphs: RigidMorphs::default(),
             frame_rev: 0,
             stats: Stats::default(),
             frame_times: FrameTimes::default(),

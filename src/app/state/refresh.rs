@@ -98,6 +98,7 @@ impl EditorState {
             None => self.frame.deformer.model_from_node(),
         };
         self.frame.model_from_node.extend_from_slice(nodes);
+        self.frame.rigid_morphs.update(&model, pose);
         let colours_started = Instant::now();
         if self.view.difference {
             let [left, right] = &self.frame.deformed;

@@ -1,5 +1,5 @@
-//! The morph-target sliders (Pose mode): one slider from 0 to 1 per target of a skinned mesh with
-//! morph targets (blend shapes), named by the mesh's target names; a mesh chooser when several
+//! The morph-target sliders (Pose mode): one slider from 0 to 1 per target of a mesh (skinned or not)
+//! with morph targets (blend shapes), named by the mesh's target names; a mesh chooser when several
 //! have targets; "Key" keys the mesh's weights at the timeline's time. Moving a slider is a pose
 //! edit (one undo step per drag); the deformation follows (morph, then skin).
 
