@@ -81,6 +81,13 @@ pub struct BenchArgs {
     /// import, joint sets, first deformation); `--frames` loads, at most 10.
     #[arg(long, conflicts_with_all = ["synthetic", "bind"], requires = "model")]
     pub load: bool,
+    /// Give the synthetic rig one morph target moving this share of its vertices (above 0, at
+    /// most 1), its weight changing every frame, and time each frame with and without it.
+    #[arg(long, value_name = "FRACTION", requires = "synthetic", value_parser = super::bench_morph::fraction)]
+    pub morph_target: Option<f64>,
+    /// The morph target of --morph-target moves the normals too.
+    #[arg(long, requires = "morph_target")]
+    pub morph_normals: bool,
 }
 
 /// Timings of one method over the timed frames.
@@ -190,9 +197,9 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         return Err("--method: name at least one method".into());
     }
     let several = args.threads.len() > 1;
-    if several && (args.load || args.bind || args.bandwidth) {
+    if several && (args.load || args.bind || args.bandwidth || args.morph_target.is_some()) {
         return Err(
-            "--threads with several counts times deformation frames only (not --load, --bind or --bandwidth)".into()
+            "--threads with several counts times deformation frames only (not --load, --bind, --bandwidth or --morph-target)".into()
         );
     }
     // The pool of the one thread count (by default one thread per core).
@@ -240,8 +247,21 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         return pool()?.install(|| super::bench_autorig::report(&model, &title, template));
     }
     crate::skinning::set_wide_simd(!args.sse2);
+    let motion = Motion { moving: args.moving, no_reuse: args.no_reuse };
+    if let Some(fraction) = args.morph_target {
+        let (morphed, moved) = super::bench_morph::with_target(&model, fraction, args.morph_normals);
+        return pool()?.install(|| {
+            crate::outln!("model: {title}");
+            crate::outln!(
+                "morph target: {moved} vertices moved{}, weight changing every frame; {} threads, {} frames per method (+2 warm-up), with and without the target interleaved",
+                if args.morph_normals { " (positions and normals)" } else { "" },
+                rayon::current_num_threads(),
+                args.frames
+            );
+            super::bench_morph::report(&model, &morphed, &args.method, args.frames, motion)
+        });
+    }
     if several {
-        let motion = Motion { moving: args.moving, no_reuse: args.no_reuse };
         return super::bench_threads::report(&model, &title, &args.method, &args.threads, args.frames, motion);
     }
     pool()?.install(|| report(args, &model, &title))

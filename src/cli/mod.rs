@@ -2,7 +2,8 @@
 //! returned as one error whose `Display` is a single line; `main` prints it and exits with 2.
 //!
 //! In detail: one file per subcommand (clap); `bench.rs` with `bench_load.rs`, `bench_bind.rs`,
-//! `bench_lanes.rs` and `bench_threads.rs` (`--threads 1,2,4,8,16`: one pool per count, every frame on
+//! `bench_lanes.rs`, `bench_morph.rs` (`--morph-target`: frames with and without one morph target,
+//! interleaved) and `bench_threads.rs` (`--threads 1,2,4,8,16`: one pool per count, every frame on
 //! each pool in turn, the speed-ups and any count slower than a smaller one); `densify.rs` writes a
 //! densified model through `io::gltf_export::export_densified` (`gltf_export/densify.rs`: every
 //! attribute and morph target of a refined primitive re-written, normalised integers re-quantised,
@@ -17,6 +18,7 @@ mod bench_autorig;
 mod bench_bind;
 mod bench_lanes;
 mod bench_load;
+mod bench_morph;
 pub mod bench_motion;
 mod bench_threads;
 pub mod bind;

@@ -14,7 +14,7 @@
 //! (production-density copies: midpoint edge splits, longest edges first in the last round, weights
 //! averaged and held to the skin's influence limit; originals keep index and data; edges keyed by their
 //! ends' file indices, so the result does not depend on the model's vertex order), `morph.rs` (morph
-//! targets as sparse displacements by file index, the morphed rest surface), animation clips.
+//! targets as sparse displacements by file index), animation clips.
 //!
 //! Invariants: format-free; weights finite, ≥ 0, sum to 1; slot *m* of a vertex is member *m* of its
 //! set; tables only grow (undo stays bit-exact).
@@ -41,7 +41,7 @@ pub use driver::{DriverInput, HelperDriver};
 pub use edit_record::{ModelEdit, ModelParts};
 pub use influences::{InfluenceError, Influences, JointSetTable, EMPTY_SET};
 pub use mesh::{Mesh, Primitive, Topology};
-pub use morph::{MeshMorphs, MorphTarget, MorphedRest};
+pub use morph::{MeshMorphs, MorphTarget};
 pub use skeleton::{Node, NodeTransform, NodeTree, Trs};
 pub use skin::Skin;
 pub use slot_influences::SlotInfluences;

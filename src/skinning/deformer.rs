@@ -1,9 +1,10 @@
 //! The per-frame entry point: pose → `model_from_node` → per-skin [`SkinFrame`] → per-primitive
 //! skinning into caller-owned buffers. Holds its scratch so that frames after the first allocate
-//! nothing. Morph targets are applied first (glTF: morph, then skin): each morphed primitive's
-//! rest surface is kept here and rewritten only where its targets move vertices, and the kernels
-//! read it instead of the model's rest surface.
+//! nothing. Morph targets are applied first (glTF: morph, then skin): the kernels read each morphed
+//! primitive's rest surface with the targets added as they read it, or, while the weights stay,
+//! a morphed surface held here (`deformer/morphed.rs`).
 
+mod morphed;
 mod partial;
 mod work;
 
@@ -14,9 +15,11 @@ use glam::{DMat4, Vec3};
 use rayon::prelude::*;
 
 use super::shading::ShadingNormals;
+use super::Rest;
 use super::{DeformedPrimitive, SkinFrame, SkinningMethod};
-use crate::model::{Model, MorphedRest, Primitive, SkinnedInstance};
+use crate::model::{Model, Primitive, SkinnedInstance};
 use crate::rig::{fk, Pose};
+use morphed::PrimitiveMorph;
 pub use work::{PassSplit, WorkEstimate, PARALLEL_FRAME_SECS, TASK_SECS};
 
 /// What the last [`Deformer::prepare`] and deformation cost.
@@ -62,8 +65,8 @@ pub struct Deformer {
     /// Rest normals deformed for the primitives that carry none (see
     /// [`Deformer::set_shading_normals`]).
     shading: Option<Arc<ShadingNormals>>,
-    /// Per instance and primitive, its morphed rest surface and whether the pose morphs it.
-    morphed: Vec<Vec<(MorphedRest, bool)>>,
+    /// Per instance and primitive, its morph state.
+    morphed: Vec<Vec<PrimitiveMorph>>,
     /// Costs of the last preparation.
     pub stats: FrameStats,
 }
@@ -111,8 +114,8 @@ impl Deformer {
         self.method = Some(method);
     }
 
-    /// Brings every morphed instance's rest surface to the pose's weights (the node's weights in
-    /// `pose`, else its mesh's defaults).
+    /// Brings every instance's morph state to the pose's weights (the node's weights in `pose`,
+    /// else its mesh's defaults).
     fn morph(&mut self, model: &Model, pose: &Pose) {
         self.morphed.resize_with(model.instances.len(), Vec::new);
         let shading = self.shading.clone();
@@ -121,34 +124,24 @@ impl Deformer {
             let morphs = &mesh.morphs;
             slots.resize_with(mesh.primitives.len(), Default::default);
             let weights = pose.morph_weights.get(&inst.node).map_or(morphs.default_weights.as_slice(), Vec::as_slice);
-            for (prim, (p, (rest, active))) in mesh.primitives.iter().zip(slots.iter_mut()).enumerate() {
+            for (prim, (p, slot)) in mesh.primitives.iter().zip(slots.iter_mut()).enumerate() {
                 let targets = morphs.primitives.get(prim).map_or(&[][..], Vec::as_slice);
                 let normals =
                     p.normals.as_deref().or_else(|| shading.as_ref()?.get(inst.mesh, prim, p.positions.len()));
-                *active = !targets.is_empty() && rest.update(&p.positions, &p.order, normals, targets, weights);
+                slot.update(&p.positions, &p.order, normals, targets, weights);
             }
         }
     }
 
-    /// The rest surface the kernels read for primitive `prim` of `instance`: the morphed one
-    /// where the pose morphs it, else the model's (positions, normals).
-    fn rest<'a>(
-        &'a self,
-        model: &Model,
-        instance: &SkinnedInstance,
-        prim: usize,
-        p: &'a Primitive,
-    ) -> (&'a [Vec3], Option<&'a [Vec3]>) {
+    /// The rest surface the kernels read for primitive `prim` of `instance`: the model's, morphed
+    /// where the pose morphs it.
+    fn rest<'a>(&'a self, model: &Model, instance: &SkinnedInstance, prim: usize, p: &'a Primitive) -> Rest<'a> {
         let normals = self.normals(p, instance.mesh, prim);
-        let morphed = model
-            .instances
-            .iter()
-            .position(|i| i.node == instance.node)
-            .and_then(|i| self.morphed.get(i)?.get(prim))
-            .filter(|(rest, active)| *active && rest.positions.len() == p.positions.len());
-        match morphed {
-            Some((rest, _)) => (&rest.positions, normals.map(|_| rest.normals.as_slice())),
-            None => (&p.positions, normals),
+        let slot =
+            model.instances.iter().position(|i| i.node == instance.node).and_then(|i| self.morphed.get(i)?.get(prim));
+        match slot {
+            Some(slot) => slot.rest(&p.positions, normals),
+            None => Rest { positions: &p.positions, normals, morph: None },
         }
     }
 
@@ -200,13 +193,13 @@ impl Deformer {
         out: &mut DeformedPrimitive,
     ) {
         let p = &model.meshes[instance.mesh].primitives[prim];
-        let (positions, normals) = self.rest(model, instance, prim, p);
+        let rest = self.rest(model, instance, prim, p);
         let Some(inf) = &p.influences else {
-            super::rest_copy(positions, normals, out);
+            super::rest_copy(rest, out);
             return;
         };
         let frame = &self.frames[instance.skin];
-        self.method.unwrap_or(SkinningMethod::Lbs).deform(frame, inf, positions, normals, out);
+        self.method.unwrap_or(SkinningMethod::Lbs).deform_rest(frame, inf, rest, out);
     }
 
     /// Prepares `pose` and deforms every primitive of every skinned instance into `out`

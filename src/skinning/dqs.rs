@@ -143,5 +143,5 @@ pub fn dqs(
     normals: Option<&[Vec3]>,
     out: &mut DeformedPrimitive,
 ) {
-    super::vertex_pass::deform::<Split<Dqs>>(frame, inf, positions, normals, out);
+    super::vertex_pass::deform::<Split<Dqs>>(frame, inf, super::Rest { positions, normals, morph: None }, out);
 }

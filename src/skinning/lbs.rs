@@ -152,5 +152,5 @@ pub fn lbs(
     normals: Option<&[Vec3]>,
     out: &mut DeformedPrimitive,
 ) {
-    super::vertex_pass::deform::<Lbs>(frame, inf, positions, normals, out);
+    super::vertex_pass::deform::<Lbs>(frame, inf, super::Rest { positions, normals, morph: None }, out);
 }

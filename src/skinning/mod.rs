@@ -31,7 +31,10 @@
 //! (`ShadingNormals`: for the editor, the rest normals of skinned primitives that carry none, which
 //! `Deformer::set_shading_normals` deforms with the positions so such primitives are shaded from the
 //! skinning pass, not from normals recomputed on each panel's deformed triangles every frame),
-//! `deformer.rs` (+`deformer/partial.rs`: re-skin chosen vertices; `deformer/work.rs`: each method's
+//! `morph.rs` (morph targets by model index, added to 64 rest positions and normals at a time in a
+//! scratch the kernels read right after), `deformer.rs` (+`deformer/morphed.rs`: each morphed
+//! primitive streamed while its weights change, held once they stay; `deformer/partial.rs`: re-skin
+//! chosen vertices; `deformer/work.rs`: each method's
 //! measured cost per vertex decides one thread or all, and the least task size; every primitive of
 //! every instance is parallel work), `rigid_morphs.rs` (the morphed surfaces of unskinned mesh nodes
 //! with morph targets, drawn at their node's matrix).
@@ -47,6 +50,7 @@ pub mod frame;
 mod kernel;
 pub(crate) mod lanes;
 pub mod lbs;
+pub mod morph;
 pub mod rigid_morphs;
 pub mod sbs;
 pub mod sbs_c;
@@ -57,7 +61,9 @@ mod vertex_pass;
 
 pub use deformer::{Deformer, FrameStats};
 pub use frame::SkinFrame;
+pub use morph::{Morph, MorphDeltas};
 pub use vertex_pass::set_wide_simd;
+pub(crate) use vertex_pass::Rest;
 
 use std::fmt;
 use std::str::FromStr;
@@ -108,11 +114,22 @@ impl SkinningMethod {
         normals: Option<&[Vec3]>,
         out: &mut DeformedPrimitive,
     ) {
+        self.deform_rest(frame, inf, Rest { positions, normals, morph: None }, out);
+    }
+
+    /// [`SkinningMethod::deform`] from `rest`, morphed as the pass reads it where it has a morph.
+    pub(crate) fn deform_rest(
+        self,
+        frame: &SkinFrame,
+        inf: &crate::model::Influences,
+        rest: Rest<'_>,
+        out: &mut DeformedPrimitive,
+    ) {
         match self {
-            Self::Lbs => lbs::lbs(frame, inf, positions, normals, out),
-            Self::Dqs => dqs::dqs(frame, inf, positions, normals, out),
-            Self::Sbs => sbs::sbs(frame, inf, positions, normals, out),
-            Self::SbsC => sbs_c::sbs_c(frame, inf, positions, normals, out),
+            Self::Lbs => vertex_pass::deform::<lbs::Lbs>(frame, inf, rest, out),
+            Self::Dqs => vertex_pass::deform::<split::Split<dqs::Dqs>>(frame, inf, rest, out),
+            Self::Sbs => vertex_pass::deform::<split::Split<sbs::Sbs>>(frame, inf, rest, out),
+            Self::SbsC => vertex_pass::deform::<sbs_c::SbsC>(frame, inf, rest, out),
         }
     }
 
@@ -164,11 +181,18 @@ impl DeformedPrimitive {
     }
 }
 
-/// Copies the rest shape into `out` (a primitive whose frame does not fit its influences).
-pub(crate) fn rest_copy(positions: &[Vec3], normals: Option<&[Vec3]>, out: &mut DeformedPrimitive) {
+/// Copies the rest shape, morphed where `rest` has a morph, into `out` (a primitive without
+/// influences, or whose frame does not fit its influences).
+pub(crate) fn rest_copy(rest: Rest<'_>, out: &mut DeformedPrimitive) {
+    let Rest { positions, normals, morph } = rest;
     out.resize(positions.len(), normals.is_some());
-    out.positions.copy_from_slice(positions);
-    if let Some(n) = normals {
-        out.normals.copy_from_slice(n);
+    match morph {
+        Some(m) => m.surface::<false>(positions, &mut out.positions),
+        None => out.positions.copy_from_slice(positions),
+    }
+    match (normals, morph) {
+        (Some(n), Some(m)) => m.surface::<true>(n, &mut out.normals),
+        (Some(n), None) => out.normals.copy_from_slice(n),
+        (None, _) => {}
     }
 }

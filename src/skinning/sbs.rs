@@ -180,5 +180,5 @@ pub fn sbs(
     normals: Option<&[Vec3]>,
     out: &mut DeformedPrimitive,
 ) {
-    super::vertex_pass::deform::<Split<Sbs>>(frame, inf, positions, normals, out);
+    super::vertex_pass::deform::<Split<Sbs>>(frame, inf, super::Rest { positions, normals, morph: None }, out);
 }

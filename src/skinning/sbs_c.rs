@@ -318,5 +318,5 @@ pub fn sbs_c(
     normals: Option<&[Vec3]>,
     out: &mut DeformedPrimitive,
 ) {
-    super::vertex_pass::deform::<SbsC>(frame, inf, positions, normals, out);
+    super::vertex_pass::deform::<SbsC>(frame, inf, super::Rest { positions, normals, morph: None }, out);
 }

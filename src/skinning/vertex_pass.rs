@@ -15,6 +15,7 @@ use super::arith::{Arith, Plain};
 use super::kernel::{as_array, Method, Sets, VertexKernel};
 #[cfg(target_arch = "x86_64")]
 use super::kernel::{mixed_alone, Eight};
+use super::morph::{Morph, BLOCK};
 use super::{DeformedPrimitive, SkinFrame};
 use crate::model::influences::MAX_SLOTS;
 use crate::model::lane_order::{GROUP, WINDOW};
@@ -30,6 +31,12 @@ pub fn set_wide_simd(enabled: bool) {
     WIDE_SIMD.store(enabled, Ordering::Relaxed);
 }
 
+thread_local! {
+    /// Each thread's scratch for two windows of morphed rest positions and normals (allocated
+    /// once per thread; taken while in use).
+    static SCRATCH: std::cell::Cell<Vec<Vec3>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
 /// Vertices per parallel work item (whole lane-order windows) when the caller gives no task size.
 const CHUNK: usize = 4 * WINDOW;
 /// Primitives smaller than this are deformed on the calling thread when the caller gives no task
@@ -38,34 +45,45 @@ const PARALLEL_THRESHOLD: usize = 16 * 1024;
 
 /// Deforms one primitive by the method `F` into `out` (resized to the vertex count): its kernel
 /// for the influences' slot count over `frame`, or the rest shape where `frame` was not prepared
-/// for the primitive's skin and the method ([`Sets::of`], [`Method::prepare`]).
+/// for the primitive's skin and the method ([`Sets::of`], [`Method::prepare`]). With `morph`, the
+/// rest surface is the morphed one ([`Morph`]).
 pub(crate) fn deform<'a, F: Method<'a>>(
     frame: &'a SkinFrame,
     inf: &Influences,
-    positions: &[Vec3],
-    normals: Option<&[Vec3]>,
+    rest: Rest<'_>,
     out: &mut DeformedPrimitive,
 ) {
     match inf.slots() {
-        1 => pass::<1, F>(frame, inf, positions, normals, out),
-        2 => pass::<2, F>(frame, inf, positions, normals, out),
-        4 => pass::<4, F>(frame, inf, positions, normals, out),
-        8 => pass::<8, F>(frame, inf, positions, normals, out),
-        _ => pass::<16, F>(frame, inf, positions, normals, out),
+        1 => pass::<1, F>(frame, inf, rest, out),
+        2 => pass::<2, F>(frame, inf, rest, out),
+        4 => pass::<4, F>(frame, inf, rest, out),
+        8 => pass::<8, F>(frame, inf, rest, out),
+        _ => pass::<16, F>(frame, inf, rest, out),
     }
+}
+
+/// The rest surface a primitive is deformed from: its positions and normals (if any), and the
+/// morph added to them as they are read.
+#[derive(Clone, Copy)]
+pub(crate) struct Rest<'a> {
+    /// Rest positions in model order.
+    pub positions: &'a [Vec3],
+    /// Rest normals in model order, if the primitive has them.
+    pub normals: Option<&'a [Vec3]>,
+    /// The morph of this frame, if any target is active.
+    pub morph: Option<Morph<'a>>,
 }
 
 /// [`deform`] for `K` slots.
 fn pass<'a, const K: usize, F: Method<'a> + VertexKernel<K>>(
     frame: &'a SkinFrame,
     inf: &Influences,
-    positions: &[Vec3],
-    normals: Option<&[Vec3]>,
+    rest: Rest<'_>,
     out: &mut DeformedPrimitive,
 ) {
     match Sets::of::<K>(frame).and_then(|sets| F::prepare::<K>(sets, frame)) {
-        Some(kernel) => run::<K, F>(&kernel, inf, positions, normals, out, frame),
-        None => super::rest_copy(positions, normals, out),
+        Some(kernel) => run::<K, F>(&kernel, inf, rest, out, frame),
+        None => super::rest_copy(rest, out),
     }
 }
 
@@ -79,24 +97,25 @@ fn pass<'a, const K: usize, F: Method<'a> + VertexKernel<K>>(
 /// thread when it is smaller than two tasks. 0: split primitives from 16k vertices on into
 /// 8k-vertex tasks. Its [`crate::skinning::SkinFrame::frame_vertices`] (or the primitive's count,
 /// if larger) chooses between the mixed groups and the lane-order windows
-/// ([`VertexKernel::MIXED_FROM`]).
+/// ([`VertexKernel::MIXED_FROM`]). With a morph, the chunk's rest surface is morphed block by
+/// block ([`Morph::block`]) into a scratch of the thread's, each block deformed right after.
 fn run<const K: usize, F: VertexKernel<K>>(
     kernel: &F,
     inf: &Influences,
-    positions: &[Vec3],
-    normals: Option<&[Vec3]>,
+    rest: Rest<'_>,
     out: &mut DeformedPrimitive,
     frame: &SkinFrame,
 ) {
+    let Rest { positions, normals, morph } = rest;
     let task_vertices = frame.task_vertices();
     let size = frame.frame_vertices().max(inf.len());
     let n = positions.len();
     out.resize(n, normals.is_some());
     let weights = inf.weights();
     let sets = inf.packed_sets();
-    let chunk = |start: usize, pos: &mut [Vec3], nrm: &mut [Vec3]| {
+    // Vertices `start..` into `pos` and `nrm` from their rest positions and normals.
+    let stream = |start: usize, pos: &mut [Vec3], nrm: &mut [Vec3], rest: &[Vec3], rest_n: Option<&[Vec3]>| {
         let end = start + pos.len();
-        let rest = &positions[start..end];
         let end_w = end.min(sets.len());
         let (w, s) = if start < end_w {
             (&weights[start * K..end_w * K], &sets[start..end_w])
@@ -104,9 +123,8 @@ fn run<const K: usize, F: VertexKernel<K>>(
             (&weights[..0], &sets[..0])
         };
         let windows = Windows { inf, first: start / WINDOW, size };
-        match normals {
-            Some(normals) => {
-                let rest_n = &normals[start..end];
+        match rest_n {
+            Some(rest_n) => {
                 let c = Chunk { pos: &mut *pos, nrm: &mut *nrm, rest, rest_n, w, s, windows };
                 let done = stream_best::<K, F, true>(*kernel, c);
                 pos[done..].copy_from_slice(&rest[done..]);
@@ -118,6 +136,38 @@ fn run<const K: usize, F: VertexKernel<K>>(
                 pos[done..].copy_from_slice(&rest[done..]);
             }
         }
+    };
+    // A chunk starts at a window's start (`start` a multiple of `WINDOW`).
+    let chunk = |start: usize, pos: &mut [Vec3], nrm: &mut [Vec3]| {
+        let end = start + pos.len();
+        let Some(morph) = morph else {
+            stream(start, pos, nrm, &positions[start..end], normals.map(|nr| &nr[start..end]));
+            return;
+        };
+        // Block by block (window by window where the pass walks windows), the morphed rest
+        // surface in a scratch that stays in cache.
+        let step = if normals.is_some() && size < F::MIXED_FROM { WINDOW } else { BLOCK };
+        let mut buffer = SCRATCH.take();
+        buffer.resize(2 * WINDOW, Vec3::ZERO);
+        let (scratch, scratch_n) = buffer.split_at_mut(WINDOW);
+        let morph_normals = normals.is_some() && morph.moves_normals();
+        let mut a = start;
+        while a < end {
+            let b = (a + step).min(end);
+            // The rest positions and displacements of a block two ahead: its loads then overlap
+            // this block's deformation instead of waiting at the start of their own.
+            morph.prefetch(positions, a + 2 * step, step);
+            let (p, q) = (&mut scratch[..b - a], &mut scratch_n[..b - a]);
+            let rest: &[Vec3] = if morph.block::<false>(a, &positions[a..b], p) { p } else { &positions[a..b] };
+            let rest_n = match normals {
+                Some(nr) if morph_normals && morph.block::<true>(a, &nr[a..b], q) => Some(&*q),
+                other => other.map(|nr| &nr[a..b]),
+            };
+            let nrm = if normals.is_some() { &mut nrm[a - start..b - start] } else { &mut [] };
+            stream(a, &mut pos[a - start..b - start], nrm, rest, rest_n);
+            a = b;
+        }
+        SCRATCH.set(buffer);
     };
     let (min_task, split_from) = if task_vertices == 0 {
         (CHUNK, PARALLEL_THRESHOLD)

@@ -1,6 +1,8 @@
 //! Re-skinning part of a primitive: after a weight-painting dab only the touched vertices are
 //! deformed again, by exactly the same kernels as a full pass (so the results are identical).
 
+use glam::Vec3;
+
 use super::Deformer;
 use crate::model::{Model, SkinnedInstance};
 use crate::skinning::{DeformedPrimitive, SkinningMethod};
@@ -58,7 +60,8 @@ impl Deformer {
             return false;
         }
         let n = p.positions.len();
-        let (rest, normals) = self.rest(model, instance, prim, p);
+        let rest = self.rest(model, instance, prim, p);
+        let normals = rest.normals;
         let sized = out.positions.len() == n && out.normals.len() == if normals.is_some() { n } else { 0 };
         let Some(inf) = p.influences.as_ref().filter(|_| sized) else {
             self.deform_primitive(model, instance, prim, out);
@@ -66,8 +69,18 @@ impl Deformer {
         };
         let vertices: Vec<u32> = vertices.iter().copied().filter(|&v| (v as usize) < n).collect();
         let sub = inf.gather(&vertices);
-        let positions: Vec<_> = vertices.iter().map(|&v| rest[v as usize]).collect();
-        let sub_normals: Option<Vec<_>> = normals.map(|nr| vertices.iter().map(|&v| nr[v as usize]).collect());
+        let mut positions: Vec<_> = vertices.iter().map(|&v| rest.positions[v as usize]).collect();
+        let mut sub_normals: Option<Vec<_>> = normals.map(|nr| vertices.iter().map(|&v| nr[v as usize]).collect());
+        if let Some(morph) = rest.morph {
+            for (i, &v) in vertices.iter().enumerate() {
+                let n = sub_normals.as_ref().map_or(Vec3::ZERO, |s| s[i]);
+                let (a, b) = morph.vertex(v as usize, positions[i], n);
+                positions[i] = a;
+                if let Some(s) = sub_normals.as_mut() {
+                    s[i] = b;
+                }
+            }
+        }
         let mut part = DeformedPrimitive::default();
         self.method.unwrap_or(SkinningMethod::Lbs).deform(frame, &sub, &positions, sub_normals.as_deref(), &mut part);
         for (i, &v) in vertices.iter().enumerate() {
