@@ -231,8 +231,7 @@ impl Gizmo {
         size: Vec2,
     ) -> Option<Self> {
         let centre = camera.project(joint, size)?;
-        let depth = (joint - camera.eye()).length().max(1e-6);
-        let world_per_px = 2.0 * depth * (camera.fov_y_rad * 0.5).tan() / size.y.max(1.0);
+        let world_per_px = camera.world_per_px(joint, size.y);
         let ring = |i: usize| {
             let a = axes[i].try_normalize().unwrap_or(Vec3::AXES[i.min(2)]);
             let r = RADIUS_PX * world_per_px * if i == 3 { TWIST_SCALE } else { 1.0 };

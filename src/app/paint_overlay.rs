@@ -164,7 +164,17 @@ pub fn isoline_lines(rect: egui::Rect, panels: usize, s: &EditorState) -> Vec<Ve
     let panel_w = rect.width() / panels.max(1) as f32;
     let size = glam::Vec2::new(panel_w, rect.height());
     let camera = &s.view.camera;
-    let eye = camera.eye();
+    // An orthographic view's rays run along its direction from the eye's plane (as `ray` gives
+    // them); for the faces' sides, an eye far back stands in for it.
+    let back = camera.back();
+    let eye = if camera.orthographic { camera.target + back * camera.distance * 1e3 } else { camera.eye() };
+    let eye_of = |p: glam::Vec3| {
+        if camera.orthographic {
+            p + back * (camera.eye() - p).dot(back)
+        } else {
+            eye
+        }
+    };
     let (mut weights, mut segments) = (Vec::new(), Vec::new());
     let mut out = Vec::new();
     for panel in 0..panels.clamp(1, 2) {
@@ -191,11 +201,9 @@ pub fn isoline_lines(rect: egui::Rect, panels: usize, s: &EditorState) -> Vec<Ve
                 }
             }
         }
-        crate::paint::isolines::retain_visible(
-            &mut segments,
-            |_| eye,
-            |ray| s.pick_deformed(ray, panel).map(|(_, h)| h.t),
-        );
+        crate::paint::isolines::retain_visible(&mut segments, eye_of, |ray| {
+            s.pick_deformed(ray, panel).map(|(_, h)| h.t)
+        });
         let to_screen = |p: glam::Vec3| camera.project(p, size).map(|q| origin + egui::vec2(q.x, q.y));
         out.push(segments.iter().filter_map(|[a, b]| Some([to_screen(*a)?, to_screen(*b)?])).collect());
     }

@@ -58,8 +58,7 @@ impl TranslateGizmo {
     #[must_use]
     pub fn new(camera: &OrbitCamera, joint: Vec3, size: Vec2) -> Option<Self> {
         let centre = camera.project(joint, size)?;
-        let depth = (joint - camera.eye()).length().max(1e-6);
-        let world_per_px = 2.0 * depth * (camera.fov_y_rad * 0.5).tan() / size.y.max(1.0);
+        let world_per_px = camera.world_per_px(joint, size.y);
         let len = ARROW_PX * world_per_px;
         let tips = [0, 1, 2]
             .map(|i| camera.project(joint + axis(i) * len, size).filter(|tip| tip.distance(centre) > ARROW_PX * 0.15));

@@ -429,7 +429,7 @@ impl EditorState {
                 self.doc.model = Arc::new(bound);
                 self.model_edited();
                 if label == super::autorig_ops::AUTORIG_LABEL {
-                    self.rig.autorig = None;
+                    self.close_autorig();
                     self.selected = self.doc.skeleton.joints.first().map(|j| j.0);
                     self.set_info(format!("{label}: {done}"));
                 } else {
