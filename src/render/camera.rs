@@ -249,7 +249,8 @@ impl OrbitCamera {
                 v3(self.eye()),
                 v3(self.target),
                 v3(up),
-                2.0 * self.half_height(),
+                // three-d scales the height by the eye's distance from the target.
+                2.0 * (self.fov_y_rad * 0.5).tan(),
                 near,
                 far,
             );
