@@ -181,7 +181,7 @@ fn the_symmetry_plane_is_found_over_every_part_together() {
         Vec3::new(1.0 + 0.3 * r as f32, 0.5 * a.sin(), z + 0.4 * z * z)
     };
     let points: Vec<Vec3> = (0..10).flat_map(|r| (0..16).map(move |k| ring(r, k))).collect();
-    let (upper, lower): (Vec<Vec3>, Vec<Vec3>) = points.iter().partition(|p| p.y > 0.0);
+    let (upper, lower): (Vec<Vec3>, Vec<Vec3>) = points.iter().copied().partition(|p| p.y > 0.0);
     assert!(!upper.is_empty() && upper.len() == lower.len());
     let axis = skinlab::rig::symmetry::symmetry_axis([upper.as_slice(), lower.as_slice()]);
     assert_eq!(axis, 1, "the parts mirror each other across y");
