@@ -54,7 +54,7 @@ awk 'BEGIN { pi = 3.14159265358979; rings = 40; sides = 24; r = 0.22; len = 2.4;
 joints=(--edit "create-skin #0 root 0.2,0,0" --edit "add joint root 1.2,0,0" --edit "add joint.001 joint 2.2,0,0")
 $bin rig "$tube/tube.obj" "${joints[@]}" --out "$tube/tube_joints.glb"
 $bin rig "$tube/tube.obj" "${joints[@]}" --edit bind --out "$tube/tube_bound.glb"
-xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" $bin open "$tube/tube_joints.glb" --rig --select joint.001 \
+xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" $bin open "$tube/tube_joints.glb" --rig --select joint \
   --screenshot-after-frames 5 screenshots/rig.png
 xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" $bin open "$tube/tube_bound.glb" --pose assets/poses/tube_bent.json \
   --compare sbs --select joint --screenshot-after-frames 5 screenshots/rig_bound_bent.png

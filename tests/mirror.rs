@@ -169,3 +169,27 @@ fn mirror_weights_copies_one_joint_or_all_exactly_on_a_symmetric_mesh_and_undoes
         }
     }
 }
+
+#[test]
+fn the_symmetry_plane_is_found_over_every_part_together() {
+    // A warped tube along x (x from 1 to 3.7, so no mirror across x; z bent, so none across z)
+    // whose halves y > 0 and y < 0 are separate parts: neither part is symmetric by itself, the
+    // two together are symmetric across y.
+    let ring = |r: usize, k: usize| {
+        let a = (k as f32 + 0.5) * std::f32::consts::TAU / 16.0;
+        let z = 0.5 * a.cos();
+        Vec3::new(1.0 + 0.3 * r as f32, 0.5 * a.sin(), z + 0.4 * z * z)
+    };
+    let points: Vec<Vec3> = (0..10).flat_map(|r| (0..16).map(move |k| ring(r, k))).collect();
+    let (upper, lower): (Vec<Vec3>, Vec<Vec3>) = points.iter().copied().partition(|p| p.y > 0.0);
+    assert!(!upper.is_empty() && upper.len() == lower.len());
+    let axis = skinlab::rig::symmetry::symmetry_axis([upper.as_slice(), lower.as_slice()]);
+    assert_eq!(axis, 1, "the parts mirror each other across y");
+    // Each vertex of one part finds its mirror in the other.
+    let all: Vec<Vec3> = upper.iter().chain(&lower).copied().collect();
+    let map = skinlab::paint::MirrorMap::across_with_default_tolerance(&all, axis);
+    for v in 0..upper.len() as u32 {
+        let m = map.get(v).unwrap();
+        assert!(m as usize >= upper.len(), "vertex {v} mirrors to {m} in its own part");
+    }
+}

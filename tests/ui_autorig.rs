@@ -218,3 +218,63 @@ fn rig_symmetrize_mirrors_the_selected_subtree_in_one_step() {
     h.run();
     assert!(fingerprint(&h.state().state.doc.model) == before, "one undo step");
 }
+
+#[test]
+fn the_marker_view_is_orthographic_from_the_front_and_its_labels_do_not_overlap() {
+    use skinlab::app::autorig_markers::{place_labels, placed};
+    let mut h = person();
+    open_window(&mut h);
+    h.get_by_label("Humanoid").click();
+    h.run();
+    let camera = h.state().state.view.camera;
+    assert!(camera.orthographic, "the marker view is orthographic");
+    assert!(camera.back().distance(glam::Vec3::Z) < 1e-6, "from the front: {}", camera.back());
+    // A point's place on screen does not depend on its depth (it would in perspective).
+    let rect = h.state().viewport_rect().unwrap();
+    let size = Vec2::new(rect.width(), rect.height());
+    let hand = joint("hand.L").as_vec3();
+    let (near, far) =
+        (camera.project(hand + glam::Vec3::Z * 0.3, size), camera.project(hand - glam::Vec3::Z * 0.3, size));
+    assert!(near.unwrap().distance(far.unwrap()) < 1e-3, "{near:?} vs {far:?}");
+    let mut perspective = camera;
+    perspective.orthographic = false;
+    let (a, b) =
+        (perspective.project(hand + glam::Vec3::Z * 0.3, size), perspective.project(hand - glam::Vec3::Z * 0.3, size));
+    assert!(a.unwrap().distance(b.unwrap()) > 1.0, "perspective would move it");
+
+    // Markers crowded together: wrist and elbow a few pixels apart, the chin and groin.
+    let wrist = screen_of(&h, joint("hand.L"));
+    for (name, at) in [
+        ("chin", screen_of(&h, joint("head"))),
+        ("wrist.L", wrist),
+        ("elbow.L", wrist + egui::vec2(6.0, 3.0)),
+        ("groin", screen_of(&h, joint("hips"))),
+    ] {
+        h.get_by_label(name).click();
+        h.run();
+        click(&mut h, at);
+        assert!(h.state().state.rig.autorig.as_ref().unwrap().marker(name).is_some(), "{name} placed");
+    }
+    let painter = egui::Painter::new(h.ctx.clone(), egui::LayerId::background(), rect);
+    let panels = placed(&painter, rect, 1, &h.state().state);
+    let markers = &panels[0];
+    assert_eq!(markers.len(), 4 + 2, "four placed and two mirrored");
+    for (i, a) in markers.iter().enumerate() {
+        for b in &markers[i + 1..] {
+            assert!(!a.label.expand(2.0).intersects(b.label.expand(2.0)), "{} and {} overlap", a.text, b.text);
+        }
+        for b in markers {
+            let dot = egui::Rect::from_center_size(b.dot, egui::Vec2::splat(12.0));
+            assert!(!a.label.intersects(dot), "{}'s label covers {}'s dot", a.text, b.text);
+        }
+    }
+    // Each label beside its own dot as drawn before would have overlapped here.
+    let beside = place_labels(&[markers[1].dot], &[markers[1].label.size()])[0];
+    let other = place_labels(&[markers[2].dot], &[markers[2].label.size()])[0];
+    assert!(beside.intersects(other), "the wrist and elbow crowd each other");
+
+    // Closing the window gives the perspective view back.
+    h.state_mut().state.close_autorig();
+    h.run();
+    assert!(!h.state().state.view.camera.orthographic);
+}

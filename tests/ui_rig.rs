@@ -388,3 +388,60 @@ fn the_roll_field_turns_the_joint_about_its_bone_as_one_undo_step() {
     let after = fingerprint(&s.doc.model);
     undo_redo_exact(&mut h, &before, &after);
 }
+
+#[test]
+fn dragging_the_roll_ring_turns_the_roll_about_the_bone_in_one_step() {
+    use skinlab::app::gizmo::nearest_on_ring;
+    use skinlab::app::gizmo_drag::Sweep;
+    use skinlab::app::translate_gizmo::TranslateGizmo;
+    use skinlab::rig::skeleton_edit::joint_roll;
+    let mut h = harness(Scripted::default());
+    rig_mode(&mut h);
+    select(&mut h, "elbow");
+    h.get_by_label("Orient to child").click();
+    h.run();
+    let s = &h.state().state;
+    let (start, wrist) = (s.node_position(ELBOW).unwrap(), s.node_position(WRIST).unwrap());
+    let axis = s.roll_axis(ELBOW).unwrap();
+    assert!(axis.dot((wrist - start).normalize()) > 0.9999, "the ring turns about the bone: {axis}");
+    let size = panel_size(&h);
+    let g = TranslateGizmo::new(&s.view.camera, start, size).unwrap().with_roll(&s.view.camera, start, axis, size);
+    let ring = g.roll.clone().expect("a roll ring");
+    // The middle of a segment of the ring's visible half that grabs it (away from the arrows).
+    let grab = ring
+        .points
+        .windows(2)
+        .filter(|w| w[0].1 && w[1].1)
+        .map(|w| (w[0].0 + w[1].0) * 0.5)
+        .find(|p| g.hit(*p) == Some(Handle::Roll) && p.distance(g.centre) > 0.5 * ring.radius_px)
+        .expect("the ring can be grabbed");
+    let (on_ring, dir) = nearest_on_ring(&ring, grab);
+    let sweep = Sweep::choose(g.centre, on_ring, dir, ring.radius_px, ring.minor_px(g.centre));
+    let to = grab + dir * 40.0;
+    let expected = sweep.angle(g.centre, grab, to);
+    assert!(expected.to_degrees() > 10.0, "a 40 px drag along the ring turns it {}°", expected.to_degrees());
+    let roll_before = joint_roll(&s.doc.model, ELBOW).unwrap();
+    let mesh_before = s.frame.deformed[0][0][0].positions.clone();
+    let before = fingerprint(&s.doc.model);
+    let rect = h.state().viewport_rect().unwrap();
+    let at = |p: Vec2| rect.min + egui::vec2(p.x, p.y);
+    drag(&mut h, at(grab), at(to));
+    let s = &h.state().state;
+    let roll = joint_roll(&s.doc.model, ELBOW).unwrap();
+    let turned = (roll - roll_before).sin().atan2((roll - roll_before).cos());
+    assert!(
+        (turned - expected).abs() < 1e-3,
+        "turned {}°, the drag asked {}°",
+        turned.to_degrees(),
+        expected.to_degrees()
+    );
+    assert!(s.node_position(WRIST).unwrap().distance(wrist) < 1e-5, "the child stays");
+    let worst =
+        mesh_before.iter().zip(&s.frame.deformed[0][0][0].positions).map(|(a, b)| a.distance(*b)).fold(0.0, f32::max);
+    assert!(worst < 1e-5, "the mesh moved by {worst}");
+    // The status line reads it as the field does, and the whole drag is one undo step.
+    let message = s.message.as_ref().map(|m| m.text.clone()).unwrap_or_default();
+    assert!(message.contains(&format!("roll {:.1}°", roll.to_degrees())), "{message}");
+    let after = fingerprint(&s.doc.model);
+    undo_redo_exact(&mut h, &before, &after);
+}

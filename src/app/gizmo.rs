@@ -168,6 +168,36 @@ pub struct Ring {
 }
 
 impl Ring {
+    /// The ring of radius `radius` (model units) about the unit `axis` through `joint`, seen by
+    /// `camera` in a panel of `size` px.
+    #[must_use]
+    pub fn about(camera: &OrbitCamera, joint: Vec3, axis: Vec3, radius: f32, size: Vec2) -> Self {
+        let centre = camera.project(joint, size).unwrap_or_default();
+        let to_eye = (camera.eye() - joint).normalize_or_zero();
+        let u = axis.any_orthonormal_vector();
+        // v = a × u: increasing t turns u toward v, a positive rotation about a.
+        let v = axis.cross(u);
+        let points: Vec<(Vec2, bool)> = (0..=64)
+            .filter_map(|k| {
+                let t = k as f32 / 64.0 * std::f32::consts::TAU;
+                let d = u * t.cos() + v * t.sin();
+                camera.project(joint + d * radius, size).map(|p| (p, d.dot(to_eye) >= -0.05))
+            })
+            .collect();
+        let radius_px = points.iter().map(|(p, _)| p.distance(centre)).fold(0.0, f32::max);
+        Self { axis, points, radius_px }
+    }
+
+    /// The distance (pixels) from `p` to the ring's visible half.
+    #[must_use]
+    pub fn distance_px(&self, p: Vec2) -> f32 {
+        self.points
+            .windows(2)
+            .filter(|w| w[0].1 || w[1].1)
+            .map(|w| distance_to_segment(p, w[0].0, w[1].0))
+            .fold(f32::MAX, f32::min)
+    }
+
     /// Half the width of its on-screen ellipse about `centre` (pixels): the smallest distance of
     /// a point from the centre (0 edge-on, `radius_px` face-on).
     #[must_use]
@@ -201,24 +231,11 @@ impl Gizmo {
         size: Vec2,
     ) -> Option<Self> {
         let centre = camera.project(joint, size)?;
-        let depth = (joint - camera.eye()).length().max(1e-6);
-        let world_per_px = 2.0 * depth * (camera.fov_y_rad * 0.5).tan() / size.y.max(1.0);
-        let to_eye = (camera.eye() - joint).normalize_or_zero();
+        let world_per_px = camera.world_per_px(joint, size.y);
         let ring = |i: usize| {
             let a = axes[i].try_normalize().unwrap_or(Vec3::AXES[i.min(2)]);
             let r = RADIUS_PX * world_per_px * if i == 3 { TWIST_SCALE } else { 1.0 };
-            let u = a.any_orthonormal_vector();
-            // v = a × u: increasing t turns u toward v, a positive rotation about a.
-            let v = a.cross(u);
-            let points: Vec<(Vec2, bool)> = (0..=64)
-                .filter_map(|k| {
-                    let t = k as f32 / 64.0 * std::f32::consts::TAU;
-                    let d = u * t.cos() + v * t.sin();
-                    camera.project(joint + d * r, size).map(|p| (p, d.dot(to_eye) >= -0.05))
-                })
-                .collect();
-            let radius_px = points.iter().map(|(p, _)| p.distance(centre)).fold(0.0, f32::max);
-            Ring { axis: a, points, radius_px }
+            Ring::about(camera, joint, a, r, size)
         };
         let rings = [ring(0), ring(1), ring(2), ring(3)];
         let tip = joint + rings[3].axis * RADIUS_PX * TWIST_SCALE * world_per_px;
@@ -232,15 +249,9 @@ impl Gizmo {
     pub fn hit(&self, p: Vec2) -> Option<Handle> {
         let mut best: Option<(f32, usize)> = None;
         for (i, ring) in self.rings.iter().enumerate() {
-            for w in ring.points.windows(2) {
-                let ((a, fa), (b, fb)) = (w[0], w[1]);
-                if !(fa || fb) {
-                    continue;
-                }
-                let d = distance_to_segment(p, a, b);
-                if d < GRAB_PX && best.is_none_or(|(bd, _)| d < bd) {
-                    best = Some((d, i));
-                }
+            let d = ring.distance_px(p);
+            if d < GRAB_PX && best.is_none_or(|(bd, _)| d < bd) {
+                best = Some((d, i));
             }
         }
         match best {

@@ -134,23 +134,51 @@ pub fn legend_ui(ui: &egui::Ui, rect: egui::Rect, s: &EditorState, hover: Option
 }
 
 /// Draws the isolines of the painted joint's weight (Paint mode, joint-weight display, Isolines
-/// on) over every panel of the viewport `rect` (`panels` wide): the segments
-/// `paint::isolines::crossings` finds on the triangles facing the camera, in black over a white
-/// halo so they read on every colour of the ramp.
+/// on) over the viewport `rect` (`panels` wide): [`isoline_lines`], in black over a white halo so
+/// they read on every colour of the ramp.
 pub fn draw_isolines(painter: &egui::Painter, rect: egui::Rect, panels: usize, s: &EditorState) {
+    let panel_w = rect.width() / panels.max(1) as f32;
+    for (panel, lines) in isoline_lines(rect, panels, s).iter().enumerate() {
+        let origin = rect.min + egui::vec2(panel_w * panel as f32, 0.0);
+        let painter = painter.with_clip_rect(egui::Rect::from_min_size(origin, egui::vec2(panel_w, rect.height())));
+        for (width, colour) in [(3.0, egui::Color32::from_white_alpha(150)), (1.4, egui::Color32::BLACK)] {
+            for l in lines {
+                painter.line_segment(*l, egui::Stroke::new(width, colour));
+            }
+        }
+    }
+}
+
+/// The isolines of the painted joint's weight as screen segments, one list per panel of the
+/// viewport `rect` (`panels` wide; empty unless Paint mode shows them): the segments
+/// `paint::isolines::crossings` finds on the triangles facing the camera, less those another
+/// surface of the panel's deformation hides (`paint::isolines::retain_visible`, through the
+/// panel's picker), so a line on a face behind the model never shows through it.
+#[must_use]
+pub fn isoline_lines(rect: egui::Rect, panels: usize, s: &EditorState) -> Vec<Vec<[egui::Pos2; 2]>> {
     let settings = &s.painting.settings;
     if !settings.isolines || settings.display != WeightDisplay::SelectedJoint || settings.isoline_levels.is_empty() {
-        return;
+        return Vec::new();
     }
-    let Some(node) = s.selected else { return };
+    let Some(node) = s.selected else { return Vec::new() };
     let panel_w = rect.width() / panels.max(1) as f32;
     let size = glam::Vec2::new(panel_w, rect.height());
     let camera = &s.view.camera;
-    let eye = camera.eye();
+    // An orthographic view's rays run along its direction from the eye's plane (as `ray` gives
+    // them); for the faces' sides, an eye far back stands in for it.
+    let back = camera.back();
+    let eye = if camera.orthographic { camera.target + back * camera.distance * 1e3 } else { camera.eye() };
+    let eye_of = |p: glam::Vec3| {
+        if camera.orthographic {
+            p + back * (camera.eye() - p).dot(back)
+        } else {
+            eye
+        }
+    };
     let (mut weights, mut segments) = (Vec::new(), Vec::new());
+    let mut out = Vec::new();
     for panel in 0..panels.clamp(1, 2) {
         let origin = rect.min + egui::vec2(panel_w * panel as f32, 0.0);
-        let painter = painter.with_clip_rect(egui::Rect::from_min_size(origin, egui::vec2(panel_w, rect.height())));
         segments.clear();
         for (i, inst) in s.doc.model.instances.iter().enumerate() {
             let (Some(mesh), Some(skin)) = (s.doc.model.meshes.get(inst.mesh), s.doc.model.skins.get(inst.skin)) else {
@@ -173,13 +201,11 @@ pub fn draw_isolines(painter: &egui::Painter, rect: egui::Rect, panels: usize, s
                 }
             }
         }
+        crate::paint::isolines::retain_visible(&mut segments, eye_of, |ray| {
+            s.pick_deformed(ray, panel).map(|(_, h)| h.t)
+        });
         let to_screen = |p: glam::Vec3| camera.project(p, size).map(|q| origin + egui::vec2(q.x, q.y));
-        let lines: Vec<[egui::Pos2; 2]> =
-            segments.iter().filter_map(|[a, b]| Some([to_screen(*a)?, to_screen(*b)?])).collect();
-        for (width, colour) in [(3.0, egui::Color32::from_white_alpha(150)), (1.4, egui::Color32::BLACK)] {
-            for l in &lines {
-                painter.line_segment(*l, egui::Stroke::new(width, colour));
-            }
-        }
+        out.push(segments.iter().filter_map(|[a, b]| Some([to_screen(*a)?, to_screen(*b)?])).collect());
     }
+    out
 }

@@ -1,11 +1,14 @@
 //! The translate gizmo of Rig mode: three arrows along the world X, Y and Z axes from the selected
-//! joint, three square plane handles between them (XY, YZ, ZX) and a centre disc that moves in
-//! the view plane, laid out in screen pixels and hit-tested on the CPU. A drag follows the pointer
-//! exactly: along an axis, the point of the axis nearest to the pointer's ray; on a plane or the
-//! view plane, where the ray meets it, always relative to where the drag started.
+//! joint, three square plane handles between them (XY, YZ, ZX), a centre disc that moves in
+//! the view plane, and a ring about the bone that turns the joint's roll, laid out in screen
+//! pixels and hit-tested on the CPU. A drag follows the pointer exactly: along an axis, the point
+//! of the axis nearest to the pointer's ray; on a plane or the view plane, where the ray meets it,
+//! always relative to where the drag started. The roll ring turns as the rotation gizmo's rings
+//! do (`gizmo_drag::Sweep`).
 
 use glam::{Vec2, Vec3};
 
+use super::gizmo::Ring;
 use crate::render::OrbitCamera;
 
 /// Arrow length on screen, pixels.
@@ -19,6 +22,8 @@ const PLANE_TO: f32 = 0.45;
 const MIN_PLANE_AREA_PX: f32 = 40.0;
 /// Radius of the centre disc, pixels.
 pub const CENTRE_PX: f32 = 9.0;
+/// Radius of the roll ring about the bone, pixels (outside the arrows).
+pub const ROLL_PX: f32 = 115.0;
 
 /// What a drag grabbed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,6 +34,8 @@ pub enum Handle {
     Plane(usize),
     /// The centre: moves in the plane facing the camera.
     Screen,
+    /// The ring about the bone: turns the joint's roll.
+    Roll,
 }
 
 /// The gizmo's screen geometry for one frame (panel pixels).
@@ -42,6 +49,8 @@ pub struct TranslateGizmo {
     pub planes: [Option<[Vec2; 4]>; 3],
     /// Model units per pixel at the joint.
     pub world_per_px: f32,
+    /// The ring about the bone that turns the roll (see [`TranslateGizmo::with_roll`]).
+    pub roll: Option<Ring>,
 }
 
 impl TranslateGizmo {
@@ -49,8 +58,7 @@ impl TranslateGizmo {
     #[must_use]
     pub fn new(camera: &OrbitCamera, joint: Vec3, size: Vec2) -> Option<Self> {
         let centre = camera.project(joint, size)?;
-        let depth = (joint - camera.eye()).length().max(1e-6);
-        let world_per_px = 2.0 * depth * (camera.fov_y_rad * 0.5).tan() / size.y.max(1.0);
+        let world_per_px = camera.world_per_px(joint, size.y);
         let len = ARROW_PX * world_per_px;
         let tips = [0, 1, 2]
             .map(|i| camera.project(joint + axis(i) * len, size).filter(|tip| tip.distance(centre) > ARROW_PX * 0.15));
@@ -67,7 +75,15 @@ impl TranslateGizmo {
             let area = 0.5 * (q[2] - q[0]).perp_dot(q[3] - q[1]).abs();
             (area >= MIN_PLANE_AREA_PX).then_some(q)
         });
-        Some(Self { centre, tips, planes, world_per_px })
+        Some(Self { centre, tips, planes, world_per_px, roll: None })
+    }
+
+    /// The gizmo with its roll ring: [`ROLL_PX`] about the unit bone direction `axis` (model
+    /// space) through `joint`.
+    #[must_use]
+    pub fn with_roll(self, camera: &OrbitCamera, joint: Vec3, axis: Vec3, size: Vec2) -> Self {
+        let ring = Ring::about(camera, joint, axis, ROLL_PX * self.world_per_px, size);
+        Self { roll: Some(ring), ..self }
     }
 
     /// The handle under the pointer `p` (panel pixels): the centre first, then arrows, then planes.
@@ -82,6 +98,9 @@ impl TranslateGizmo {
             .min_by(|a, b| a.0.total_cmp(&b.0));
         if let Some((_, i)) = arrow {
             return Some(Handle::Axis(i));
+        }
+        if self.roll.as_ref().is_some_and(|r| r.distance_px(p) < GRAB_PX) {
+            return Some(Handle::Roll);
         }
         (0..3).find(|&n| self.planes[n].is_some_and(|q| inside_quad(p, &q))).map(Handle::Plane)
     }
@@ -101,7 +120,7 @@ fn inside_quad(p: Vec2, q: &[Vec2; 4]) -> bool {
 
 /// The point the pointer's ray (`origin`, `direction`, model space) grabs on `handle` of a gizmo
 /// at `joint`: on an axis line, the point nearest to the ray; on a plane, where the ray meets it.
-/// `None` when the ray runs parallel to what it should meet.
+/// `None` when the ray runs parallel to what it should meet, and for the roll ring (it turns).
 #[must_use]
 pub fn grab_point(handle: Handle, camera: &OrbitCamera, joint: Vec3, origin: Vec3, direction: Vec3) -> Option<Vec3> {
     let on_plane = |normal: Vec3| {
@@ -127,6 +146,7 @@ pub fn grab_point(handle: Handle, camera: &OrbitCamera, joint: Vec3, origin: Vec
         }
         Handle::Plane(n) => on_plane(axis(n)),
         Handle::Screen => on_plane(camera.back()),
+        Handle::Roll => None,
     }
 }
 

@@ -262,7 +262,13 @@ impl Viewport {
             let axes = frame.ring_axes(s.posing.gizmo.orientation).map(|a| a.as_vec3());
             Gizmo::new(&s.view.camera, j, axes, s.posing.gizmo.orientation, size)
         });
-        let mover = joint.filter(|_| s.mode == Mode::Rig).and_then(|j| TranslateGizmo::new(&s.view.camera, j, size));
+        let mover = joint.filter(|_| s.mode == Mode::Rig).and_then(|j| {
+            let g = TranslateGizmo::new(&s.view.camera, j, size)?;
+            Some(match s.selected.and_then(|n| s.roll_axis(n)) {
+                Some(axis) => g.with_roll(&s.view.camera, j, axis, size),
+                None => g,
+            })
+        });
         let panel_of = |p: egui::Pos2| (((p.x - rect.min.x) / panel_w).floor().max(0.0) as usize).min(panels - 1);
 
         let held = ui.input(|i| Held {

@@ -2,8 +2,34 @@
 //! triangle from its vertices (as the GPU blends the vertex colours), equals a level. Each triangle
 //! the level crosses gives one segment between two of its edges (marching triangles); a vertex
 //! exactly at the level counts as above it, so a line never doubles at a shared vertex.
+//! [`retain_visible`] then drops the segments another surface hides (the picker's rays stand in
+//! for the depth test, so nothing is read back from the GPU).
 
 use glam::Vec3;
+
+use super::pick::Ray;
+
+/// How far in front of a segment (a share of its distance from the eye) a surface must lie to
+/// hide it: less is the segment's own triangle or a neighbour met at its shared edge.
+pub const HIDDEN_GAP: f32 = 2e-3;
+
+/// Keeps the segments whose midpoint no surface hides: the ray from `eye(midpoint)` to the
+/// midpoint (parameter 1 there) is given to `first_hit`, the ray parameter of the nearest surface
+/// along it (a picker over the whole deformed model); a surface met before `1 - HIDDEN_GAP`
+/// hides the segment. `eye` gives the eye for a point (the camera's eye in perspective, a point
+/// far back along the view direction in an orthographic view).
+pub fn retain_visible(
+    segments: &mut Vec<[Vec3; 2]>,
+    eye: impl Fn(Vec3) -> Vec3,
+    mut first_hit: impl FnMut(&Ray) -> Option<f32>,
+) {
+    segments.retain(|[a, b]| {
+        let mid = (*a + *b) * 0.5;
+        let origin = eye(mid);
+        let ray = Ray { origin, direction: mid - origin };
+        first_hit(&ray).is_none_or(|t| t >= 1.0 - HIDDEN_GAP)
+    });
+}
 
 /// Appends to `out` the segments where `weights` (one per vertex) cross `level` on `triangles`
 /// over `positions`; with `eye`, only on triangles whose front (counter-clockwise) side faces it.
@@ -87,5 +113,50 @@ mod tests {
         }
         let shared = out[0].iter().any(|p| out[1].iter().any(|q| p.distance(*q) < 1e-6));
         assert!(shared, "the segments meet on the shared edge");
+    }
+
+    #[test]
+    fn a_segment_behind_another_surface_is_dropped() {
+        // The 0.5 line of a sheet at z = 0 (weight rising along x), and a second sheet at z = 1
+        // covering y > 0 only: seen from z = 5, the line's upper half is hidden.
+        let mut positions = Vec::new();
+        let mut triangles = Vec::new();
+        let mut weights = Vec::new();
+        let n = 8;
+        for (z, y0, y1) in [(0.0, -1.0, 1.0), (1.0, 0.0, 2.0)] {
+            let first = positions.len() as u32;
+            for r in 0..=n {
+                for c in 0..=n {
+                    let (u, v) = (c as f32 / n as f32, r as f32 / n as f32);
+                    positions.push(Vec3::new(-1.0 + 2.0 * u, y0 + (y1 - y0) * v, z));
+                    weights.push(if z == 0.0 { u } else { 0.0 });
+                }
+            }
+            let at = |r: u32, c: u32| first + r * (n + 1) + c;
+            for r in 0..n {
+                for c in 0..n {
+                    triangles.push([at(r, c), at(r, c + 1), at(r + 1, c + 1)]);
+                    triangles.push([at(r, c), at(r + 1, c + 1), at(r + 1, c)]);
+                }
+            }
+        }
+        let eye = Vec3::new(0.0, 0.0, 5.0);
+        let mut segments = Vec::new();
+        crossings(&positions, &triangles, &weights, 0.5, Some(eye), &mut segments);
+        let before = segments.len();
+        assert!(before >= 2 * n as usize, "the line runs the sheet's height: {before}");
+        let first_hit = |ray: &Ray| crate::paint::pick(ray, &positions, &triangles).map(|h| h.t);
+        retain_visible(&mut segments, |_| eye, first_hit);
+        assert!(!segments.is_empty() && segments.len() < before, "{} of {before} kept", segments.len());
+        for [a, b] in &segments {
+            // Seen from the eye, the cover's lower edge (y = 0 at z = 1) hides y > 0 · 4/5 at z = 0.
+            assert!((a.y + b.y) * 0.5 < 0.0, "a hidden segment was kept: {a} {b}");
+        }
+        // Nothing in front: every segment stays.
+        let mut all = Vec::new();
+        crossings(&positions, &triangles, &weights, 0.5, Some(eye), &mut all);
+        let sheet = &triangles[..2 * (n * n) as usize];
+        retain_visible(&mut all, |_| eye, |ray| crate::paint::pick(ray, &positions, sheet).map(|h| h.t));
+        assert_eq!(all.len(), before);
     }
 }

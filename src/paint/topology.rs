@@ -1,8 +1,9 @@
 //! Per-model brush caches built once after loading: the model as one surface (every skinned
 //! primitive, welded across primitives and seams; see [`ModelSurface`]), the vertex mirror map
 //! over that surface (from rest positions, which painting never changes; the mirror plane is the
-//! model's symmetry plane through the origin, x unless the model is clearly symmetric across y
-//! or z; vertices without an exact mirror use the closest point of the mirrored surface), and
+//! model's symmetry plane through the origin, found over every primitive together (halves that
+//! are separate parts mirror each other), x unless the model is clearly symmetric across y or z;
+//! vertices without an exact mirror use the closest point of the mirrored surface), and
 //! the joint mirror map over the surface joints (by mirrored bind position, names where the
 //! position agrees or is missing; see [`super::mirror_match`]).
 

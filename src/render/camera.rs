@@ -1,6 +1,8 @@
 //! The orbit camera shared by the editor and `skinlab render`: a target point, yaw, pitch and
 //! distance (glam, so picking can project on the CPU), turned into a three-d camera per frame.
-//! Yaw 0 / pitch 0 looks from +Z towards -Z with Y up ("front").
+//! Yaw 0 / pitch 0 looks from +Z towards -Z with Y up ("front"). Perspective, or orthographic:
+//! then the view is as tall as the perspective view is at the target (`2 · distance · tan(fov/2)`),
+//! so zoom, pan and framing work alike, and every picking ray runs along the view direction.
 
 use std::f32::consts::FRAC_PI_2;
 use std::str::FromStr;
@@ -72,11 +74,20 @@ pub struct OrbitCamera {
     pub distance: f32,
     /// Vertical field of view, radians.
     pub fov_y_rad: f32,
+    /// An orthographic projection instead of a perspective one.
+    pub orthographic: bool,
 }
 
 impl Default for OrbitCamera {
     fn default() -> Self {
-        Self { target: Vec3::ZERO, yaw_rad: 0.0, pitch_rad: 0.0, distance: 5.0, fov_y_rad: 40f32.to_radians() }
+        Self {
+            target: Vec3::ZERO,
+            yaw_rad: 0.0,
+            pitch_rad: 0.0,
+            distance: 5.0,
+            fov_y_rad: 40f32.to_radians(),
+            orthographic: false,
+        }
     }
 }
 
@@ -101,6 +112,21 @@ impl OrbitCamera {
         let back = self.back();
         let right = Vec3::Y.cross(back).try_normalize().unwrap_or(Vec3::X);
         (right, back.cross(right))
+    }
+
+    /// Half the height of the view at the target (model units); in an orthographic view, at every
+    /// depth.
+    #[must_use]
+    pub fn half_height(&self) -> f32 {
+        self.distance * (self.fov_y_rad * 0.5).tan()
+    }
+
+    /// Model units per pixel at point `p` in a view `height_px` tall (at `p`'s depth in
+    /// perspective, everywhere the same in an orthographic view).
+    #[must_use]
+    pub fn world_per_px(&self, p: Vec3, height_px: f32) -> f32 {
+        let depth = if self.orthographic { self.distance } else { (p - self.eye()).length().max(1e-6) };
+        2.0 * depth * (self.fov_y_rad * 0.5).tan() / height_px.max(1.0)
     }
 
     /// Near and far clip distances.
@@ -174,6 +200,10 @@ impl OrbitCamera {
     #[must_use]
     pub fn projection(&self, aspect: f32) -> Mat4 {
         let (near, far) = self.near_far();
+        if self.orthographic {
+            let (h, w) = (self.half_height(), self.half_height() * aspect.max(1e-3));
+            return Mat4::orthographic_rh_gl(-w, w, -h, h, near, far);
+        }
         Mat4::perspective_rh_gl(self.fov_y_rad, aspect.max(1e-3), near, far)
     }
 
@@ -190,11 +220,18 @@ impl OrbitCamera {
     }
 
     /// The picking ray through pixel `p` of a `size` pixel view (origin top-left, y down): the
-    /// eye and the (unit) direction into the scene, in model space.
+    /// eye (orthographic: the point of the eye's plane facing the view behind `p`) and the (unit)
+    /// direction into the scene, in model space.
     #[must_use]
     pub fn ray(&self, p: Vec2, size: Vec2) -> (Vec3, Vec3) {
-        let inv = (self.projection(size.x / size.y.max(1.0)) * self.view()).inverse();
         let ndc = Vec2::new(2.0 * p.x / size.x.max(1.0) - 1.0, 1.0 - 2.0 * p.y / size.y.max(1.0));
+        if self.orthographic {
+            let (right, up) = self.right_up();
+            let h = self.half_height();
+            let w = h * size.x / size.y.max(1.0);
+            return (self.eye() + right * (ndc.x * w) + up * (ndc.y * h), -self.back());
+        }
+        let inv = (self.projection(size.x / size.y.max(1.0)) * self.view()).inverse();
         let far = inv.project_point3(ndc.extend(1.0));
         let eye = self.eye();
         (eye, (far - eye).try_normalize().unwrap_or(-self.back()))
@@ -206,6 +243,18 @@ impl OrbitCamera {
         use super::gl_convert::v3;
         let (near, far) = self.near_far();
         let (_, up) = self.right_up();
+        if self.orthographic {
+            return three_d::Camera::new_orthographic(
+                viewport,
+                v3(self.eye()),
+                v3(self.target),
+                v3(up),
+                // three-d scales the height by the eye's distance from the target.
+                2.0 * (self.fov_y_rad * 0.5).tan(),
+                near,
+                far,
+            );
+        }
         three_d::Camera::new_perspective(
             viewport,
             v3(self.eye()),

@@ -98,32 +98,33 @@ pub fn joint_mirror_map(names: &[Option<&str>]) -> Vec<u16> {
     map
 }
 
-/// Vertices sampled per primitive by [`symmetry_axis`].
-const AXIS_SAMPLES: usize = 2048;
+/// Vertices sampled by [`symmetry_axis`].
+const AXIS_SAMPLES: usize = 8192;
 
 /// The axis (0 = x, 1 = y, 2 = z) across whose origin plane the meshes are most symmetric, by the
-/// share of sampled vertices that have a mirror partner (default tolerance); x wins ties. glTF
-/// models are usually symmetric across x, but some exporters leave them Z-up (CesiumMan is
-/// symmetric across y), so the editor's "X-mirror" mirrors across the model's own symmetry plane.
+/// share of sampled vertices that have a mirror partner (default tolerance) anywhere in the meshes:
+/// every primitive together, so a model whose left and right halves are separate parts counts as
+/// symmetric; x wins ties. glTF models are usually symmetric across x, but some exporters leave
+/// them Z-up (CesiumMan is symmetric across y), so the editor's "X-mirror" mirrors across the
+/// model's own symmetry plane.
 #[must_use]
 pub fn symmetry_axis<'a>(primitives: impl IntoIterator<Item = &'a [Vec3]>) -> usize {
+    let positions: Vec<Vec3> = primitives.into_iter().flatten().copied().collect();
+    if positions.is_empty() {
+        return 0;
+    }
+    let tol = relative_tolerance(&positions, MIRROR_FRACTION);
+    let mut grid = PointGrid::new(tol);
+    for (i, &p) in positions.iter().enumerate() {
+        grid.insert(p, i as u32);
+    }
     let mut matched = [0usize; 3];
-    for positions in primitives {
-        if positions.is_empty() {
-            continue;
-        }
-        let tol = relative_tolerance(positions, MIRROR_FRACTION);
-        let mut grid = PointGrid::new(tol);
-        for (i, &p) in positions.iter().enumerate() {
-            grid.insert(p, i as u32);
-        }
-        let step = positions.len().div_ceil(AXIS_SAMPLES).max(1);
-        for p in positions.iter().step_by(step) {
-            for (axis, count) in matched.iter_mut().enumerate() {
-                let mut q = *p;
-                q[axis] = -q[axis];
-                *count += usize::from(grid.nearest(positions, q, tol).is_some());
-            }
+    let step = positions.len().div_ceil(AXIS_SAMPLES).max(1);
+    for p in positions.iter().step_by(step) {
+        for (axis, count) in matched.iter_mut().enumerate() {
+            let mut q = *p;
+            q[axis] = -q[axis];
+            *count += usize::from(grid.nearest(&positions, q, tol).is_some());
         }
     }
     let mut best = 0;

@@ -20,6 +20,12 @@ impl EditorState {
                 if self.mode != Mode::Rig {
                     self.set_mode(Mode::Rig);
                 }
+                // The marker view: the character from the front, orthographic (a marker's place on
+                // screen does not depend on its depth).
+                if self.rig.autorig.is_none() {
+                    crate::app::view_keys::ViewAxis::Front.apply(&mut self.view.camera);
+                    self.view.camera.orthographic = true;
+                }
                 let setup = self.rig.autorig.get_or_insert_with(AutorigSetup::default);
                 setup.keep_template_markers();
                 match self.autorig_refusal() {
@@ -57,6 +63,12 @@ impl EditorState {
                 }
             }
         }
+    }
+
+    /// Closes the Auto-rig window; the view returns to perspective.
+    pub fn close_autorig(&mut self) {
+        self.rig.autorig = None;
+        self.view.camera.orthographic = false;
     }
 
     /// Why Auto-rig cannot run on the model as it is, if it cannot.

@@ -150,7 +150,8 @@ impl EditorState {
 
     /// Model units per screen pixel at `point` for a viewport `height_px` tall.
     fn units_per_px(&self, point: glam::Vec3, height_px: f32) -> f32 {
-        let depth = (point - self.view.camera.eye()).dot(-self.view.camera.back());
+        let camera = &self.view.camera;
+        let depth = if camera.orthographic { camera.distance } else { (point - camera.eye()).dot(-camera.back()) };
         brush::model_units_per_px(self.view.camera.fov_y_rad, height_px, depth)
     }
 
@@ -251,7 +252,11 @@ impl EditorState {
             radius,
             whole_volume: brush.whole_volume,
             front_faces_only: brush.front_faces_only,
-            view: Some(View::Perspective { eye: self.view.camera.eye() }),
+            view: Some(if self.view.camera.orthographic {
+                View::Orthographic { direction: -self.view.camera.back() }
+            } else {
+                View::Perspective { eye: self.view.camera.eye() }
+            }),
         };
         footprint(
             &hit,

@@ -172,12 +172,24 @@ impl EditorState {
     /// `p` (model space, as drawn in the bind pose) in the bind space of joint `node`'s first skin
     /// (the mesh's own coordinates), where the skeleton edits take positions.
     fn to_bind(&self, node: usize, p: DVec3) -> DVec3 {
+        self.bind_to_model(node).map_or(p, |c| c.inverse().transform_point3(p))
+    }
+
+    /// The map from joint `node`'s bind space (its first skin's) to model space in the rest pose.
+    fn bind_to_model(&self, node: usize) -> Option<DMat4> {
         let globals = self.rest_globals();
-        let offset = self.doc.model.skins.iter().find_map(|skin| {
+        self.doc.model.skins.iter().find_map(|skin| {
             let j = skin.joints.iter().position(|&n| n == node)?;
             Some(*globals.get(node)? * *skin.joint_from_bind.get(j)?)
-        });
-        offset.map_or(p, |c| c.inverse().transform_point3(p))
+        })
+    }
+
+    /// The model-space unit direction joint `node`'s roll turns about (its bone, as
+    /// `skeleton_edit::set_roll` keeps it), for the roll ring of Rig mode's gizmo.
+    #[must_use]
+    pub fn roll_axis(&self, node: usize) -> Option<Vec3> {
+        let axis = skeleton_edit::roll_axis(&self.doc.model, node)?;
+        self.bind_to_model(node).map_or(axis, |c| c.transform_vector3(axis)).try_normalize().map(|a| a.as_vec3())
     }
 
     fn move_joint(&mut self, node: usize, position: DVec3, gesture: Option<u64>) {
@@ -417,7 +429,7 @@ impl EditorState {
                 self.doc.model = Arc::new(bound);
                 self.model_edited();
                 if label == super::autorig_ops::AUTORIG_LABEL {
-                    self.rig.autorig = None;
+                    self.close_autorig();
                     self.selected = self.doc.skeleton.joints.first().map(|j| j.0);
                     self.set_info(format!("{label}: {done}"));
                 } else {

@@ -83,6 +83,7 @@ pub fn autorig_window(ctx: &egui::Context, s: &mut EditorState) -> Vec<Command> 
             ui.horizontal(|ui| {
                 if ui.button("Front view").on_hover_text("look along −Z at the character (keypad 1)").clicked() {
                     ViewAxis::Front.apply(&mut s.view.camera);
+                    s.view.camera.orthographic = true;
                 }
                 if ui.button("Clear markers").clicked() {
                     if let Some(setup) = s.rig.autorig.as_mut() {
@@ -109,7 +110,7 @@ pub fn autorig_window(ctx: &egui::Context, s: &mut EditorState) -> Vec<Command> 
                 cmds.push(Command::Autorig(AutorigCommand::Cancel));
             }
         }
-        s.rig.autorig = None;
+        s.close_autorig();
     }
     cmds
 }

@@ -30,8 +30,6 @@ pub fn paint_panel_ui(ui: &mut egui::Ui, s: &mut EditorState) -> Vec<Command> {
             for ramp in WeightRamp::ALL {
                 ui.selectable_value(&mut s.painting.settings.ramp, ramp, ramp.label());
             }
-            ui.checkbox(&mut s.painting.settings.zero_black, "Zero weights black")
-                .on_hover_text("vertices the joint does not move drawn black (Blender's Show Zero Weights: Active)");
         });
         isoline_row(ui, &mut s.painting.settings);
     }
@@ -221,14 +219,22 @@ fn mirror_ui(ui: &mut egui::Ui, s: &EditorState, cmds: &mut Vec<Command>) {
     });
 }
 
+/// The label of the checkbox that draws zero weights black.
+pub const ZERO_BLACK_LABEL: &str = "Zero weights black";
+
 /// Most isoline levels.
 const MAX_ISOLINES: usize = 6;
 
-/// The isolines toggle and their levels (each a weight in 0..1; + adds one, − drops the last),
+/// The isolines toggle beside Zero weights black (one short row that the panel's default width
+/// holds whole), then the isolines' levels (each a weight in 0..1; + adds one, − drops the last),
 /// three levels a row so that the panel never cuts them.
 fn isoline_row(ui: &mut egui::Ui, settings: &mut crate::app::state::PaintSettings) {
-    ui.checkbox(&mut settings.isolines, "Isolines")
-        .on_hover_text("lines on the skin where the joint's weight equals each level");
+    ui.horizontal(|ui| {
+        ui.checkbox(&mut settings.isolines, "Isolines")
+            .on_hover_text("lines on the skin where the joint's weight equals each level");
+        ui.checkbox(&mut settings.zero_black, ZERO_BLACK_LABEL)
+            .on_hover_text("vertices the joint does not move drawn black (Blender's Show Zero Weights: Active)");
+    });
     if !settings.isolines {
         return;
     }

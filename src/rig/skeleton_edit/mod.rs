@@ -28,7 +28,7 @@ mod symmetrize_plan;
 use glam::{DMat3, DMat4, DVec3};
 
 pub use create_skin::{attach_meshes, create_skin, meshes_in_space, skin_space};
-pub use placement::{joint_roll, move_joint, orient_joint, orient_joint_to, set_roll};
+pub use placement::{joint_roll, move_joint, orient_joint, orient_joint_to, roll_axis, set_roll};
 pub use structure::{add_joint, delete_joint, rename_node, reparent};
 pub use symmetrize::symmetrize;
 pub use symmetrize_plan::SymmetrizeReport;

@@ -126,13 +126,29 @@ pub fn set_roll(model: &mut Model, node: usize, roll: f64) -> Result<SkeletonRec
     }
     let globals = rest_globals(&model.nodes);
     let (frame, offset) = bind_frame(model, &globals, node).ok_or(SkeletonEditError::NoSuchNode(node))?;
+    let (target, dir) = roll_target(model, &globals, node, frame, offset);
+    let scale = frame.transform_vector3(DVec3::Y).length().max(f64::MIN_POSITIVE);
+    set_frame(model, node, "Set Roll", frame_from_direction_roll(dir, roll) * scale, target)
+}
+
+/// The bind-space unit direction [`set_roll`] turns joint `node` about (its bone's direction, as
+/// `set_roll` keeps it). `None` when it is no joint.
+#[must_use]
+pub fn roll_axis(model: &Model, node: usize) -> Option<DVec3> {
+    let globals = rest_globals(&model.nodes);
+    let (frame, offset) = bind_frame(model, &globals, node)?;
+    Some(roll_target(model, &globals, node, frame, offset).1)
+}
+
+/// The point a joint's bone aims at and the unit direction to it from the head (bind space):
+/// its children's centroid, else its tail, else along its bind frame's +Y.
+fn roll_target(model: &Model, globals: &[DMat4], node: usize, frame: DMat4, offset: DMat4) -> (DVec3, DVec3) {
     let head = frame.transform_point3(DVec3::ZERO);
     let scale = frame.transform_vector3(DVec3::Y).length().max(f64::MIN_POSITIVE);
-    let target = aim_target(model, &globals, node, offset)
+    let target = aim_target(model, globals, node, offset)
         .filter(|t| (*t - head).length() > 1e-9 * scale.max(head.length()))
         .unwrap_or_else(|| head + frame.transform_vector3(DVec3::Y));
-    let dir = (target - head).normalize_or(DVec3::Y);
-    set_frame(model, node, "Set Roll", frame_from_direction_roll(dir, roll) * scale, target)
+    (target, (target - head).normalize_or(DVec3::Y))
 }
 
 /// Joint `node`'s roll (radians, Blender's, as [`set_roll`] takes it): the turn about its bind
