@@ -225,6 +225,13 @@ impl<'a> Morph<'a> {
         self.active().any(|(t, _)| t.moves_normals())
     }
 
+    /// Whether an active target moves a vertex of `start..start + len` (`start` a multiple of
+    /// [`BLOCK`]).
+    #[inline]
+    pub(crate) fn touches(&self, start: usize, len: usize) -> bool {
+        self.active().any(|(t, _)| t.touches(start, len))
+    }
+
     /// Writes the morphed rest positions (`NORMALS`: normals) of vertices `start..start +
     /// out.len()` (`start` a multiple of [`BLOCK`]) into `out`, from their rest values `rest` (as
     /// long as `out`), and returns `true`; or returns `false`, having written nothing, where no
