@@ -15,11 +15,11 @@ use eframe::egui;
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
 use glam::Vec2;
-use skinlab::app::state::{EditorState, Mode};
+use skinlab::app::state::EditorState;
 use skinlab::app::SkinlabApp;
 use skinlab::paint::BlendMode;
 use skinlab::skinning::SkinningMethod;
-use ui_harness::{harness, harness_with, press, Scripted};
+use ui_harness::{harness, harness_with, paint_mode, press, Scripted};
 
 const SHOULDER: usize = 1;
 const ELBOW: usize = 2;
@@ -31,15 +31,6 @@ fn model(name: &str) -> EditorState {
     s.refresh();
     s.frame_all();
     s
-}
-
-/// Enters paint mode with `joint` selected (through the joint tree and the mode switch).
-fn paint_mode(h: &mut Harness<'_, SkinlabApp>, joint: &str) {
-    h.get_by_label(joint).click();
-    h.run();
-    h.get_by_label("Paint").click();
-    h.run();
-    assert_eq!(h.state().state.mode, Mode::Paint);
 }
 
 /// A screen point over the demo arm, a fraction `t` from the shoulder to the elbow.

@@ -14,11 +14,10 @@ use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
 use glam::Vec2;
 use skinlab::app::command::PaintTool;
-use skinlab::app::state::Mode;
 use skinlab::app::SkinlabApp;
 use skinlab::model::influences::VertexSnapshot;
 use skinlab::model::Model;
-use ui_harness::{harness, Scripted};
+use ui_harness::{harness, paint_mode, Scripted};
 
 const SHOULDER: usize = 1;
 const ELBOW: usize = 2;
@@ -26,14 +25,6 @@ const ELBOW: usize = 2;
 fn snapshots(m: &Model) -> Vec<VertexSnapshot> {
     let inf = m.meshes[0].primitives[0].influences.as_ref().unwrap();
     (0..inf.len()).map(|v| inf.snapshot(v)).collect()
-}
-
-fn paint_mode(h: &mut Harness<'_, SkinlabApp>, joint: &str) {
-    h.get_by_label(joint).click();
-    h.run();
-    h.get_by_label("Paint").click();
-    h.run();
-    assert_eq!(h.state().state.mode, Mode::Paint);
 }
 
 fn over_arm(h: &Harness<'_, SkinlabApp>, t: f32) -> egui::Pos2 {

@@ -5,9 +5,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use eframe::egui;
+use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
 use skinlab::app::dialogs::{Answer, DialogStart, FileDialogs, FileRequest};
-use skinlab::app::state::EditorState;
+use skinlab::app::state::{EditorState, Mode};
 use skinlab::app::SkinlabApp;
 
 /// Dialogs that answer from a script instead of asking: each returns the path its slot holds
@@ -93,7 +94,6 @@ pub fn elbow_degrees(h: &Harness<'_, SkinlabApp>) -> f64 {
 /// would (one pose edit).
 pub fn bend_elbow(h: &mut Harness<'_, SkinlabApp>, degrees: f64) {
     use egui::accesskit::Role;
-    use egui_kittest::kittest::Queryable;
     h.get_by_label("elbow").click();
     h.run();
     h.get_by_role_and_label(Role::SpinButton, "Rotation Z (°)").set_value_accesskit(degrees);
@@ -120,4 +120,13 @@ pub fn drag(h: &mut Harness<'_, SkinlabApp>, from: egui::Pos2, to: egui::Pos2) {
     }
     press(h, to, false, egui::Modifiers::NONE);
     h.run();
+}
+
+/// Enters paint mode with `joint` selected (through the joint tree and the Pose | Paint switch).
+pub fn paint_mode(h: &mut Harness<'_, SkinlabApp>, joint: &str) {
+    h.get_by_label(joint).click();
+    h.run();
+    h.get_by_label("Paint").click();
+    h.run();
+    assert_eq!(h.state().state.mode, Mode::Paint);
 }
