@@ -5,7 +5,8 @@
 
 use glam::Vec3;
 
-use crate::model::{Model, MorphTarget, Primitive, VertexOrder};
+use super::{Morph, MorphDeltas};
+use crate::model::{Model, Primitive};
 use crate::rig::Pose;
 
 /// One primitive's morphed surface.
@@ -24,6 +25,8 @@ struct NodeSurfaces {
     node: usize,
     mesh: usize,
     primitives: Vec<MorphedSurface>,
+    /// Each primitive's targets, prepared by model index.
+    deltas: Vec<MorphDeltas>,
     /// The weights the surfaces hold.
     weights: Vec<f32>,
     /// Address and length of each primitive's rest positions the surfaces were made from.
@@ -64,9 +67,12 @@ impl RigidMorphs {
                 continue;
             }
             slot.primitives.resize_with(mesh.primitives.len(), MorphedSurface::default);
-            for (prim, (p, out)) in mesh.primitives.iter().zip(&mut slot.primitives).enumerate() {
+            slot.deltas.resize_with(mesh.primitives.len(), MorphDeltas::default);
+            let parts = mesh.primitives.iter().zip(slot.primitives.iter_mut().zip(&mut slot.deltas));
+            for (prim, (p, (out, deltas))) in parts.enumerate() {
                 let targets = mesh.morphs.primitives.get(prim).map_or(&[][..], Vec::as_slice);
-                morph_primitive(p, targets, weights, out);
+                deltas.prepare(&p.positions, &p.order, targets);
+                morph_primitive(p, Morph::new(deltas, weights), out);
             }
             slot.sources = sources;
             slot.weights.clear();
@@ -93,24 +99,23 @@ impl RigidMorphs {
     }
 }
 
-/// `out` = primitive `p`'s rest surface plus `Σ weights[t] · targets[t]`; displacements name
-/// file vertices, found in the model through the primitive's vertex order.
-fn morph_primitive(p: &Primitive, targets: &[MorphTarget], weights: &[f32], out: &mut MorphedSurface) {
-    out.positions.clear();
-    out.positions.extend_from_slice(&p.positions);
-    out.normals.clear();
-    if let Some(n) = p.normals.as_ref().filter(|n| n.len() == p.positions.len()) {
-        out.normals.extend_from_slice(n);
-    }
-    let order: &VertexOrder = &p.order;
-    for (target, &w) in targets.iter().zip(weights).filter(|(_, &w)| w != 0.0) {
-        for (k, (&f, &d)) in target.vertices.iter().zip(&target.positions).enumerate() {
-            let v = order.model_index(f as usize);
-            if let Some(pos) = out.positions.get_mut(v) {
-                *pos += w * d;
+/// `out` = primitive `p`'s rest surface with `morph` added (as the skinning pass adds it), or
+/// the rest surface where no target is active.
+fn morph_primitive(p: &Primitive, morph: Option<Morph<'_>>, out: &mut MorphedSurface) {
+    let normals = p.normals.as_deref().filter(|n| n.len() == p.positions.len());
+    out.positions.resize(p.positions.len(), Vec3::ZERO);
+    out.normals.resize(normals.map_or(0, <[Vec3]>::len), Vec3::ZERO);
+    match morph {
+        Some(morph) => {
+            morph.surface::<false>(&p.positions, &mut out.positions);
+            if let Some(n) = normals {
+                morph.surface::<true>(n, &mut out.normals);
             }
-            if let (Some(n), Some(dn)) = (out.normals.get_mut(v), target.normals.get(k)) {
-                *n += w * *dn;
+        }
+        None => {
+            out.positions.copy_from_slice(&p.positions);
+            if let Some(n) = normals {
+                out.normals.copy_from_slice(n);
             }
         }
     }
@@ -119,7 +124,7 @@ fn morph_primitive(p: &Primitive, targets: &[MorphTarget], weights: &[f32], out:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Mesh, MeshMorphs, Topology};
+    use crate::model::{Mesh, MeshMorphs, MorphTarget, Topology, VertexOrder};
 
     fn model() -> Model {
         let target = MorphTarget::from_dense(&[Vec3::ZERO, Vec3::Z, Vec3::ZERO], &[]);
