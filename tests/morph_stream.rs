@@ -12,7 +12,7 @@ use skinlab::rig::Pose;
 use skinlab::skinning::{DeformedPrimitive, Deformer, SkinningMethod};
 use skinlab::synthetic::{animate, SyntheticRig};
 
-const VERTICES: usize = 12_000;
+const VERTICES: usize = 40_000;
 
 /// The synthetic rig with a dense target (every vertex, positions only) and a sparse one (every
 /// seventh vertex from 3000 on, positions and normals).

@@ -121,6 +121,20 @@ fn entries(starts: &[u32], start: usize, len: usize) -> (usize, usize) {
     (at(start / BLOCK), at((start + len).div_ceil(BLOCK)))
 }
 
+/// Asks for every 64-byte cache line of `items[start..start + len]` (nothing beyond the end).
+#[inline]
+fn prefetch_lines(items: &[Vec3], start: usize, len: usize) {
+    use crate::prefetch::prefetch;
+    // Five vertices (60 bytes) apart, so that no line is skipped, then the last one.
+    let end = (start + len).min(items.len());
+    for v in (start..end).step_by(64 / std::mem::size_of::<Vec3>()) {
+        prefetch(items, v);
+    }
+    if end > start {
+        prefetch(items, end - 1);
+    }
+}
+
 /// The floats of `v`.
 fn flat(v: &[Vec3]) -> &[f32] {
     // SAFETY: `Vec3` is `#[repr(C)]` of three `f32`s with no padding.
@@ -250,18 +264,17 @@ impl<'a> Morph<'a> {
         true
     }
 
-    /// Asks for the cache lines of vertices `start..start + len`'s rest positions `rest` and
-    /// their active dense targets' position displacements (a hint; nothing beyond the ends).
+    /// Asks for the cache lines of vertices `start..start + len`'s rest positions (`rest` holds
+    /// those of vertices `first..`) and their active dense targets' position displacements: one
+    /// hint a line (a hint; nothing beyond the ends).
     #[inline]
-    pub(crate) fn prefetch(&self, rest: &[Vec3], start: usize, len: usize) {
-        use crate::prefetch::prefetch;
-        // Four vertices (48 bytes) apart: every 64-byte line once or twice.
-        for v in (start..start + len).step_by(4) {
-            prefetch(rest, v);
-            for (t, _) in self.active() {
-                if let Deltas::Dense { positions, .. } = t {
-                    prefetch(positions, v);
-                }
+    pub(crate) fn prefetch(&self, rest: &[Vec3], first: usize, start: usize, len: usize) {
+        if let Some(at) = start.checked_sub(first) {
+            prefetch_lines(rest, at, len);
+        }
+        for (t, _) in self.active() {
+            if let Deltas::Dense { positions, .. } = t {
+                prefetch_lines(positions, start, len);
             }
         }
     }

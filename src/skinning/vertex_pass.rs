@@ -114,7 +114,12 @@ fn run<const K: usize, F: VertexKernel<K>>(
     let weights = inf.weights();
     let sets = inf.packed_sets();
     // Vertices `start..` into `pos` and `nrm` from their rest positions and normals.
-    let stream = |start: usize, pos: &mut [Vec3], nrm: &mut [Vec3], rest: &[Vec3], rest_n: Option<&[Vec3]>| {
+    let stream = |start: usize,
+                  pos: &mut [Vec3],
+                  nrm: &mut [Vec3],
+                  rest: &[Vec3],
+                  rest_n: Option<&[Vec3]>,
+                  morph: Option<ChunkMorph<'_>>| {
         let end = start + pos.len();
         let end_w = end.min(sets.len());
         let (w, s) = if start < end_w {
@@ -125,15 +130,15 @@ fn run<const K: usize, F: VertexKernel<K>>(
         let windows = Windows { inf, first: start / WINDOW, size };
         match rest_n {
             Some(rest_n) => {
-                let c = Chunk { pos: &mut *pos, nrm: &mut *nrm, rest, rest_n, w, s, windows };
+                let c = Chunk { pos: &mut *pos, nrm: &mut *nrm, rest, rest_n, w, s, windows, morph };
                 let done = stream_best::<K, F, true>(*kernel, c);
-                pos[done..].copy_from_slice(&rest[done..]);
-                nrm[done..].copy_from_slice(&rest_n[done..]);
+                rest_tail::<false>(morph, done, rest, pos);
+                rest_tail::<true>(morph, done, rest_n, nrm);
             }
             None => {
-                let c = Chunk { pos: &mut *pos, nrm: &mut [], rest, rest_n: &[], w, s, windows };
+                let c = Chunk { pos: &mut *pos, nrm: &mut [], rest, rest_n: &[], w, s, windows, morph };
                 let done = stream_best::<K, F, false>(*kernel, c);
-                pos[done..].copy_from_slice(&rest[done..]);
+                rest_tail::<false>(morph, done, rest, pos);
             }
         }
     };
@@ -141,9 +146,15 @@ fn run<const K: usize, F: VertexKernel<K>>(
     let chunk = |start: usize, pos: &mut [Vec3], nrm: &mut [Vec3]| {
         let end = start + pos.len();
         let Some(morph) = morph else {
-            stream(start, pos, nrm, &positions[start..end], normals.map(|nr| &nr[start..end]));
+            stream(start, pos, nrm, &positions[start..end], normals.map(|nr| &nr[start..end]), None);
             return;
         };
+        if mixed_walk::<K, F>(normals.is_some(), size) {
+            // The walk of runs and mixed groups morphs each block itself, between its groups.
+            let fused = ChunkMorph { morph, start, normals: normals.is_some() && morph.moves_normals() };
+            stream(start, pos, nrm, &positions[start..end], normals.map(|nr| &nr[start..end]), Some(fused));
+            return;
+        }
         // Block by block (window by window where the pass walks windows), the morphed rest
         // surface in a scratch that stays in cache.
         let step = if normals.is_some() && size < F::MIXED_FROM { WINDOW } else { BLOCK };
@@ -161,13 +172,13 @@ fn run<const K: usize, F: VertexKernel<K>>(
                     b = (b + step).min(end);
                 }
                 let nrm = if normals.is_some() { &mut nrm[a - start..b - start] } else { &mut [] };
-                stream(a, &mut pos[a - start..b - start], nrm, &positions[a..b], normals.map(|nr| &nr[a..b]));
+                stream(a, &mut pos[a - start..b - start], nrm, &positions[a..b], normals.map(|nr| &nr[a..b]), None);
                 a = b;
                 continue;
             }
             // The rest positions and displacements of a block two ahead: its loads then overlap
             // this block's deformation instead of waiting at the start of their own.
-            morph.prefetch(positions, a + 2 * step, step);
+            morph.prefetch(positions, 0, a + 2 * step, step);
             let (p, q) = (&mut scratch[..b - a], &mut scratch_n[..b - a]);
             let rest: &[Vec3] = if morph.block::<false>(a, &positions[a..b], p) { p } else { &positions[a..b] };
             let rest_n = match normals {
@@ -175,7 +186,7 @@ fn run<const K: usize, F: VertexKernel<K>>(
                 other => other.map(|nr| &nr[a..b]),
             };
             let nrm = if normals.is_some() { &mut nrm[a - start..b - start] } else { &mut [] };
-            stream(a, &mut pos[a - start..b - start], nrm, rest, rest_n);
+            stream(a, &mut pos[a - start..b - start], nrm, rest, rest_n, None);
             a = b;
         }
         SCRATCH.set(buffer);
@@ -220,6 +231,50 @@ struct Chunk<'c> {
     w: &'c [f32],
     s: &'c [u32],
     windows: Windows<'c>,
+    /// The morph added to `rest` (and `rest_n`) block by block, in the walk of runs and mixed
+    /// groups only ([`mixed_walk`]).
+    morph: Option<ChunkMorph<'c>>,
+}
+
+/// A morph the walk of runs and mixed groups adds itself ([`stream_mixed`]): the frame's morph,
+/// the model index of the chunk's first vertex, and whether the normals are morphed too.
+#[derive(Clone, Copy)]
+struct ChunkMorph<'a> {
+    morph: Morph<'a>,
+    start: usize,
+    normals: bool,
+}
+
+/// Whether a chunk goes through the walk of runs and mixed groups ([`stream_mixed`]): the
+/// AVX2+FMA variant where the CPU has it, and with normals from [`VertexKernel::MIXED_FROM`]
+/// vertices in the frame (`size`), without them where [`VertexKernel::MIXED_WITHOUT_NORMALS`].
+fn mixed_walk<const K: usize, F: VertexKernel<K>>(normals: bool, size: usize) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        WIDE_SIMD.load(Ordering::Relaxed)
+            && super::lanes::available()
+            && if normals { size >= F::MIXED_FROM } else { F::MIXED_WITHOUT_NORMALS }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (normals, size);
+        false
+    }
+}
+
+/// The vertices from `done` on that the kernel left (beyond the influences): their rest values
+/// (`NORMALS`: normals), morphed where `morph` moves them.
+fn rest_tail<const NORMALS: bool>(morph: Option<ChunkMorph<'_>>, done: usize, rest: &[Vec3], out: &mut [Vec3]) {
+    let rest = &rest[done.min(rest.len())..];
+    let at = done.min(out.len());
+    let out = &mut out[at..];
+    let moved = match morph {
+        Some(m) if (!NORMALS || m.normals) && !out.is_empty() => m.morph.block::<NORMALS>(m.start + done, rest, out),
+        _ => false,
+    };
+    if !moved {
+        out.copy_from_slice(rest);
+    }
 }
 
 /// The hot loop compiled for the best instruction set this CPU has (AVX2 with FMA where the CPU
@@ -278,7 +333,8 @@ fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith, const NORMALS: bool
     if M::LANES && (if NORMALS { c.windows.size >= F::MIXED_FROM } else { F::MIXED_WITHOUT_NORMALS }) {
         return stream_mixed::<K, F, NORMALS>(kernel, c, n);
     }
-    let Chunk { pos, nrm, rest, rest_n, w, s, windows } = c;
+    debug_assert!(c.morph.is_none(), "a morph is added only in the walk of runs and mixed groups");
+    let Chunk { pos, nrm, rest, rest_n, w, s, windows, .. } = c;
     if !NORMALS {
         for ((p, &v), (w, &word)) in pos[..n].iter_mut().zip(&rest[..n]).zip(w[..n * K].chunks_exact(K).zip(&s[..n])) {
             *p = kernel.vertex::<M>(word, as_array(w), v.into(), Vec3A::ZERO).0.into();
@@ -381,13 +437,63 @@ fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith, const NORMALS: bool
 
 /// The walk through [`VertexKernel::mixed`]: every run of eight consecutive vertices that share a
 /// set word through [`VertexKernel::lanes`] (the set's tables broadcast), every other run of eight
-/// through `mixed`, the last few one by one. Returns how many vertices it deformed (`n`: how many to
-/// deform; `nrm` and `rest_n` hold at least `n` with `NORMALS`).
+/// through `mixed`, the last few one by one. With the chunk's morph, block by block ([`BLOCK`]
+/// vertices): the block's morphed rest positions (and normals) in a scratch on the stack, its
+/// groups deformed from there right after, the block two ahead asked for meanwhile. Returns how
+/// many vertices it deformed (`n`: how many to deform; `nrm` and `rest_n` hold at least `n` with
+/// `NORMALS`).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn stream_mixed<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(kernel: F, c: Chunk<'_>, n: usize) -> usize {
-    let Chunk { pos, nrm, rest, rest_n, w, s, .. } = c;
+    let Chunk { pos, nrm, rest, rest_n, w, s, morph, .. } = c;
     let n = if NORMALS { n.min(nrm.len()).min(rest_n.len()) } else { n };
+    let normals = |r: std::ops::Range<usize>| if NORMALS { &rest_n[r] } else { &[] };
+    let Some(m) = morph else {
+        let g = Eight {
+            p: &rest[..n],
+            n: normals(0..n),
+            op: &mut pos[..n],
+            on: if NORMALS { &mut nrm[..n] } else { &mut [] },
+        };
+        // SAFETY: `M::LANES` holds, so this is the AVX2+FMA variant, run after detection.
+        unsafe { groups::<K, F, NORMALS>(&kernel, g, &w[..n * K], &s[..n]) };
+        return n;
+    };
+    let (mut mp, mut mn) = ([Vec3::ZERO; BLOCK], [Vec3::ZERO; BLOCK]);
+    let mut a = 0;
+    while a < n {
+        let b = (a + BLOCK).min(n);
+        m.morph.prefetch(rest, m.start, a + 2 * BLOCK, BLOCK);
+        let p =
+            if m.morph.block::<false>(m.start + a, &rest[a..b], &mut mp[..b - a]) { &mp[..b - a] } else { &rest[a..b] };
+        let q = if NORMALS && m.normals && m.morph.block::<true>(m.start + a, &rest_n[a..b], &mut mn[..b - a]) {
+            &mn[..b - a]
+        } else {
+            normals(a..b)
+        };
+        let g = Eight { p, n: q, op: &mut pos[a..b], on: if NORMALS { &mut nrm[a..b] } else { &mut [] } };
+        // SAFETY: as above.
+        unsafe { groups::<K, F, NORMALS>(&kernel, g, &w[a * K..b * K], &s[a..b]) };
+        a = b;
+    }
+    n
+}
+
+/// [`stream_mixed`]'s walk over the vertices of `g` (every slice as long, the normals empty
+/// without `NORMALS`), their weights `w` and set words `s`.
+///
+/// # Safety
+/// The CPU must have AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn groups<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(
+    kernel: &F,
+    g: Eight<'_>,
+    w: &[f32],
+    s: &[u32],
+) {
+    let Eight { p: rest, n: rest_n, op: pos, on: nrm } = g;
+    let n = pos.len();
     let whole = n / GROUP * GROUP;
     // Without normals, a run's lanes read zero normals and write theirs to scratch.
     let (zeros, mut scratch) = ([Vec3::ZERO; GROUP], [Vec3::ZERO; GROUP]);
@@ -396,26 +502,18 @@ fn stream_mixed<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(kernel:
         let (rn, on): (&[Vec3], &mut [Vec3]) =
             if NORMALS { (&rest_n[r.clone()], &mut nrm[r.clone()]) } else { (&zeros, &mut scratch) };
         let (words, w8) = (&s[r.clone()], &w[i * K..(i + GROUP) * K]);
-        // SAFETY: `M::LANES` holds, so this is the AVX2+FMA variant, run after detection; every
-        // slice holds eight vertices.
-        unsafe {
-            // A run of eight sharing a set word: the set's tables broadcast in the lanes.
-            if words.iter().all(|&x| x == words[0])
-                && kernel.lanes::<NORMALS>(words[0], w8, &rest[r.clone()], rn, &mut pos[r.clone()], on)
-            {
-                continue;
-            }
-            kernel.mixed::<NORMALS>(words, w8, &rest[r.clone()], rn, &mut pos[r], on);
+        // A run of eight sharing a set word: the set's tables broadcast in the lanes.
+        if words.iter().all(|&x| x == words[0])
+            && kernel.lanes::<NORMALS>(words[0], w8, &rest[r.clone()], rn, &mut pos[r.clone()], on)
+        {
+            continue;
         }
+        kernel.mixed::<NORMALS>(words, w8, &rest[r.clone()], rn, &mut pos[r], on);
     }
     // The last few, fewer than eight, one by one.
     let (rn, on): (&[Vec3], &mut [Vec3]) =
         if NORMALS { (&rest_n[whole..n], &mut nrm[whole..n]) } else { (&[], &mut []) };
-    // SAFETY: as above.
-    unsafe {
-        let tail = (1u32 << (n - whole)) - 1;
-        let g = Eight { p: &rest[whole..n], n: rn, op: &mut pos[whole..n], on };
-        mixed_alone::<K, F, NORMALS>(&kernel, tail, &s[whole..n], &w[whole * K..n * K], g);
-    }
-    n
+    let tail = (1u32 << (n - whole)) - 1;
+    let g = Eight { p: &rest[whole..n], n: rn, op: &mut pos[whole..n], on };
+    mixed_alone::<K, F, NORMALS>(kernel, tail, &s[whole..n], &w[whole * K..n * K], g);
 }
