@@ -41,7 +41,7 @@ impl Deltas {
     /// Writes `rest + w ·` this target's displacements (`NORMALS`: of the normals, else of the
     /// positions) of vertices `start..start + out.len()` (`start` a multiple of [`BLOCK`]) into
     /// `out` (`rest` as long as `out`).
-    #[inline]
+    #[inline(always)]
     fn set<const NORMALS: bool>(&self, w: f32, start: usize, rest: &[Vec3], out: &mut [Vec3]) {
         match self {
             Self::Dense { positions, normals } => {
@@ -64,7 +64,7 @@ impl Deltas {
 
     /// Adds `w` times this target's displacements of vertices `start..start + out.len()` to `out`
     /// (as [`Deltas::set`]).
-    #[inline]
+    #[inline(always)]
     fn add<const NORMALS: bool>(&self, w: f32, start: usize, out: &mut [Vec3]) {
         match self {
             Self::Dense { positions, normals } => {
@@ -250,7 +250,7 @@ impl<'a> Morph<'a> {
     /// out.len()` (`start` a multiple of [`BLOCK`]) into `out`, from their rest values `rest` (as
     /// long as `out`), and returns `true`; or returns `false`, having written nothing, where no
     /// active target moves any of them.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn block<const NORMALS: bool>(&self, start: usize, rest: &[Vec3], out: &mut [Vec3]) -> bool {
         let len = out.len();
         let mut active = self.active().filter(|(t, _)| t.touches(start, len));
