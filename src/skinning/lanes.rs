@@ -13,10 +13,10 @@
 use std::arch::x86_64::{
     __m128, __m256, __m256d, _mm256_add_ps, _mm256_and_ps, _mm256_blendv_ps, _mm256_castps256_ps128,
     _mm256_castsi256_ps, _mm256_cmp_ps, _mm256_cmpeq_epi32, _mm256_cvtpd_ps, _mm256_cvtps_pd, _mm256_extractf128_ps,
-    _mm256_fmadd_ps, _mm256_fmsub_ps, _mm256_loadu2_m128, _mm256_loadu_ps, _mm256_loadu_si256, _mm256_movemask_ps,
-    _mm256_mul_ps, _mm256_rcp_ps, _mm256_rsqrt_ps, _mm256_set1_epi32, _mm256_set1_ps, _mm256_set_m128, _mm256_set_ps,
-    _mm256_setzero_ps, _mm256_shuffle_ps, _mm256_sqrt_ps, _mm256_storeu2_m128, _mm256_storeu_ps, _mm256_sub_ps,
-    _mm256_unpackhi_ps, _mm256_unpacklo_ps, _mm_loadu_ps, _CMP_GT_OQ, _CMP_LT_OQ,
+    _mm256_fmadd_ps, _mm256_fmsub_ps, _mm256_loadu2_m128, _mm256_loadu_ps, _mm256_loadu_si256, _mm256_movemask_epi8,
+    _mm256_movemask_ps, _mm256_mul_ps, _mm256_rcp_ps, _mm256_rsqrt_ps, _mm256_set1_epi32, _mm256_set1_ps,
+    _mm256_set_m128, _mm256_set_ps, _mm256_setzero_ps, _mm256_shuffle_ps, _mm256_sqrt_ps, _mm256_storeu2_m128,
+    _mm256_storeu_ps, _mm256_sub_ps, _mm256_unpackhi_ps, _mm256_unpacklo_ps, _mm_loadu_ps, _CMP_GT_OQ, _CMP_LT_OQ,
 };
 
 use glam::{Mat3, Vec3, Vec3A, Vec4};
@@ -48,6 +48,17 @@ impl Mask8 {
             let v = _mm256_loadu_si256(ids.as_ptr().cast());
             _mm256_castsi256_ps(_mm256_cmpeq_epi32(v, _mm256_set1_epi32(id as i32)))
         })
+    }
+}
+
+/// Whether the eight words `words` are all the same.
+#[inline(always)]
+pub(crate) fn all_equal(words: &[u32; LANES]) -> bool {
+    // SAFETY: AVX2, as for the whole module; `words` holds eight contiguous u32s (unaligned load).
+    unsafe {
+        let v = _mm256_loadu_si256(words.as_ptr().cast());
+        let first = _mm256_set1_epi32(words[0] as i32);
+        _mm256_movemask_epi8(_mm256_cmpeq_epi32(v, first)) == -1
     }
 }
 

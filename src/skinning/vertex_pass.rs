@@ -493,22 +493,31 @@ unsafe fn groups<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(
     s: &[u32],
 ) {
     let Eight { p: rest, n: rest_n, op: pos, on: nrm } = g;
-    let n = pos.len();
+    let n = pos.len().min(rest.len()).min(s.len()).min(w.len() / K);
     let whole = n / GROUP * GROUP;
+    // One check for the loop's unchecked normals below.
+    assert!(!NORMALS || (rest_n.len() >= whole && nrm.len() >= whole), "normals for every vertex");
     // Without normals, a run's lanes read zero normals and write theirs to scratch.
     let (zeros, mut scratch) = ([Vec3::ZERO; GROUP], [Vec3::ZERO; GROUP]);
-    for i in (0..whole).step_by(GROUP) {
-        let r = i..i + GROUP;
-        let (rn, on): (&[Vec3], &mut [Vec3]) =
-            if NORMALS { (&rest_n[r.clone()], &mut nrm[r.clone()]) } else { (&zeros, &mut scratch) };
-        let (words, w8) = (&s[r.clone()], &w[i * K..(i + GROUP) * K]);
+    let eights = rest[..whole]
+        .chunks_exact(GROUP)
+        .zip(pos[..whole].chunks_exact_mut(GROUP))
+        .zip(s[..whole].chunks_exact(GROUP).zip(w[..whole * K].chunks_exact(GROUP * K)));
+    for (k, ((p8, o8), (words, w8))) in eights.enumerate() {
+        let (rn, on): (&[Vec3], &mut [Vec3]) = if NORMALS {
+            let r = k * GROUP..(k + 1) * GROUP;
+            // SAFETY: `r` ends at most at `whole`, which both hold (asserted above).
+            unsafe { (rest_n.get_unchecked(r.clone()), nrm.get_unchecked_mut(r)) }
+        } else {
+            (&zeros, &mut scratch)
+        };
         // A run of eight sharing a set word: the set's tables broadcast in the lanes.
-        if words.iter().all(|&x| x == words[0])
-            && kernel.lanes::<NORMALS>(words[0], w8, &rest[r.clone()], rn, &mut pos[r.clone()], on)
+        if <&[u32; GROUP]>::try_from(words).is_ok_and(super::lanes::all_equal)
+            && kernel.lanes::<NORMALS>(words[0], w8, p8, rn, o8, on)
         {
             continue;
         }
-        kernel.mixed::<NORMALS>(words, w8, &rest[r.clone()], rn, &mut pos[r], on);
+        kernel.mixed::<NORMALS>(words, w8, p8, rn, o8, on);
     }
     // The last few, fewer than eight, one by one.
     let (rn, on): (&[Vec3], &mut [Vec3]) =
