@@ -51,23 +51,23 @@ pub(crate) fn apply_cols<M: Arith>(m: &[Vec3A; 4], v: Vec3A, n: Vec3A) -> (Vec3A
     (p, unit(q))
 }
 
-/// [`apply_cols`] in eight lanes, rounded alike: the blended columns `m` applied to the eight
-/// positions `p` into `op` and, with `NORMALS`, to the normals `n`, normalised, into `on`.
+/// [`apply_cols`] in lanes (eight or sixteen), rounded alike: the blended columns `m` applied to
+/// the positions `p` into `op` and, with `NORMALS`, to the normals `n`, normalised, into `on`.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub(crate) fn apply8<const NORMALS: bool>(
-    m: &[super::lanes::V8; 4],
+pub(crate) fn apply_lanes<F: super::lanes::Lane, const NORMALS: bool>(
+    m: &[super::lanes::V<F>; 4],
     p: &[Vec3],
     n: &[Vec3],
     op: &mut [Vec3],
     on: &mut [Vec3],
 ) {
-    use super::lanes::V8;
+    use super::lanes::V;
     // As `apply_cols`: m0 x + (m1 y + (m2 z + m3)), m0 x + (m1 y + m2 z).
-    let v = V8::load(p);
+    let v = V::<F>::load(p);
     m[0].scale(v.x).add(m[1].scale(v.y).add(m[2].scale(v.z).add(m[3]))).store(op);
     if NORMALS {
-        let nv = V8::load(n);
+        let nv = V::<F>::load(n);
         m[0].scale(nv.x).add(m[1].scale(nv.y).add(m[2].scale(nv.z))).unit().store(on);
     }
 }
@@ -88,5 +88,5 @@ pub(crate) unsafe fn lanes_cols<const K: usize, const NORMALS: bool>(
     on: &mut [Vec3],
 ) {
     use super::lanes::{blend_cols, weights};
-    apply8::<NORMALS>(&blend_cols::<K>(cols, &weights::<K>(w)), p, n, op, on);
+    apply_lanes::<_, NORMALS>(&blend_cols::<K, _>(cols, &weights::<K>(w)), p, n, op, on);
 }

@@ -11,7 +11,7 @@ use super::frame::{SkinFrame, SET_EMPTY};
 use super::kernel::Eight;
 use super::kernel::{Method, Sets};
 #[cfg(target_arch = "x86_64")]
-use super::lanes::{F8, Q8, V8};
+use super::lanes::{Lane, Q, Q8, V, V8};
 use super::split::{Rigid, Split};
 use super::DeformedPrimitive;
 use crate::model::Influences;
@@ -51,7 +51,7 @@ impl<'a> Method<'a> for Split<'a, Dqs<'a>> {
 
 impl<const K: usize> Rigid<K> for Dqs<'_> {
     #[cfg(target_arch = "x86_64")]
-    type Lanes = (Q8, Q8);
+    type Lanes<F: Lane> = (Q<F>, Q<F>);
     #[cfg(target_arch = "x86_64")]
     type Mixed = ([Vec4; 8], [Vec4; 8]);
 
@@ -75,20 +75,26 @@ impl<const K: usize> Rigid<K> for Dqs<'_> {
 
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
-    unsafe fn blend8(&self, set: usize, pivot: usize, wk: &[F8; K]) -> (Q8, Q8) {
+    unsafe fn blend_lanes<F: Lane>(&self, set: usize, pivot: usize, wk: &[F; K]) -> (Q<F>, Q<F>) {
         let row = (set * K + pivot) * K;
-        (Q8::blend::<K>(&self.quats[row..row + K], wk), Q8::blend::<K>(&self.duals[row..row + K], wk))
+        (Q::blend::<K>(&self.quats[row..row + K], wk), Q::blend::<K>(&self.duals[row..row + K], wk))
     }
 
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
-    unsafe fn finish_loading<const NORMALS: bool>(&self, _: usize, b: (Q8, Q8), scale: Option<F8>, g: &mut Eight<'_>) {
+    unsafe fn finish_loading<F: Lane, const NORMALS: bool>(
+        &self,
+        _: usize,
+        b: (Q<F>, Q<F>),
+        scale: Option<F>,
+        g: &mut Eight<'_>,
+    ) {
         let (real, dual) = b;
         let k = real.rotation_scale();
         let translation = translation(real, dual, k);
-        real.rotate(k, V8::load(g.p).scale_by(scale)).add(translation).store(g.op);
+        real.rotate(k, V::<F>::load(g.p).scale_by(scale)).add(translation).store(g.op);
         if NORMALS {
-            real.rotate_normal(k, V8::load(g.n)).store(g.on);
+            real.rotate_normal(k, V::<F>::load(g.n)).store(g.on);
         }
     }
 
@@ -117,7 +123,7 @@ impl<const K: usize> Rigid<K> for Dqs<'_> {
 /// `k (w_r u_d − w_d u_r + u_r × u_d)`.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn translation(real: Q8, dual: Q8, k: F8) -> V8 {
+fn translation<F: Lane>(real: Q<F>, dual: Q<F>, k: F) -> V<F> {
     dual.u.madd(real.w, real.u.cross(dual.u)).sub(real.u.scale(dual.w)).scale(k)
 }
 

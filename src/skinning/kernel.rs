@@ -102,7 +102,7 @@ impl<'a> Sets<'a> {
         set: usize,
         wk: &[super::lanes::F8; K],
     ) -> [super::lanes::V8; 4] {
-        super::lanes::blend_cols::<K>(self.cols.get_unchecked(set * K..set * K + K), wk)
+        super::lanes::blend_cols::<K, _>(self.cols.get_unchecked(set * K..set * K + K), wk)
     }
 
     /// LBS of eight vertices of `set` in lanes, rounded as [`Sets::lbs`].
@@ -113,6 +113,19 @@ impl<'a> Sets<'a> {
     #[inline(always)]
     pub(crate) unsafe fn lbs_lanes<const K: usize, const NORMALS: bool>(&self, set: usize, w: &[f32], g: Eight<'_>) {
         super::cols::lanes_cols::<K, NORMALS>(&self.cols[set * K..set * K + K], w, g.p, g.n, g.op, g.on);
+    }
+
+    /// LBS of sixteen vertices of `set` in 512-bit lanes, rounded as [`Sets::lbs`].
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F and AVX-512VL besides AVX2 and FMA; `w` holds `16 K` weights,
+    /// the slices of `g` sixteen entries (the normals none without `NORMALS`).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub(crate) unsafe fn lbs_lanes16<const K: usize, const NORMALS: bool>(&self, set: usize, w: &[f32], g: Eight<'_>) {
+        use super::lanes16::weights16;
+        let cols = super::lanes::blend_cols::<K, _>(&self.cols[set * K..set * K + K], &weights16::<K>(w));
+        super::cols::apply_lanes::<_, NORMALS>(&cols, g.p, g.n, g.op, g.on);
     }
 }
 
@@ -154,6 +167,26 @@ pub(crate) trait VertexKernel<const K: usize>: Sync + Copy {
         op: &mut [Vec3],
         on: &mut [Vec3],
     ) -> bool;
+
+    /// [`VertexKernel::lanes`] of sixteen consecutive vertices sharing `word` in the lanes of
+    /// 512-bit registers, rounded alike (by default: `false`, leaving them to two groups of
+    /// eight). Returns `false`, having written nothing, where the set needs another path.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F and AVX-512VL besides AVX2 and FMA.
+    #[cfg(target_arch = "x86_64")]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn lanes16<const NORMALS: bool>(
+        &self,
+        _word: u32,
+        _w: &[f32],
+        _p: &[Vec3],
+        _n: &[Vec3],
+        _op: &mut [Vec3],
+        _on: &mut [Vec3],
+    ) -> bool {
+        false
+    }
 
     /// Primitives with normals go through [`VertexKernel::mixed`] in the AVX2+FMA pass once the
     /// frame deforms at least this many skinned vertices: every run of eight consecutive vertices,

@@ -4,6 +4,9 @@
 //! eight, so each table entry is one broadcast, and the blends, rotations and normalisations are
 //! done once for eight vertices instead of once per vertex.
 //!
+//! The vectors ([`V`]), quaternions ([`Q`]) and blends are generic over their float lanes
+//! ([`Lane`]): [`F8`] here, sixteen lanes in `lanes16` for runs of sixteen on AVX-512 CPUs.
+//!
 //! Everything here is only reached from AVX2+FMA functions that run only on CPUs that have both
 //! (checked at run time): the per-vertex pass's variant, the pick's side pass (`paint::pick`)
 //! and the difference overlay's distances (`render::overlays`).
@@ -66,6 +69,11 @@ pub(crate) fn all_equal(words: &[u32; LANES]) -> bool {
 // this module is used only from the AVX2+FMA variant of the pass, after run-time detection.
 #[allow(unused_unsafe)]
 impl F8 {
+    /// The register.
+    #[inline(always)]
+    pub(crate) fn raw(self) -> __m256 {
+        self.0
+    }
     #[inline(always)]
     pub(crate) fn splat(v: f32) -> Self {
         Self(unsafe { _mm256_set1_ps(v) })
@@ -159,20 +167,76 @@ impl F8 {
     }
 }
 
-/// Eight 3-vectors, one component per register.
-#[derive(Clone, Copy)]
-pub(crate) struct V8 {
-    pub x: F8,
-    pub y: F8,
-    pub z: F8,
+/// What the vector and quaternion lanes ([`V`], [`Q`]) need of their float lanes: eight
+/// ([`F8`], 256-bit registers) or sixteen (`lanes16::F16`, 512-bit), each operation rounded alike
+/// in every lane whatever the width.
+pub(crate) trait Lane: Copy {
+    /// The same value in every lane.
+    fn splat(v: f32) -> Self;
+    /// All lanes zero.
+    fn zero() -> Self;
+    /// `self + o`.
+    fn add(self, o: Self) -> Self;
+    /// `self - o`.
+    fn sub(self, o: Self) -> Self;
+    /// `self * o`.
+    fn mul(self, o: Self) -> Self;
+    /// `self * b + c`, fused.
+    fn madd(self, b: Self, c: Self) -> Self;
+    /// `self * b - c`, fused.
+    fn msub(self, b: Self, c: Self) -> Self;
+    /// `1 / self` (estimate and one Newton step, as the scalar `recip`).
+    fn recip(self) -> Self;
+    /// `1 / sqrt(self)` for positive lanes, 0 for the others (estimate and one Newton step).
+    fn rsqrt_or_zero(self) -> Self;
+    /// The first vectors of `src`, one per lane (`src` holds at least one per lane).
+    fn load3(src: &[Vec3]) -> V<Self>;
+    /// Writes `v`'s vectors into the first of `dst`, one per lane.
+    fn store3(v: V<Self>, dst: &mut [Vec3]);
 }
 
-#[allow(unused_unsafe)]
-impl V8 {
+impl Lane for F8 {
+    #[inline(always)]
+    fn splat(v: f32) -> Self {
+        F8::splat(v)
+    }
+    #[inline(always)]
+    fn zero() -> Self {
+        F8::zero()
+    }
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        F8::add(self, o)
+    }
+    #[inline(always)]
+    fn sub(self, o: Self) -> Self {
+        F8::sub(self, o)
+    }
+    #[inline(always)]
+    fn mul(self, o: Self) -> Self {
+        F8::mul(self, o)
+    }
+    #[inline(always)]
+    fn madd(self, b: Self, c: Self) -> Self {
+        F8::madd(self, b, c)
+    }
+    #[inline(always)]
+    fn msub(self, b: Self, c: Self) -> Self {
+        F8::msub(self, b, c)
+    }
+    #[inline(always)]
+    fn recip(self) -> Self {
+        F8::recip(self)
+    }
+    #[inline(always)]
+    fn rsqrt_or_zero(self) -> Self {
+        F8::rsqrt_or_zero(self)
+    }
     /// The first eight vectors of `src` (which holds at least eight): three 256-bit loads of the
     /// 24 packed floats, de-interleaved with five shuffles (no per-float inserts).
+    #[allow(unused_unsafe)]
     #[inline(always)]
-    pub(crate) fn load(src: &[Vec3]) -> Self {
+    fn load3(src: &[Vec3]) -> V8 {
         let s: &[Vec3; LANES] = src[..LANES].try_into().unwrap_or_else(|_| unreachable!());
         // SAFETY: `s` holds 24 contiguous floats (`Vec3` is three `f32`, no padding); the loads
         // are unaligned.
@@ -184,7 +248,7 @@ impl V8 {
             let m25 = _mm256_loadu2_m128(f.add(20), f.add(8));
             let xy = _mm256_shuffle_ps::<0b10_01_11_10>(m14, m25); // x2 y2 x3 y3
             let yz = _mm256_shuffle_ps::<0b01_00_10_01>(m03, m14); // y0 z0 y1 z1
-            Self {
+            V8 {
                 x: F8(_mm256_shuffle_ps::<0b10_00_11_00>(m03, xy)),
                 y: F8(_mm256_shuffle_ps::<0b11_01_10_00>(yz, xy)),
                 z: F8(_mm256_shuffle_ps::<0b11_00_11_01>(yz, m25)),
@@ -193,12 +257,13 @@ impl V8 {
     }
     /// Writes the eight vectors into the first eight of `dst`: six shuffles back to the packed
     /// layout, three 256-bit stores.
+    #[allow(unused_unsafe)]
     #[inline(always)]
-    pub(crate) fn store(self, dst: &mut [Vec3]) {
+    fn store3(v: V8, dst: &mut [Vec3]) {
         let d: &mut [Vec3; LANES] = (&mut dst[..LANES]).try_into().unwrap_or_else(|_| unreachable!());
         // SAFETY: `d` holds 24 contiguous floats; the stores are unaligned.
         unsafe {
-            let (x, y, z) = (self.x.0, self.y.0, self.z.0);
+            let (x, y, z) = (v.x.0, v.y.0, v.z.0);
             let rxy = _mm256_shuffle_ps::<0b10_00_10_00>(x, y); // x0 x2 y0 y2
             let ryz = _mm256_shuffle_ps::<0b11_01_11_01>(y, z); // y1 y3 z1 z3
             let rzx = _mm256_shuffle_ps::<0b11_01_10_00>(z, x); // z0 z2 x1 x3
@@ -211,6 +276,21 @@ impl V8 {
             _mm256_storeu2_m128(f.add(20), f.add(8), r25);
         }
     }
+}
+
+/// 3-vectors in lanes, one component per register.
+#[derive(Clone, Copy)]
+pub(crate) struct V<F> {
+    pub x: F,
+    pub y: F,
+    pub z: F,
+}
+
+/// Eight 3-vectors.
+pub(crate) type V8 = V<F8>;
+
+#[allow(unused_unsafe)]
+impl V8 {
     /// `o` in the lanes of `mask`, `self` in the others.
     #[inline(always)]
     pub(crate) fn select(self, mask: Mask8, o: Self) -> Self {
@@ -222,15 +302,28 @@ impl V8 {
         let [x, y, z, _] = transpose(v.map(Into::into));
         Self { x, y, z }
     }
+}
+
+impl<F: Lane> V<F> {
+    /// The first vectors of `src`, one per lane ([`Lane::load3`]).
+    #[inline(always)]
+    pub(crate) fn load(src: &[Vec3]) -> Self {
+        F::load3(src)
+    }
+    /// Writes the vectors into the first of `dst`, one per lane ([`Lane::store3`]).
+    #[inline(always)]
+    pub(crate) fn store(self, dst: &mut [Vec3]) {
+        F::store3(self, dst)
+    }
     /// All lanes zero.
     #[inline(always)]
     pub(crate) fn zero() -> Self {
-        Self { x: F8::zero(), y: F8::zero(), z: F8::zero() }
+        Self { x: F::zero(), y: F::zero(), z: F::zero() }
     }
     /// The same vector in every lane.
     #[inline(always)]
     pub(crate) fn splat(v: Vec3A) -> Self {
-        Self { x: F8::splat(v.x), y: F8::splat(v.y), z: F8::splat(v.z) }
+        Self { x: F::splat(v.x), y: F::splat(v.y), z: F::splat(v.z) }
     }
     #[inline(always)]
     pub(crate) fn add(self, o: Self) -> Self {
@@ -241,12 +334,12 @@ impl V8 {
         Self { x: self.x.sub(o.x), y: self.y.sub(o.y), z: self.z.sub(o.z) }
     }
     #[inline(always)]
-    pub(crate) fn scale(self, s: F8) -> Self {
+    pub(crate) fn scale(self, s: F) -> Self {
         Self { x: self.x.mul(s), y: self.y.mul(s), z: self.z.mul(s) }
     }
     /// `self` scaled by `s` where there is one, else `self`.
     #[inline(always)]
-    pub(crate) fn scale_by(self, s: Option<F8>) -> Self {
+    pub(crate) fn scale_by(self, s: Option<F>) -> Self {
         match s {
             Some(s) => self.scale(s),
             None => self,
@@ -254,12 +347,12 @@ impl V8 {
     }
     /// `self * s + c`.
     #[inline(always)]
-    pub(crate) fn madd(self, s: F8, c: Self) -> Self {
+    pub(crate) fn madd(self, s: F, c: Self) -> Self {
         Self { x: self.x.madd(s, c.x), y: self.y.madd(s, c.y), z: self.z.madd(s, c.z) }
     }
     /// `(x² + y²) + z²`, in the scalar path's order (glam's `Vec3A::length_squared`).
     #[inline(always)]
-    pub(crate) fn length_squared(self) -> F8 {
+    pub(crate) fn length_squared(self) -> F {
         self.x.mul(self.x).add(self.y.mul(self.y)).add(self.z.mul(self.z))
     }
     #[inline(always)]
@@ -277,56 +370,66 @@ impl V8 {
     }
 }
 
-/// Eight quaternions `(u, w)`.
+/// Quaternions `(u, w)` in lanes.
 #[derive(Clone, Copy)]
-pub(crate) struct Q8 {
-    pub u: V8,
-    pub w: F8,
+pub(crate) struct Q<F> {
+    pub u: V<F>,
+    pub w: F,
 }
 
+/// Eight quaternions.
+pub(crate) type Q8 = Q<F8>;
+
 impl Q8 {
-    /// `Σ w_m · table[m]` over the `K` table entries (the same for every lane) with per-lane
-    /// weights, rounded exactly as the per-vertex path rounds (products, then pairwise sums), so
-    /// that both paths give bit-identical results.
-    #[inline(always)]
-    pub(crate) fn blend<const K: usize>(table: &[Vec4], weights: &[F8; K]) -> Self {
-        let comp = |f: fn(&Vec4) -> f32| {
-            let mut acc = [F8::zero(); K];
-            for (a, (t, &wm)) in acc.iter_mut().zip(table[..K].iter().zip(weights)) {
-                *a = wm.mul(F8::splat(f(t)));
-            }
-            pairwise(&mut acc)
-        };
-        Q8 { u: V8 { x: comp(|t| t.x), y: comp(|t| t.y), z: comp(|t| t.z) }, w: comp(|t| t.w) }
-    }
     /// Eight quaternions, one per lane (lane `l` from `q[l]`).
     #[inline(always)]
     pub(crate) fn from_lanes(q: &[Vec4; LANES]) -> Self {
         let [x, y, z, w] = transpose(q.map(Into::into));
         Q8 { u: V8 { x, y, z }, w }
     }
+}
+
+impl<F: Lane> Q<F> {
+    /// `Σ w_m · table[m]` over the `K` table entries (the same for every lane) with per-lane
+    /// weights, rounded exactly as the per-vertex path rounds (products, then pairwise sums), so
+    /// that both paths give bit-identical results.
+    #[inline(always)]
+    pub(crate) fn blend<const K: usize>(table: &[Vec4], weights: &[F; K]) -> Self {
+        // One component at a time (no closure: one would be compiled without the callers'
+        // target features).
+        let mut out = [F::zero(); 4];
+        for (c, o) in out.iter_mut().enumerate() {
+            let mut acc = [F::zero(); K];
+            for (a, (t, &wm)) in acc.iter_mut().zip(table[..K].iter().zip(weights)) {
+                *a = wm.mul(F::splat(t[c]));
+            }
+            *o = pairwise(&mut acc);
+        }
+        let [x, y, z, w] = out;
+        Q { u: V { x, y, z }, w }
+    }
     /// `(x² + z²) + (y² + w²)`, in the scalar path's order (glam's `Vec4::length_squared`).
     #[inline(always)]
-    pub(crate) fn length_squared(self) -> F8 {
+    pub(crate) fn length_squared(self) -> F {
         let (x, y, z, w) = (self.u.x, self.u.y, self.u.z, self.w);
         x.mul(x).add(z.mul(z)).add(y.mul(y).add(w.mul(w)))
     }
     /// `x + k (w (u × x) + u × (u × x))`: see `arith::rotate`.
     #[inline(always)]
-    pub(crate) fn rotate(self, k: F8, x: V8) -> V8 {
+    pub(crate) fn rotate(self, k: F, x: V<F>) -> V<F> {
         let a = self.u.cross(x);
         a.madd(self.w, self.u.cross(a)).madd(k, x)
     }
-    /// `k = 2 / |q|²`, the scale [`Q8::rotate`] takes for a blended (not unit) quaternion.
+    /// `k = 2 / |q|²`, the scale [`Q::rotate`] takes for a blended (not unit) quaternion.
     #[inline(always)]
-    pub(crate) fn rotation_scale(self) -> F8 {
+    pub(crate) fn rotation_scale(self) -> F {
         let k = self.length_squared().recip();
         k.add(k)
     }
     /// `normalise(q n)` as every method's lanes write normals: `n` rotated, scaled by `1 / |n|`
     /// (the sqrt-free rotation scales lengths by `|q|²·k/2 = 1`).
     #[inline(always)]
-    pub(crate) fn rotate_normal(self, k: F8, n: V8) -> V8 {
+    pub(crate) fn rotate_normal(self, k: F, n: V<F>) -> V<F> {
         self.rotate(k, n).scale(n.length_squared().rsqrt_or_zero())
     }
 }
@@ -334,24 +437,26 @@ impl Q8 {
 /// `Σ w_m · table[m]` over `K` 3-vector entries (the same for every lane), rounded as the
 /// per-vertex path rounds.
 #[inline(always)]
-pub(crate) fn blend3<const K: usize>(table: &[Vec3A], weights: &[F8; K]) -> V8 {
-    let comp = |f: fn(&Vec3A) -> f32| {
-        let mut acc = [F8::zero(); K];
+pub(crate) fn blend3<const K: usize, F: Lane>(table: &[Vec3A], weights: &[F; K]) -> V<F> {
+    let mut out = [F::zero(); 3];
+    for (c, o) in out.iter_mut().enumerate() {
+        let mut acc = [F::zero(); K];
         for (a, (t, &wm)) in acc.iter_mut().zip(table[..K].iter().zip(weights)) {
-            *a = wm.mul(F8::splat(f(t)));
+            *a = wm.mul(F::splat(t[c]));
         }
-        pairwise(&mut acc)
-    };
-    V8 { x: comp(|t| t.x), y: comp(|t| t.y), z: comp(|t| t.z) }
+        *o = pairwise(&mut acc);
+    }
+    let [x, y, z] = out;
+    V { x, y, z }
 }
 
 /// `Σ w_m · table[m]` over `K` scalars (the same for every lane), rounded as the per-vertex
 /// path's `blend::<K, f32>` rounds.
 #[inline(always)]
-pub(crate) fn blend1<const K: usize>(table: &[f32], weights: &[F8; K]) -> F8 {
-    let mut acc = [F8::zero(); K];
+pub(crate) fn blend1<const K: usize, F: Lane>(table: &[f32], weights: &[F; K]) -> F {
+    let mut acc = [F::zero(); K];
     for (a, (&t, &wm)) in acc.iter_mut().zip(table[..K].iter().zip(weights)) {
-        *a = wm.mul(F8::splat(t));
+        *a = wm.mul(F::splat(t));
     }
     pairwise(&mut acc)
 }
@@ -360,21 +465,21 @@ pub(crate) fn blend1<const K: usize>(table: &[f32], weights: &[F8; K]) -> F8 {
 /// `SET_UNIFORM_STRETCH`), rounded exactly as `stretch::Stretches::apply` rounds:
 /// `S = Σ w_j S_j` per lane, `v_s = S v` and `n_s = adj(S) n` (see `stretch`). `matrices` holds
 /// the set's `K` members. (A uniformly stretched set is `v_s = (Σ w_j s_j) v` by [`blend1`] and
-/// [`V8::scale_by`], `n_s = n`.)
+/// [`V::scale_by`], `n_s = n`.)
 #[inline(always)]
-pub(crate) fn stretch<const K: usize>(matrices: &[Mat3], weights: &[F8; K], v: V8, n: V8) -> (V8, V8) {
-    let zero = V8 { x: F8::zero(), y: F8::zero(), z: F8::zero() };
+pub(crate) fn stretch<const K: usize, F: Lane>(matrices: &[Mat3], weights: &[F; K], v: V<F>, n: V<F>) -> (V<F>, V<F>) {
+    let zero = V { x: F::zero(), y: F::zero(), z: F::zero() };
     let mut s = [zero; 3];
     for (j, sj) in s.iter_mut().enumerate() {
-        let mut acc = [[F8::zero(); K]; 3];
+        let mut acc = [[F::zero(); K]; 3];
         for (slot, (m, &ws)) in matrices[..K].iter().zip(weights).enumerate() {
             let c = m.col(j);
-            acc[0][slot] = ws.mul(F8::splat(c.x));
-            acc[1][slot] = ws.mul(F8::splat(c.y));
-            acc[2][slot] = ws.mul(F8::splat(c.z));
+            acc[0][slot] = ws.mul(F::splat(c.x));
+            acc[1][slot] = ws.mul(F::splat(c.y));
+            acc[2][slot] = ws.mul(F::splat(c.z));
         }
         let [ax, ay, az] = &mut acc;
-        *sj = V8 { x: pairwise(ax), y: pairwise(ay), z: pairwise(az) };
+        *sj = V { x: pairwise(ax), y: pairwise(ay), z: pairwise(az) };
     }
     let [s0, s1, s2] = s;
     let vs = s0.madd(v.x, s1.madd(v.y, s2.scale(v.z)));
@@ -388,25 +493,25 @@ pub(crate) fn stretch<const K: usize>(matrices: &[Mat3], weights: &[F8; K], v: V
 /// without closures so that everything inlines into the AVX2 callers (a closure here would be
 /// compiled without their target features and call each intrinsic).
 #[inline(always)]
-pub(crate) fn blend_cols<const K: usize>(cols: &[[Vec3A; 4]], weights: &[F8; K]) -> [V8; 4] {
-    let zero = V8 { x: F8::zero(), y: F8::zero(), z: F8::zero() };
+pub(crate) fn blend_cols<const K: usize, F: Lane>(cols: &[[Vec3A; 4]], weights: &[F; K]) -> [V<F>; 4] {
+    let zero = V { x: F::zero(), y: F::zero(), z: F::zero() };
     let mut m = [zero; 4];
     for (j, mj) in m.iter_mut().enumerate() {
-        let mut acc = [[F8::zero(); K]; 3];
+        let mut acc = [[F::zero(); K]; 3];
         for (slot, (c, &ws)) in cols[..K].iter().zip(weights).enumerate() {
-            acc[0][slot] = ws.mul(F8::splat(c[j].x));
-            acc[1][slot] = ws.mul(F8::splat(c[j].y));
-            acc[2][slot] = ws.mul(F8::splat(c[j].z));
+            acc[0][slot] = ws.mul(F::splat(c[j].x));
+            acc[1][slot] = ws.mul(F::splat(c[j].y));
+            acc[2][slot] = ws.mul(F::splat(c[j].z));
         }
         let [ax, ay, az] = &mut acc;
-        *mj = V8 { x: pairwise(ax), y: pairwise(ay), z: pairwise(az) };
+        *mj = V { x: pairwise(ax), y: pairwise(ay), z: pairwise(az) };
     }
     m
 }
 
 /// Sums products as `arith::pairwise` does: `p[2m+1] + p[2m]`, then a balanced tree.
 #[inline(always)]
-pub(crate) fn pairwise<const K: usize>(p: &mut [F8; K]) -> F8 {
+pub(crate) fn pairwise<const K: usize, F: Lane>(p: &mut [F; K]) -> F {
     if K == 1 {
         return p[0];
     }

@@ -6,7 +6,7 @@ use glam::{Vec3, Vec3A};
 
 use super::arith::Arith;
 #[cfg(target_arch = "x86_64")]
-use super::cols::apply8;
+use super::cols::apply_lanes;
 use super::frame::{SkinFrame, SET_EMPTY};
 #[cfg(target_arch = "x86_64")]
 use super::kernel::Eight;
@@ -74,6 +74,25 @@ impl<const K: usize> VertexKernel<K> for Lbs<'_> {
         true
     }
 
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx,avx2,fma,avx512f,avx512vl")]
+    unsafe fn lanes16<const NORMALS: bool>(
+        &self,
+        word: u32,
+        w: &[f32],
+        p: &[Vec3],
+        n: &[Vec3],
+        op: &mut [Vec3],
+        on: &mut [Vec3],
+    ) -> bool {
+        let (set, _) = self.sets.locate::<K>(word);
+        if self.sets.flags(set) & SET_EMPTY != 0 {
+            return false;
+        }
+        self.sets.lbs_lanes16::<K, NORMALS>(set, w, Eight { p, n, op, on });
+        true
+    }
+
     /// The blended columns of the eight vertices, then applied in eight lanes. A group of few
     /// sets (where a run of one set meets the next) blends each set's columns in the lanes with
     /// every lane's weights and keeps each lane's own set's; a group of more sets blends each
@@ -132,7 +151,7 @@ impl<const K: usize> VertexKernel<K> for Lbs<'_> {
             }
             cols.map(|c| V8::from_lanes(&c))
         };
-        apply8::<NORMALS>(&cols, g.p, g.n, g.op, g.on);
+        apply_lanes::<_, NORMALS>(&cols, g.p, g.n, g.op, g.on);
         mixed_alone::<K, Self, NORMALS>(self, alone, words, w, g);
     }
 }

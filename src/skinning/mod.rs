@@ -26,7 +26,9 @@
 //! arithmetic, written once for SSE2 and AVX2+FMA: plain or fused multiply-adds, weighted table sums
 //! rounded alike on every path, sqrt-free rotations, refined reciprocal square roots), `lanes.rs`
 //! (eight vertices in the lanes of AVX2 registers: shared-set tables broadcast, per-lane blends
-//! transposed in, packed positions and normals loaded and stored; also the pick's side pass),
+//! transposed in, packed positions and normals loaded and stored; also the pick's side pass;
+//! vectors, quaternions and blends generic over the lane width), `lanes16.rs` (sixteen in the
+//! lanes of AVX-512 registers, for runs sharing one set),
 //! `stretch.rs` (DQS/SBS's stretch step per vertex, rounded as `lanes::stretch`), `shading.rs`
 //! (`ShadingNormals`: for the editor, the rest normals of skinned primitives that carry none, which
 //! `Deformer::set_shading_normals` deforms with the positions so such primitives are shaded from the
@@ -49,6 +51,7 @@ pub mod dqs;
 pub mod frame;
 mod kernel;
 pub(crate) mod lanes;
+pub(crate) mod lanes16;
 pub mod lbs;
 pub mod morph;
 pub mod rigid_morphs;
@@ -62,8 +65,8 @@ mod vertex_pass;
 pub use deformer::{Deformer, FrameStats};
 pub use frame::SkinFrame;
 pub use morph::{Morph, MorphDeltas};
-pub use vertex_pass::set_wide_simd;
 pub(crate) use vertex_pass::Rest;
+pub use vertex_pass::{set_sixteen_lanes, set_wide_simd};
 
 use std::fmt;
 use std::str::FromStr;

@@ -13,7 +13,7 @@ use super::frame::{SkinFrame, SET_EMPTY, SET_LBS_FALLBACK, SET_ONE_JOINT, SET_ST
 use super::kernel::Eight;
 use super::kernel::{Method, Sets};
 #[cfg(target_arch = "x86_64")]
-use super::lanes::{blend3, F8, Q8, V8};
+use super::lanes::{blend3, Lane, Q, Q8, V, V8};
 use super::split::{Rigid, Split};
 use super::stretch::Stretches;
 use super::DeformedPrimitive;
@@ -56,7 +56,7 @@ impl<'a> Method<'a> for Split<'a, Sbs<'a>> {
 
 impl<const K: usize> Rigid<K> for Sbs<'_> {
     #[cfg(target_arch = "x86_64")]
-    type Lanes = (Q8, V8);
+    type Lanes<F: Lane> = (Q<F>, V<F>);
     #[cfg(target_arch = "x86_64")]
     type Mixed = ([Vec4; 8], [Vec3A; 8], [Vec3A; 8]);
 
@@ -90,26 +90,26 @@ impl<const K: usize> Rigid<K> for Sbs<'_> {
 
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
-    unsafe fn blend8(&self, set: usize, pivot: usize, wk: &[F8; K]) -> (Q8, V8) {
+    unsafe fn blend_lanes<F: Lane>(&self, set: usize, pivot: usize, wk: &[F; K]) -> (Q<F>, V<F>) {
         let row = (set * K + pivot) * K;
-        (Q8::blend::<K>(&self.quats[row..row + K], wk), blend3::<K>(&self.points[set * K..set * K + K], wk))
+        (Q::blend::<K>(&self.quats[row..row + K], wk), blend3::<K, _>(&self.points[set * K..set * K + K], wk))
     }
 
     /// The positions and normals are loaded only when they are rotated.
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
-    unsafe fn finish_loading<const NORMALS: bool>(
+    unsafe fn finish_loading<F: Lane, const NORMALS: bool>(
         &self,
         set: usize,
-        b: (Q8, V8),
-        scale: Option<F8>,
+        b: (Q<F>, V<F>),
+        scale: Option<F>,
         g: &mut Eight<'_>,
     ) {
         let (s, t) = b;
         let k = s.rotation_scale();
-        s.rotate(k, V8::load(g.p).scale_by(scale).sub(V8::splat(self.centres[set]))).add(t).store(g.op);
+        s.rotate(k, V::<F>::load(g.p).scale_by(scale).sub(V::splat(self.centres[set]))).add(t).store(g.op);
         if NORMALS {
-            s.rotate_normal(k, V8::load(g.n)).store(g.on);
+            s.rotate_normal(k, V::<F>::load(g.n)).store(g.on);
         }
     }
 

@@ -238,7 +238,7 @@ impl<const K: usize> VertexKernel<K> for SbsC<'_> {
             z: F8::from_f64(d8[2][0], d8[2][1]),
         };
         // Blended rigid columns, rounded as `blend_cols::<K, Plain>` rounds.
-        let m = blend_cols8::<K>(&f.rigid_cols[set * K..set * K + K], &wk);
+        let m = blend_cols8::<K, _>(&f.rigid_cols[set * K..set * K + K], &wk);
         let row = (set * K + pivot) * K;
         let s = Q8::blend::<K>(&f.quats[row..row + K], &wk);
         let k = s.rotation_scale();

@@ -14,7 +14,7 @@ use super::frame::SET_UNIFORM_STRETCH;
 use super::kernel::{as_array, mixed_alone, Eight};
 use super::kernel::{Sets, VertexKernel};
 #[cfg(target_arch = "x86_64")]
-use super::lanes::{F8, V8};
+use super::lanes::{Lane, F8, V8};
 use super::stretch::{Stretches, STRETCHED};
 use super::SkinFrame;
 
@@ -32,9 +32,9 @@ pub const MIXED_FROM: usize = 8 * 1024;
 /// centres) by a vertex's weights and its application to the stretched vertex `v_s` and normal
 /// `n_s`, per vertex and in eight lanes, rounded alike on every path.
 pub(crate) trait Rigid<const K: usize>: Sync + Copy {
-    /// The blended tables of eight vertices of one set, in lanes.
+    /// The blended tables of eight or sixteen vertices of one set (lanes `F`).
     #[cfg(target_arch = "x86_64")]
-    type Lanes;
+    type Lanes<F: Lane>;
     /// The blended tables of a mixed group of eight, lane by lane (zero where a lane is not
     /// blended).
     #[cfg(target_arch = "x86_64")]
@@ -59,26 +59,28 @@ pub(crate) trait Rigid<const K: usize>: Sync + Copy {
     /// As [`Rigid::other`].
     unsafe fn rigid<M: Arith>(&self, set: usize, pivot: usize, w: &[f32; K], vs: Vec3A, ns: Vec3A) -> (Vec3A, Vec3A);
 
-    /// The blend of eight vertices of set `set` (pivot slot `pivot`) with the weights `wk`.
+    /// The blend of eight or sixteen vertices of set `set` (pivot slot `pivot`) with the weights
+    /// `wk`.
     ///
     /// # Safety
-    /// The CPU must have AVX2 and FMA; `set` and `pivot` as [`Rigid::other`].
+    /// The CPU must have AVX2 and FMA (and AVX-512F and VL for sixteen lanes); `set` and `pivot`
+    /// as [`Rigid::other`].
     #[cfg(target_arch = "x86_64")]
-    unsafe fn blend8(&self, set: usize, pivot: usize, wk: &[F8; K]) -> Self::Lanes;
+    unsafe fn blend_lanes<F: Lane>(&self, set: usize, pivot: usize, wk: &[F; K]) -> Self::Lanes<F>;
 
-    /// [`Rigid::finish`] of eight unstretched vertices of set `set`, or of eight uniformly
+    /// [`Rigid::finish`] of eight or sixteen unstretched vertices of set `set`, or of uniformly
     /// stretched ones given their blended scale `Σ w_j s_j`, loading them from `g` only once the
     /// blend's other terms are formed: fewer registers live at once (no spills), the same
     /// operations and so the same bits (a uniform stretch leaves the normal's direction alone).
     ///
     /// # Safety
-    /// The CPU must have AVX2 and FMA.
+    /// As [`Rigid::blend_lanes`].
     #[cfg(target_arch = "x86_64")]
-    unsafe fn finish_loading<const NORMALS: bool>(
+    unsafe fn finish_loading<F: Lane, const NORMALS: bool>(
         &self,
         set: usize,
-        b: Self::Lanes,
-        scale: Option<F8>,
+        b: Self::Lanes<F>,
+        scale: Option<F>,
         g: &mut Eight<'_>,
     );
 
@@ -88,7 +90,7 @@ pub(crate) trait Rigid<const K: usize>: Sync + Copy {
     /// # Safety
     /// The CPU must have AVX2 and FMA.
     #[cfg(target_arch = "x86_64")]
-    unsafe fn finish<const NORMALS: bool>(&self, set: usize, b: Self::Lanes, v: V8, nv: V8, g: &mut Eight<'_>);
+    unsafe fn finish<const NORMALS: bool>(&self, set: usize, b: Self::Lanes<F8>, v: V8, nv: V8, g: &mut Eight<'_>);
 
     /// Blends lane `l` of a mixed group (set `set`, pivot slot `pivot`, weights `w`) into `m`.
     ///
@@ -173,18 +175,45 @@ impl<const K: usize, R: Rigid<K>> VertexKernel<K> for Split<'_, R> {
             return true;
         }
         let wk = weights::<K>(w);
-        let b = self.rigid.blend8(set, pivot, &wk);
+        let b = self.rigid.blend_lanes(set, pivot, &wk);
         if flags == 0 {
             // Unstretched: the positions and normals are loaded only once the blend's other terms
             // are formed (fewer registers live at once: no spills).
-            self.rigid.finish_loading::<NORMALS>(set, b, None, &mut g);
+            self.rigid.finish_loading::<_, NORMALS>(set, b, None, &mut g);
             return true;
         }
         let members = set * K..set * K + K;
         let (v, nv) = (V8::load(g.p), if NORMALS { V8::load(g.n) } else { V8::zero() });
-        let (v, nv) = stretch::<K>(&self.stretches.matrices[members], &wk, v, nv);
+        let (v, nv) = stretch::<K, _>(&self.stretches.matrices[members], &wk, v, nv);
         self.rigid.finish::<NORMALS>(set, b, v, nv, &mut g);
         true
+    }
+
+    /// Unstretched sets and those deformed by LBS's columns; the others go to two groups of eight.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx,avx2,fma,avx512f,avx512vl")]
+    unsafe fn lanes16<const NORMALS: bool>(
+        &self,
+        word: u32,
+        w: &[f32],
+        p: &[Vec3],
+        n: &[Vec3],
+        op: &mut [Vec3],
+        on: &mut [Vec3],
+    ) -> bool {
+        let mut g = Eight { p, n, op, on };
+        let (set, pivot) = self.sets.locate::<K>(word);
+        let flags = self.sets.flags(set);
+        if flags == 0 {
+            let b = self.rigid.blend_lanes(set, pivot, &super::lanes16::weights16::<K>(w));
+            self.rigid.finish_loading::<_, NORMALS>(set, b, None, &mut g);
+            return true;
+        }
+        if flags & !STRETCHED != 0 && R::lbs_set(flags) {
+            self.sets.lbs_lanes16::<K, NORMALS>(set, w, g);
+            return true;
+        }
+        false
     }
 
     /// See [`MIXED_FROM`].
@@ -242,8 +271,8 @@ impl<R> Split<'_, R> {
     {
         use super::lanes::{blend1, weights};
         let wk = weights::<K>(w);
-        let b = self.rigid.blend8(set, pivot, &wk);
-        let scale = blend1::<K>(&self.stretches.scales[set * K..set * K + K], &wk);
-        self.rigid.finish_loading::<NORMALS>(set, b, Some(scale), &mut g);
+        let b = self.rigid.blend_lanes(set, pivot, &wk);
+        let scale = blend1::<K, _>(&self.stretches.scales[set * K..set * K + K], &wk);
+        self.rigid.finish_loading::<_, NORMALS>(set, b, Some(scale), &mut g);
     }
 }

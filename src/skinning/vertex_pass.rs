@@ -31,6 +31,16 @@ pub fn set_wide_simd(enabled: bool) {
     WIDE_SIMD.store(enabled, Ordering::Relaxed);
 }
 
+/// Whether the AVX-512 variant may be used where the CPU has it (see [`set_sixteen_lanes`]).
+static SIXTEEN_LANES: AtomicBool = AtomicBool::new(true);
+
+/// Allows (the default) or forbids the AVX-512 variant of the per-vertex pass (runs of sixteen
+/// vertices sharing a set in 512-bit lanes), process-wide; with it forbidden, CPUs that have it
+/// run the AVX2+FMA variant. For tests (both give the same bits) and for benchmarks.
+pub fn set_sixteen_lanes(enabled: bool) {
+    SIXTEEN_LANES.store(enabled, Ordering::Relaxed);
+}
+
 thread_local! {
     /// Each thread's scratch for two windows of morphed rest positions and normals (allocated
     /// once per thread; taken while in use).
@@ -285,10 +295,26 @@ fn rest_tail<const NORMALS: bool>(morph: Option<ChunkMorph<'_>>, done: usize, re
 fn stream_best<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(kernel: F, c: Chunk<'_>) -> usize {
     #[cfg(target_arch = "x86_64")]
     if WIDE_SIMD.load(Ordering::Relaxed) && super::lanes::available() {
+        if SIXTEEN_LANES.load(Ordering::Relaxed) && super::lanes16::available() {
+            // SAFETY: the CPU has the features the function is compiled for.
+            return unsafe { stream_avx512::<K, F, NORMALS>(kernel, c) };
+        }
         // SAFETY: the CPU has the features the function is compiled for.
         return unsafe { stream_avx2::<K, F, NORMALS>(kernel, c) };
     }
     stream_sse2::<K, F, NORMALS>(kernel, c)
+}
+
+/// [`stream_body`] compiled with AVX-512F and VL enabled (besides AVX2 and FMA), its walk of runs
+/// taking sixteen vertices at a time where they share a set.
+///
+/// # Safety
+/// The CPU must support AVX2, FMA, AVX-512F and AVX-512VL.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,avx2,fma,avx512f,avx512vl")]
+#[inline(never)]
+unsafe fn stream_avx512<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(kernel: F, c: Chunk<'_>) -> usize {
+    stream_body::<K, F, Fused, NORMALS, true>(kernel, c)
 }
 
 /// [`stream_body`] compiled with AVX2 and FMA enabled.
@@ -299,13 +325,13 @@ fn stream_best<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(kernel: 
 #[target_feature(enable = "avx,avx2,fma")]
 #[inline(never)]
 unsafe fn stream_avx2<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(kernel: F, c: Chunk<'_>) -> usize {
-    stream_body::<K, F, Fused, NORMALS>(kernel, c)
+    stream_body::<K, F, Fused, NORMALS, false>(kernel, c)
 }
 
 /// [`stream_body`] for any x86_64 CPU (SSE2); returns how many vertices it deformed.
 #[inline(never)]
 fn stream_sse2<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(kernel: F, c: Chunk<'_>) -> usize {
-    stream_body::<K, F, Plain, NORMALS>(kernel, c)
+    stream_body::<K, F, Plain, NORMALS, false>(kernel, c)
 }
 
 /// The lane-order windows of the vertices a chunk deforms: `inf`'s windows from `first` on.
@@ -327,11 +353,14 @@ pub(crate) struct Windows<'a> {
 /// scattered back), then the window's other vertices go one by one. Returns how many vertices it
 /// deformed.
 #[inline(always)]
-fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith, const NORMALS: bool>(kernel: F, c: Chunk<'_>) -> usize {
+fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith, const NORMALS: bool, const SIXTEEN: bool>(
+    kernel: F,
+    c: Chunk<'_>,
+) -> usize {
     let n = c.pos.len().min(c.rest.len()).min(c.w.len() / K).min(c.s.len());
     #[cfg(target_arch = "x86_64")]
     if M::LANES && (if NORMALS { c.windows.size >= F::MIXED_FROM } else { F::MIXED_WITHOUT_NORMALS }) {
-        return stream_mixed::<K, F, NORMALS>(kernel, c, n);
+        return stream_mixed::<K, F, NORMALS, SIXTEEN>(kernel, c, n);
     }
     debug_assert!(c.morph.is_none(), "a morph is added only in the walk of runs and mixed groups");
     let Chunk { pos, nrm, rest, rest_n, w, s, windows, .. } = c;
@@ -444,7 +473,11 @@ fn stream_body<const K: usize, F: VertexKernel<K>, M: Arith, const NORMALS: bool
 /// `NORMALS`).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn stream_mixed<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(kernel: F, c: Chunk<'_>, n: usize) -> usize {
+fn stream_mixed<const K: usize, F: VertexKernel<K>, const NORMALS: bool, const SIXTEEN: bool>(
+    kernel: F,
+    c: Chunk<'_>,
+    n: usize,
+) -> usize {
     let Chunk { pos, nrm, rest, rest_n, w, s, morph, .. } = c;
     let n = if NORMALS { n.min(nrm.len()).min(rest_n.len()) } else { n };
     let normals = |r: std::ops::Range<usize>| if NORMALS { &rest_n[r] } else { &[] };
@@ -456,7 +489,7 @@ fn stream_mixed<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(kernel:
             on: if NORMALS { &mut nrm[..n] } else { &mut [] },
         };
         // SAFETY: `M::LANES` holds, so this is the AVX2+FMA variant, run after detection.
-        unsafe { groups::<K, F, NORMALS>(&kernel, g, &w[..n * K], &s[..n]) };
+        unsafe { groups::<K, F, NORMALS, SIXTEEN>(&kernel, g, &w[..n * K], &s[..n]) };
         return n;
     };
     let (mut mp, mut mn) = ([Vec3::ZERO; BLOCK], [Vec3::ZERO; BLOCK]);
@@ -473,20 +506,21 @@ fn stream_mixed<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(kernel:
         };
         let g = Eight { p, n: q, op: &mut pos[a..b], on: if NORMALS { &mut nrm[a..b] } else { &mut [] } };
         // SAFETY: as above.
-        unsafe { groups::<K, F, NORMALS>(&kernel, g, &w[a * K..b * K], &s[a..b]) };
+        unsafe { groups::<K, F, NORMALS, SIXTEEN>(&kernel, g, &w[a * K..b * K], &s[a..b]) };
         a = b;
     }
     n
 }
 
 /// [`stream_mixed`]'s walk over the vertices of `g` (every slice as long, the normals empty
-/// without `NORMALS`), their weights `w` and set words `s`.
+/// without `NORMALS`), their weights `w` and set words `s`. With `SIXTEEN`, a run of sixteen
+/// sharing a set word goes through [`VertexKernel::lanes16`] where the kernel takes it.
 ///
 /// # Safety
-/// The CPU must have AVX2 and FMA.
+/// The CPU must have AVX2 and FMA (and AVX-512F and VL with `SIXTEEN`).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn groups<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(
+unsafe fn groups<const K: usize, F: VertexKernel<K>, const NORMALS: bool, const SIXTEEN: bool>(
     kernel: &F,
     g: Eight<'_>,
     w: &[f32],
@@ -498,26 +532,47 @@ unsafe fn groups<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(
     // One check for the loop's unchecked normals below.
     assert!(!NORMALS || (rest_n.len() >= whole && nrm.len() >= whole), "normals for every vertex");
     // Without normals, a run's lanes read zero normals and write theirs to scratch.
-    let (zeros, mut scratch) = ([Vec3::ZERO; GROUP], [Vec3::ZERO; GROUP]);
-    let eights = rest[..whole]
-        .chunks_exact(GROUP)
-        .zip(pos[..whole].chunks_exact_mut(GROUP))
-        .zip(s[..whole].chunks_exact(GROUP).zip(w[..whole * K].chunks_exact(GROUP * K)));
-    for (k, ((p8, o8), (words, w8))) in eights.enumerate() {
+    let (zeros, mut scratch) = ([Vec3::ZERO; 2 * GROUP], [Vec3::ZERO; 2 * GROUP]);
+    let mut k = 0;
+    while k < whole {
+        let wide = SIXTEEN && k + 2 * GROUP <= whole;
+        let len = if wide { 2 * GROUP } else { GROUP };
+        let r = k..k + len;
         let (rn, on): (&[Vec3], &mut [Vec3]) = if NORMALS {
-            let r = k * GROUP..(k + 1) * GROUP;
             // SAFETY: `r` ends at most at `whole`, which both hold (asserted above).
-            unsafe { (rest_n.get_unchecked(r.clone()), nrm.get_unchecked_mut(r)) }
+            unsafe { (rest_n.get_unchecked(r.clone()), nrm.get_unchecked_mut(r.clone())) }
         } else {
-            (&zeros, &mut scratch)
+            (&zeros[..len], &mut scratch[..len])
         };
-        // A run of eight sharing a set word: the set's tables broadcast in the lanes.
-        if <&[u32; GROUP]>::try_from(words).is_ok_and(super::lanes::all_equal)
-            && kernel.lanes::<NORMALS>(words[0], w8, p8, rn, o8, on)
-        {
+        // SAFETY: `r` ends at most at `whole <= n`, which every slice holds (`w`: `K` per vertex).
+        let (p, o, words, wr) = unsafe {
+            (
+                rest.get_unchecked(r.clone()),
+                pos.get_unchecked_mut(r.clone()),
+                s.get_unchecked(r.clone()),
+                w.get_unchecked(r.start * K..r.end * K),
+            )
+        };
+        k += len;
+        if wide {
+            // A run of sixteen sharing a set word: the set's tables broadcast in 512-bit lanes.
+            if <&[u32; 2 * GROUP]>::try_from(words).is_ok_and(super::lanes16::all_equal)
+                && kernel.lanes16::<NORMALS>(words[0], wr, p, rn, o, on)
+            {
+                continue;
+            }
+            let (p0, p1) = p.split_at(GROUP);
+            let (o0, o1) = o.split_at_mut(GROUP);
+            // (Without normals `rn` and `on` are the sixteen zeros and scratch entries.)
+            let (n0, n1) = rn.split_at(GROUP);
+            let (m0, m1) = on.split_at_mut(GROUP);
+            let (s0, s1) = words.split_at(GROUP);
+            let (w0, w1) = wr.split_at(GROUP * K);
+            eight::<K, F, NORMALS>(kernel, p0, n0, o0, m0, s0, w0);
+            eight::<K, F, NORMALS>(kernel, p1, n1, o1, m1, s1, w1);
             continue;
         }
-        kernel.mixed::<NORMALS>(words, w8, p8, rn, o8, on);
+        eight::<K, F, NORMALS>(kernel, p, rn, o, on, words, wr);
     }
     // The last few, fewer than eight, one by one.
     let (rn, on): (&[Vec3], &mut [Vec3]) =
@@ -525,4 +580,28 @@ unsafe fn groups<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(
     let tail = (1u32 << (n - whole)) - 1;
     let g = Eight { p: &rest[whole..n], n: rn, op: &mut pos[whole..n], on };
     mixed_alone::<K, F, NORMALS>(kernel, tail, &s[whole..n], &w[whole * K..n * K], g);
+}
+
+/// One group of eight of [`groups`]: through [`VertexKernel::lanes`] where the eight share a set
+/// word (the set's tables broadcast in the lanes), else through [`VertexKernel::mixed`].
+///
+/// # Safety
+/// The CPU must have AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn eight<const K: usize, F: VertexKernel<K>, const NORMALS: bool>(
+    kernel: &F,
+    p: &[Vec3],
+    rn: &[Vec3],
+    o: &mut [Vec3],
+    on: &mut [Vec3],
+    words: &[u32],
+    w: &[f32],
+) {
+    if <&[u32; GROUP]>::try_from(words).is_ok_and(super::lanes::all_equal)
+        && kernel.lanes::<NORMALS>(words[0], w, p, rn, o, on)
+    {
+        return;
+    }
+    kernel.mixed::<NORMALS>(words, w, p, rn, o, on);
 }
