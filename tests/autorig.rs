@@ -290,3 +290,19 @@ fn a_sword_raised_in_both_hands_is_refused_in_one_line() {
     let why = fit_obj(&capsules::obj_text(&caps, &["raised"], 12), &FitOptions::default()).unwrap_err();
     assert!(!why.contains('\n') && why.contains("could not find the left arm"), "{why}");
 }
+
+#[test]
+fn a_cape_behind_the_body_does_not_push_the_shoulders_out() {
+    // A sheet hanging behind the torso, wider than it, up to the arms: in the front view it
+    // would make the torso look as wide as the cape.
+    let mut text = humanoid_obj(false);
+    let base = text.lines().filter(|l| l.starts_with("v ")).count() + 1;
+    text += "o cape\n";
+    for (x, y) in [(-0.3, 0.95), (0.3, 0.95), (0.3, 1.45), (-0.3, 1.45)] {
+        text += &format!("v {x} {y} -0.17\n");
+    }
+    text += &format!("f {} {} {}\nf {} {} {}\n", base, base + 1, base + 2, base, base + 2, base + 3);
+    let plan = fit_obj(&text, &FitOptions::default()).unwrap();
+    let worst = worst_error(&plan);
+    assert!(worst <= 0.02, "worst landmark {:.2} % of the height", worst * 100.0);
+}
