@@ -1,8 +1,9 @@
 //! The humanoid template fitted to a solid: the stance checked (Y up, facing +Z), legs and arms
-//! from `humanoid_limbs.rs`, the spine along the torso's slice centroids between the hips and the
-//! neck (the narrowest slice above the shoulders), the clavicles from the neck's base to the
-//! shoulders, optional fingers; then the plan with the landmark names and each joint's flexion
-//! side.
+//! from `humanoid_limbs.rs` (arms found from the shape alone must mirror each other, and no
+//! shoulder may lie outside the torso, else the fit is refused by name), the spine along the
+//! torso's slice centroids between the hips and the neck (the narrowest slice above the
+//! shoulders), the clavicles from the neck's base to the shoulders, optional fingers; then the
+//! plan with the landmark names and each joint's flexion side.
 
 use glam::DVec3;
 

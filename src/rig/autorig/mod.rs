@@ -7,14 +7,17 @@
 //! Files: `solid.rs` (a voxel grid of the inside from any triangle soup: several objects, holes,
 //! non-manifold parts), `rows.rs` (horizontal slices: legs, also when they touch, torso),
 //! `section.rs` (cross-sections and limbs traced through them), `front_view.rs` (the
-//! silhouette: an arm's line, the shoulder where it meets the torso), `markers.rs` (the
-//! front-view markers), `humanoid.rs` and
-//! `humanoid_limbs.rs` (the humanoid: legs from the slices below the crotch, arms traced from the
-//! hands or pinned by wrist and elbow markers, spine along the torso's centroids), `fingers.rs` (three joints per finger), `quadruped.rs`, `chain.rs` (N joints between two
-//! points), `build.rs` (the plan turned into skeleton edits: one undo record).
+//! silhouette: an arm's line, the shoulder where it meets the torso; a cape's sheet left out),
+//! `markers.rs` (the front-view markers), `props.rs` (props held in the hands, a sword or a
+//! shield, set aside by object and by connected piece before the humanoid is fitted),
+//! `humanoid.rs` and `humanoid_limbs.rs` (the humanoid: legs from the slices below the crotch,
+//! arms traced from the hands or pinned by wrist and elbow markers, spine along the torso's
+//! centroids), `fingers.rs` (three joints per finger), `quadruped.rs`, `chain.rs` (N joints
+//! between two points), `build.rs` (the plan turned into skeleton edits: one undo record).
 //!
 //! Landmark joints carry fixed names ([`LANDMARKS`]), each at its anatomical pivot. A fit that
-//! cannot find a limb says which and why; it never returns a rig it knows to be wrong.
+//! cannot find a limb says which and why; it never returns a rig it knows to be wrong. What a
+//! fit sets aside is named in the plan's notes and stays in the skin: every vertex is bound.
 
 pub mod build;
 pub mod chain;

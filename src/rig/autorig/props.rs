@@ -1,13 +1,15 @@
 //! Props held in the hands (a sword, a shield), set aside before the humanoid is fitted: the
 //! arms are traced from their outermost point, and a prop held out beyond the hand would be
 //! taken for the arm's end. They are told apart by object and, within the objects kept, by
-//! connected piece of the surface (vertices welded by position): a prop lies wholly on one side
-//! of the centre line, away from the body (its inner end farther out than [`INNER`] of the
-//! height) and off the floor, reaches the outer half of that side's span, is larger than a hand,
-//! and is not shaped like an arm: an arm is long and thin ([`THIN`]) along a line in the front
-//! view that is not upright, while a sword held forward runs along z and a shield is as wide
-//! across as it is long. Set aside from the fit only: every object stays in the skin and is bound
-//! with the rest (props follow the hand).
+//! connected piece of the surface (vertices welded by position). A candidate lies wholly on one
+//! side of the centre line, away from the body (its inner end farther out than [`INNER`] of the
+//! height) and off the floor, reaches the outer half of that side's span, is longer than any hand
+//! ([`LONGER_THAN`]) and is not shaped like an arm: an arm is long and thin ([`THIN`]) along a
+//! line in the front view that is not upright, while a sword held forward runs along z and a
+//! shield is as wide across as it is long. A candidate is a prop when it is held at the arm's end
+//! (the outermost [`END`] of what is not a candidate) and reaches out across the arm beyond that
+//! end's section: an ear or a big cartoon hand does not. Set aside from the fit only: every
+//! object stays in the skin and is bound with the rest (props follow the hand).
 
 use std::collections::HashMap;
 
@@ -37,7 +39,7 @@ pub struct SetAside {
     pub names: Vec<String>,
 }
 
-/// The vertices of `triangles` (indices into `positions`).
+/// The vertices of `triangles`, each once.
 fn vertices_of(triangles: &[[u32; 3]]) -> Vec<u32> {
     let mut v: Vec<u32> = triangles.iter().flatten().copied().collect();
     v.sort_unstable();
@@ -47,7 +49,7 @@ fn vertices_of(triangles: &[[u32; 3]]) -> Vec<u32> {
 
 /// The side (+1 left, −1 right) of the points `points` when they may be a prop: wholly on one
 /// side of the centre line away from the body, off the floor, reaching the outer half of the
-/// side's span (`extremes`: the outermost x left and right), longer than a hand and not shaped
+/// side's span (`extremes`: the outermost x left and right), longer than any hand and not shaped
 /// like an arm (see the module docs).
 fn candidate(points: &[DVec3], frame: &Frame, extremes: [f64; 2]) -> Option<f64> {
     let (h, cx) = (frame.height, frame.centre_x);
