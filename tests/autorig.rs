@@ -1,6 +1,8 @@
 //! Automatic rigging (`rig::autorig`) on synthetic characters with known joints: the humanoid from
-//! its shape alone and from markers, as one object and as several; every object skinned after
-//! the bind; a quadruped; a free chain; refusals that name the limb or the stance.
+//! its shape alone and from markers, as one object and as several; holding a sword and a shield
+//! (set aside, named, bound to the hands); with a cape behind it; every object skinned after the
+//! bind; a quadruped; a free chain; refusals that name the limb or the stance (a sword raised in
+//! both hands).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 #[path = "common/capsule_people.rs"]
