@@ -1,6 +1,8 @@
 //! Automatic rigging (`rig::autorig`) on synthetic characters with known joints: the humanoid from
-//! its shape alone and from markers, as one object and as several; every object skinned after
-//! the bind; a quadruped; a free chain; refusals that name the limb or the stance.
+//! its shape alone and from markers, as one object and as several; holding a sword and a shield
+//! (set aside, named, bound to the hands); with a cape behind it; every object skinned after the
+//! bind; a quadruped; a free chain; refusals that name the limb or the stance (a sword raised in
+//! both hands).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 #[path = "common/capsule_people.rs"]
@@ -19,7 +21,7 @@ use skinlab::rig::autorig::{fit, FitOptions, Markers, Plan, Template};
 fn fit_obj(text: &str, options: &FitOptions) -> Result<Plan, String> {
     let model = parse_obj(text.as_bytes(), Some("test")).unwrap();
     let src = source(&model).unwrap();
-    fit(&src.positions, &src.triangles, options).map_err(|e| e.to_string())
+    src.fit(options).map_err(|e| e.to_string())
 }
 
 /// The worst landmark error as a share of the height, printing each.
@@ -227,4 +229,82 @@ fn a_chibi_with_touching_legs_and_a_big_head_is_fitted_with_and_without_markers(
     let plan = fit_obj(&text, &FitOptions { markers: m, ..FitOptions::default() }).unwrap();
     let worst = chibi_worst(&plan, &joints);
     assert!(worst <= 0.01, "markers: worst landmark {:.2} % of the height", worst * 100.0);
+}
+
+/// The dominant joint's name of each vertex of mesh node `node_name` after the bind.
+fn dominant_joints(model: &skinlab::model::Model, node_name: &str) -> Vec<String> {
+    let node = model.nodes.find(node_name).unwrap();
+    let inst = model.instances.iter().find(|i| i.node == node).unwrap();
+    let skin = &model.skins[inst.skin];
+    let mut out = Vec::new();
+    for prim in &model.meshes[inst.mesh].primitives {
+        let inf = prim.influences.as_ref().unwrap();
+        for v in 0..prim.positions.len() {
+            let (j, _) = inf.vertex(v, &skin.sets).fold((0, -1.0), |a, b| if b.1 > a.1 { b } else { a });
+            out.push(model.nodes.key(skin.joints[usize::from(j)]));
+        }
+    }
+    out
+}
+
+#[test]
+fn props_held_in_the_hands_are_set_aside_named_and_bound_with_the_hands() {
+    for separate in [true, false] {
+        let (text, _, _) = capsule_people::humanoid_with_props(separate);
+        let plan = fit_obj(&text, &FitOptions::default()).unwrap_or_else(|e| panic!("separate {separate}: {e}"));
+        let worst = worst_error(&plan);
+        assert!(worst <= 0.02, "separate {separate}: worst landmark {:.2} % of the height", worst * 100.0);
+        let note = plan.notes.iter().find(|n| n.starts_with("set aside: ")).expect("a note naming the props");
+        if separate {
+            assert!(note.contains("sword") && note.contains("shield"), "{note}");
+        } else {
+            assert_eq!(note.matches("body (piece").count(), 2, "{note}");
+        }
+        // Built and bound: every vertex weighted, the props on their hands.
+        let mut model = parse_obj(text.as_bytes(), Some("test")).unwrap();
+        let src = source(&model).unwrap();
+        build_rig(&mut model, &plan, &src.mesh_nodes).unwrap();
+        let result =
+            bind_skin(&model, 0, &BindOptions { rigid_parts: true, ..BindOptions::default() }, &mut |_| {}).unwrap();
+        assert_eq!(result.stats.changed_vertices, src.positions.len(), "separate {separate}");
+        if separate {
+            result.apply(&mut model).unwrap();
+            for (prop, hand) in [("sword", "hand.L"), ("shield", "hand.R")] {
+                let joints = dominant_joints(&model, prop);
+                let on_hand = joints.iter().filter(|j| *j == hand).count();
+                assert!(on_hand * 10 >= joints.len() * 9, "{prop}: {on_hand} of {} vertices on {hand}", joints.len());
+            }
+        }
+    }
+}
+
+#[test]
+fn a_sword_raised_in_both_hands_is_refused_in_one_line() {
+    // Both arms up beside the head, the hands together above it, holding a sword upright.
+    let (caps, _) = capsule_people::humanoid_capsules(false);
+    let mut caps: Vec<capsules::Capsule> = caps.into_iter().filter(|c| c.a.y < 1.3 || c.a.x.abs() < 0.09).collect();
+    let c = |a: [f64; 3], b: [f64; 3], radius: f64| capsules::Capsule { a: a.into(), b: b.into(), radius, object: 0 };
+    for side in [1.0, -1.0] {
+        caps.push(c([side * 0.1, 1.42, 0.0], [side * 0.2, 1.75, 0.0], 0.045));
+        caps.push(c([side * 0.2, 1.75, 0.0], [side * 0.04, 1.95, 0.0], 0.04));
+    }
+    caps.push(c([0.0, 1.9, 0.0], [0.0, 2.6, 0.0], 0.02));
+    let why = fit_obj(&capsules::obj_text(&caps, &["raised"], 12), &FitOptions::default()).unwrap_err();
+    assert!(!why.contains('\n') && why.contains("could not find the left arm"), "{why}");
+}
+
+#[test]
+fn a_cape_behind_the_body_does_not_push_the_shoulders_out() {
+    // A sheet hanging behind the torso, wider than it, up to the arms: in the front view it
+    // would make the torso look as wide as the cape.
+    let mut text = humanoid_obj(false);
+    let base = text.lines().filter(|l| l.starts_with("v ")).count() + 1;
+    text += "o cape\n";
+    for (x, y) in [(-0.3, 0.95), (0.3, 0.95), (0.3, 1.45), (-0.3, 1.45)] {
+        text += &format!("v {x} {y} -0.17\n");
+    }
+    text += &format!("f {} {} {}\nf {} {} {}\n", base, base + 1, base + 2, base, base + 2, base + 3);
+    let plan = fit_obj(&text, &FitOptions::default()).unwrap();
+    let worst = worst_error(&plan);
+    assert!(worst <= 0.02, "worst landmark {:.2} % of the height", worst * 100.0);
 }

@@ -1,5 +1,6 @@
 //! `skinlab autorig` through the binary: an OBJ of several objects becomes a bound glTF rig with
-//! every object skinned; bad templates, markers and stances end in one line with status 2.
+//! every object skinned (props held in the hands named as set aside, and bound); bad templates,
+//! markers and stances end in one line with status 2.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 #[path = "common/capsule_people.rs"]
@@ -56,4 +57,18 @@ fn bad_input_ends_in_one_line() {
     let r = skinlab(["autorig", tube.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert_one_error_line(&r, &["could not find", "leg"]);
     assert!(!out.exists());
+}
+
+#[test]
+fn props_held_in_the_hands_are_named_and_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let obj = dir.path().join("knight.obj");
+    let (text, _, _) = capsule_people::humanoid_with_props(true);
+    std::fs::write(&obj, text).unwrap();
+    let out = dir.path().join("knight.glb");
+    let run = skinlab(["autorig", obj.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(text.contains("set aside: sword, shield") && text.contains("bound 3 meshes"), "{text}");
+    assert_eq!(skinlab::io::load_model(&out).unwrap().instances.len(), 3);
 }

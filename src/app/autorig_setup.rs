@@ -9,9 +9,9 @@ use glam::{DMat4, DVec3};
 
 use super::bind_job::{bind_all_skins, BindWork};
 use crate::model::Model;
-use crate::rig::autorig::build::{build_rig, source};
+use crate::rig::autorig::build::{build_rig, source, Source};
 use crate::rig::autorig::chain::fit_chain;
-use crate::rig::autorig::{fit, FitOptions, Markers, Plan, Template, MARKER_NAMES};
+use crate::rig::autorig::{FitOptions, Markers, Plan, Template, MARKER_NAMES};
 
 /// The template the window offers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -117,7 +117,7 @@ impl AutorigSetup {
             crate::rig::fk::model_from_node(&m.nodes, &crate::rig::Pose::rest(), &mut globals);
             let space = src.mesh_nodes.iter().min().and_then(|&n| globals.get(n)).copied().unwrap_or(DMat4::IDENTITY);
             let to_bind = space.inverse();
-            let (plan, what) = setup.fit(&src.positions, &src.triangles, &|p| to_bind.transform_point3(p))?;
+            let (plan, what) = setup.fit(&src, &|p| to_bind.transform_point3(p))?;
             if stopped() {
                 return Err("cancelled".into());
             }
@@ -138,12 +138,8 @@ impl AutorigSetup {
 
     /// The fitted plan and what was fitted ("humanoid, detected"), markers taken to bind space
     /// through `to_bind`.
-    fn fit(
-        &self,
-        positions: &[DVec3],
-        triangles: &[[u32; 3]],
-        to_bind: &dyn Fn(DVec3) -> DVec3,
-    ) -> Result<(Plan, String), String> {
+    fn fit(&self, src: &Source, to_bind: &dyn Fn(DVec3) -> DVec3) -> Result<(Plan, String), String> {
+        let (positions, triangles) = (&src.positions, &src.triangles);
         let template = match self.template {
             TemplateChoice::Chain => {
                 let (Some(from), Some(to)) = (self.marker("start"), self.marker("end")) else {
@@ -164,7 +160,7 @@ impl AutorigSetup {
             }
         }
         let options = FitOptions { template, markers, fingers: self.fingers && template == Template::Humanoid };
-        let plan = fit(positions, triangles, &options).map_err(|e| e.to_string())?;
+        let plan = src.fit(&options).map_err(|e| e.to_string())?;
         let detected = if self.template == TemplateChoice::Detect { ", detected" } else { "" };
         Ok((plan, format!("{}{detected}", template.name())))
     }

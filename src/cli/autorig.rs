@@ -13,7 +13,7 @@ use super::CliError;
 use crate::bind::{bind_skin, BindOptions};
 use crate::io::{self, Container, ExportOptions};
 use crate::rig::autorig::build::{build_rig, source};
-use crate::rig::autorig::{fit, FitOptions, Markers, Template};
+use crate::rig::autorig::{FitOptions, Markers, Template};
 
 /// Arguments of `skinlab autorig`.
 #[derive(Debug, Args)]
@@ -70,7 +70,7 @@ pub fn run(args: &AutorigArgs) -> Result<(), CliError> {
     bar.set_message("fitting");
     let src = source(&model).map_err(|e| format!("{file}: {e}"))?;
     let options = FitOptions { template, markers, fingers: args.fingers };
-    let plan = fit(&src.positions, &src.triangles, &options).map_err(|e| format!("{file}: {e}"))?;
+    let plan = src.fit(&options).map_err(|e| format!("{file}: {e}"))?;
     build_rig(&mut model, &plan, &src.mesh_nodes).map_err(|e| format!("{file}: {e}"))?;
     let fitted = started.elapsed().as_secs_f64();
     bar.set_position(20);
@@ -81,6 +81,7 @@ pub fn run(args: &AutorigArgs) -> Result<(), CliError> {
         src.mesh_nodes.len(),
         src.triangles.len()
     )];
+    lines.extend(plan.notes.iter().cloned());
     lines.extend(src.skipped.iter().map(|s| format!("left unrigged: {s}")));
     if !args.no_bind {
         bar.set_message("binding");

@@ -15,7 +15,7 @@ use crate::bind::{bind_skin, BindOptions};
 use crate::io::obj_import::parse_obj;
 use crate::model::Model;
 use crate::rig::autorig::build::{build_rig, source};
-use crate::rig::autorig::{fit, FitOptions, Markers, Plan, Template};
+use crate::rig::autorig::{FitOptions, Markers, Plan, Template};
 use crate::rig::Pose;
 use crate::skinning::{Deformer, SkinningMethod};
 
@@ -48,27 +48,37 @@ fn strip(model: &Model) -> (String, Vec<(String, DVec3)>) {
     crate::rig::fk::model_from_node(&model.nodes, &Pose::rest(), &mut globals);
     let mut text = String::new();
     let mut base = 1;
-    let mut object = |text: &mut String, positions: &mut dyn Iterator<Item = DVec3>, triangles: &[[u32; 3]]| {
-        let _ = writeln!(text, "o part{base}");
-        let mut n = 0;
-        for p in positions {
-            let _ = writeln!(text, "v {} {} {}", p.x, p.y, p.z);
-            n += 1;
-        }
-        for t in triangles {
-            let _ = writeln!(text, "f {} {} {}", t[0] as usize + base, t[1] as usize + base, t[2] as usize + base);
-        }
-        base += n;
-    };
+    // Each primitive an object named after its node (what the fit's notes call it).
+    let mut object =
+        |text: &mut String, name: &str, positions: &mut dyn Iterator<Item = DVec3>, triangles: &[[u32; 3]]| {
+            let name: String = name.chars().map(|c| if c.is_whitespace() { '_' } else { c }).collect();
+            let _ = writeln!(text, "o {name}");
+            let mut n = 0;
+            for p in positions {
+                let _ = writeln!(text, "v {} {} {}", p.x, p.y, p.z);
+                n += 1;
+            }
+            for t in triangles {
+                let _ = writeln!(text, "f {} {} {}", t[0] as usize + base, t[1] as usize + base, t[2] as usize + base);
+            }
+            base += n;
+        };
     for (inst, prims) in model.instances.iter().zip(&out) {
         for (prim, deformed) in model.meshes[inst.mesh].primitives.iter().zip(prims) {
-            object(&mut text, &mut deformed.positions.iter().map(|p| p.as_dvec3()), &prim.triangles);
+            let name = model.nodes.key(inst.node);
+            object(&mut text, &name, &mut deformed.positions.iter().map(|p| p.as_dvec3()), &prim.triangles);
         }
     }
     for &(node, mesh) in &model.rigid_instances {
         let g = globals[node];
         for prim in &model.meshes[mesh].primitives {
-            object(&mut text, &mut prim.positions.iter().map(|p| g.transform_point3(p.as_dvec3())), &prim.triangles);
+            let name = model.nodes.key(node);
+            object(
+                &mut text,
+                &name,
+                &mut prim.positions.iter().map(|p| g.transform_point3(p.as_dvec3())),
+                &prim.triangles,
+            );
         }
     }
     let mut weighted = vec![false; model.nodes.len()];
@@ -131,12 +141,23 @@ fn measure(
     let mean = errors.iter().map(|e| e.0).sum::<f64>() / errors.len() as f64;
     let worst = errors.iter().copied().fold((0.0, ""), |a, b| if b.0 > a.0 { b } else { a });
     let each: Vec<String> = errors.iter().map(|(e, n)| format!("{n} {:.1}", e * 100.0)).collect();
+    let at = |p: DVec3| format!("({:.3}, {:.3}, {:.3})", p.x, p.y, p.z);
+    let positions: Vec<String> = LANDMARKS
+        .iter()
+        .filter_map(|(name, names, _)| {
+            let got = plan.joint(name)?.head;
+            let want = ours_of(name).or_else(|| find(artist, names).copied())?;
+            Some(format!("{name} {} artist {}", at(got), at(want)))
+        })
+        .collect();
+    let notes: String = plan.notes.iter().map(|n| format!("\n    note: {n}")).collect();
     format!(
-        "landmarks mean {:.1} %, worst {:.1} % ({}), CD-J2J {cd:.3}\n    per landmark (%): {}",
+        "landmarks mean {:.1} %, worst {:.1} % ({}), CD-J2J {cd:.3}\n    per landmark (%): {}\n    joints: {}{notes}",
         mean * 100.0,
         worst.0 * 100.0,
         worst.1,
-        each.join(", ")
+        each.join(", "),
+        positions.join("; ")
     )
 }
 
@@ -151,7 +172,7 @@ pub fn report(model: &Model, title: &str, template: Template) -> Result<(), CliE
     // A character facing −Z is turned 180° about Y first, as the fit's refusal asks.
     let options = FitOptions { template, ..FitOptions::default() };
     let mut turned = false;
-    if let Err(crate::rig::autorig::AutorigError::NotUpright(why)) = fit(&src.positions, &src.triangles, &options) {
+    if let Err(crate::rig::autorig::AutorigError::NotUpright(why)) = src.fit(&options) {
         if why.contains("face −Z") {
             let turn = |p: &mut DVec3| *p = DVec3::new(-p.x, p.y, -p.z);
             src.positions.iter_mut().for_each(turn);
@@ -180,7 +201,7 @@ pub fn report(model: &Model, title: &str, template: Template) -> Result<(), CliE
     };
     crate::outln!("{title}: {} vertices, {} artist joints, height {height:.3}", src.positions.len(), artist.len());
     let t0 = Instant::now();
-    let plain_fit = fit(&src.positions, &src.triangles, &FitOptions { template, ..FitOptions::default() });
+    let plain_fit = src.fit(&FitOptions { template, ..FitOptions::default() });
     let fit_secs = t0.elapsed().as_secs_f64();
     match &plain_fit {
         Ok(plan) => {
@@ -206,7 +227,7 @@ pub fn report(model: &Model, title: &str, template: Template) -> Result<(), CliE
             let groin = 0.5 * (a + b) - DVec3::Y * (crate::rig::autorig::HIP_ABOVE_CROTCH * height);
             let _ = markers.set("groin", groin + depth);
         }
-        match fit(&src.positions, &src.triangles, &FitOptions { markers, ..FitOptions::default() }) {
+        match src.fit(&FitOptions { markers, ..FitOptions::default() }) {
             Ok(plan) => crate::outln!("  markers:    {}", measure(&plan, &artist, &ours_of, height, box_size)),
             Err(e) => crate::outln!("  markers:    failed: {e}"),
         }
@@ -237,8 +258,7 @@ pub fn report(model: &Model, title: &str, template: Template) -> Result<(), CliE
 fn time_unrigged(model: &Model, title: &str, template: Template) -> Result<(), CliError> {
     let t0 = Instant::now();
     let src = source(model).map_err(|e| format!("{title}: {e}"))?;
-    let plan = fit(&src.positions, &src.triangles, &FitOptions { template, ..FitOptions::default() })
-        .map_err(|e| format!("{title}: {e}"))?;
+    let plan = src.fit(&FitOptions { template, ..FitOptions::default() }).map_err(|e| format!("{title}: {e}"))?;
     let fit_secs = t0.elapsed().as_secs_f64();
     let mut rigged = model.clone();
     build_rig(&mut rigged, &plan, &src.mesh_nodes).map_err(|e| format!("{title}: {e}"))?;

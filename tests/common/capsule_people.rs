@@ -160,3 +160,64 @@ pub fn chibi() -> (String, Vec<(&'static str, DVec3)>) {
     ];
     (obj_text(&caps, &["chibi"], 16), joints)
 }
+
+/// A closed flat cylinder (a round shield): centre `centre`, axis `normal`, radius `radius`,
+/// thickness `thickness`, `around` vertices per rim; positions and 0-based triangles.
+pub fn disc(centre: DVec3, normal: DVec3, radius: f64, thickness: f64, around: usize) -> (Vec<DVec3>, Vec<[usize; 3]>) {
+    let n = normal.normalize();
+    let u = n.any_orthonormal_vector();
+    let v = n.cross(u);
+    let half = n * (0.5 * thickness);
+    let mut positions = vec![centre - half, centre + half];
+    for face in [-1.0, 1.0] {
+        for i in 0..around {
+            let phi = std::f64::consts::TAU * i as f64 / around as f64;
+            positions.push(centre + half * face + (u * phi.cos() + v * phi.sin()) * radius);
+        }
+    }
+    let rim = |face: usize, i: usize| 2 + face * around + i % around;
+    let mut triangles = Vec::new();
+    for i in 0..around {
+        triangles.push([0, rim(0, i + 1), rim(0, i)]);
+        triangles.push([1, rim(1, i), rim(1, i + 1)]);
+        triangles.push([rim(0, i), rim(0, i + 1), rim(1, i + 1)]);
+        triangles.push([rim(0, i), rim(1, i + 1), rim(1, i)]);
+    }
+    (positions, triangles)
+}
+
+/// The humanoid holding a sword (a long capsule pointing forward and out of the left hand) and
+/// a round shield (a flat disc facing forward in the right hand, reaching past the hand), as OBJ
+/// text: `separate` puts the sword and the shield in objects of their own (`sword`, `shield`),
+/// else everything is one object. Returns the text and the number of vertices of each prop.
+pub fn humanoid_with_props(separate: bool) -> (String, usize, usize) {
+    let (mut caps, _) = humanoid_capsules(false);
+    let grip = |side: f64| DVec3::new(side * 0.78, 1.42, 0.0);
+    let sword = Capsule {
+        a: grip(1.0) + DVec3::new(-0.03, 0.0, -0.1),
+        b: DVec3::new(0.95, 1.42, 0.55),
+        radius: 0.02,
+        object: 1,
+    };
+    caps.push(sword);
+    let (names, sword_object): (Vec<&str>, usize) =
+        if separate { (vec!["body", "sword"], 1) } else { (vec!["body"], 0) };
+    caps.last_mut().unwrap().object = sword_object;
+    let mut text = obj_text(&caps, &names, 16);
+    let (positions, triangles) = disc(grip(-1.0) - DVec3::X * 0.12, DVec3::Z, 0.25, 0.03, 24);
+    let base = text.lines().filter(|l| l.starts_with("v ")).count() + 1;
+    if separate {
+        text += "o shield\n";
+    }
+    for p in &positions {
+        text += &format!("v {:.6} {:.6} {:.6}\n", p.x, p.y, p.z);
+    }
+    for t in &triangles {
+        text += &format!("f {} {} {}\n", t[0] + base, t[1] + base, t[2] + base);
+    }
+    let sword_vertices = {
+        let body_rings = ((sword.b - sword.a).length() / (sword.radius * 0.5)).ceil().max(2.0) as usize;
+        super::capsules::capsule_mesh(&sword, 16, 4, body_rings).0.len()
+    };
+    (text, sword_vertices, positions.len())
+}

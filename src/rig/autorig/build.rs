@@ -5,7 +5,7 @@
 
 use glam::DVec3;
 
-use super::{AutorigError, Plan};
+use super::{AutorigError, FitOptions, Object, Plan};
 use crate::model::{Model, Topology};
 use crate::rig::skeleton_edit::{
     add_joint, create_skin, meshes_in_space, orient_joint_to, rename_node, unique_name, SkeletonRecord,
@@ -21,6 +21,8 @@ pub struct Source {
     pub triangles: Vec<[u32; 3]>,
     /// The mesh nodes they come from.
     pub mesh_nodes: Vec<usize>,
+    /// The objects: one per mesh node, named after it.
+    pub objects: Vec<Object>,
     /// Mesh nodes left out, each with the reason.
     pub skipped: Vec<String>,
 }
@@ -38,6 +40,7 @@ pub fn source(model: &Model) -> Result<Source, AutorigError> {
     let mut out = Source { skipped: skipped.iter().map(|(_, e)| e.to_string()).collect(), ..Source::default() };
     for &node in &mesh_nodes {
         let Some(&(_, mesh)) = model.rigid_instances.iter().find(|r| r.0 == node) else { continue };
+        let first = out.triangles.len();
         for prim in &model.meshes[mesh].primitives {
             if prim.topology != Topology::Triangles {
                 continue;
@@ -46,12 +49,20 @@ pub fn source(model: &Model) -> Result<Source, AutorigError> {
             out.positions.extend(prim.positions.iter().map(|p| p.as_dvec3()));
             out.triangles.extend(prim.triangles.iter().map(|t| t.map(|i| i + base)));
         }
+        out.objects.push(Object { name: model.nodes.key(node), triangles: first..out.triangles.len() });
     }
     out.mesh_nodes = mesh_nodes;
     if out.triangles.is_empty() {
         return Err(AutorigError::NoMesh);
     }
     Ok(out)
+}
+
+impl Source {
+    /// Fits `options` to the source (`super::fit_objects` over its objects).
+    pub fn fit(&self, options: &FitOptions) -> Result<Plan, AutorigError> {
+        super::fit_objects(&self.positions, &self.triangles, &self.objects, options)
+    }
 }
 
 fn edit_error(e: impl std::fmt::Display) -> AutorigError {

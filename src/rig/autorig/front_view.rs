@@ -1,5 +1,6 @@
 //! The front view's silhouette (the solid seen along z): the arm's line from its tip, and the
-//! shoulder. Walking along the arm's line toward the body, the arm's
+//! shoulder. A sheet only a cell or two deep (a cape hanging behind the body) is left out of the
+//! torso's silhouette: it would widen the torso and push the shoulder out. Walking along the arm's line toward the body, the arm's
 //! silhouette below the line keeps about its thickness until the line enters the torso, where
 //! it jumps (the torso reaches far below the armpit; a head close above the arm is not looked
 //! at). The shoulder joint lies inside
@@ -17,23 +18,33 @@ pub const SHOULDER_SHARE: f64 = 0.65;
 /// torso.
 const JUMP: f64 = 3.0;
 
+/// A column of the front view with fewer inside cells along z than this is a sheet (a cape
+/// behind the body, a strap): the torso's and the arms' silhouettes leave it out.
+const SHEET: usize = 3;
+
 /// Whether the front view shows the solid at (x, y): some inside cell along z.
 fn shows(solid: &Solid, x: f64, y: f64) -> bool {
-    solid.cell_of(DVec3::new(x, y, solid.origin.z + 0.5 * solid.cell)).is_some_and(|c| {
+    depth(solid, x, y) > 0
+}
+
+/// The inside cells along z of the front view's column at (x, y).
+fn depth(solid: &Solid, x: f64, y: f64) -> usize {
+    solid.cell_of(DVec3::new(x, y, solid.origin.z + 0.5 * solid.cell)).map_or(0, |c| {
         let [cx, cy, _] = c;
-        (0..solid.dims[2]).any(|z| solid.at(cx, cy, z))
+        (0..solid.dims[2]).filter(|&z| solid.at(cx, cy, z)).count()
     })
 }
 
 /// The silhouette's reach from `p` along the front-view unit vector `across`, up to `limit` (0
-/// when `p` is off the silhouette).
+/// when `p` is off the silhouette); sheets ([`SHEET`]) are not counted.
 fn thickness(solid: &Solid, p: DVec3, across: DVec3, limit: f64) -> f64 {
-    if !shows(solid, p.x, p.y) {
+    let solid_at = |x: f64, y: f64| depth(solid, x, y) >= SHEET;
+    if !solid_at(p.x, p.y) {
         return 0.0;
     }
     let step = 0.5 * solid.cell;
     let mut t = step;
-    while t < limit && shows(solid, p.x + across.x * t, p.y + across.y * t) {
+    while t < limit && solid_at(p.x + across.x * t, p.y + across.y * t) {
         t += step;
     }
     t

@@ -1,8 +1,9 @@
 //! The humanoid template fitted to a solid: the stance checked (Y up, facing +Z), legs and arms
-//! from `humanoid_limbs.rs`, the spine along the torso's slice centroids between the hips and the
-//! neck (the narrowest slice above the shoulders), the clavicles from the neck's base to the
-//! shoulders, optional fingers; then the plan with the landmark names and each joint's flexion
-//! side.
+//! from `humanoid_limbs.rs` (arms found from the shape alone must mirror each other, and no
+//! shoulder may lie outside the torso, else the fit is refused by name), the spine along the
+//! torso's slice centroids between the hips and the neck (the narrowest slice above the
+//! shoulders), the clavicles from the neck's base to the shoulders, optional fingers; then the
+//! plan with the landmark names and each joint's flexion side.
 
 use glam::DVec3;
 
@@ -67,6 +68,42 @@ fn check_arms_mirror(arms: &[Arm; 2], cx: f64, h: f64, markers: &super::Markers)
     Ok(())
 }
 
+/// Refuses a shoulder placed outside the torso: farther from the centre line x = `cx` than the
+/// torso's side reaches anywhere between the crotch and the armpit (the torso's slice piece
+/// nearest the centre line, row by row). Such a shoulder means the arm's line met something
+/// beside the body rather than the torso.
+fn check_shoulders_inside(
+    solid: &Solid,
+    frame: &Frame,
+    cx: f64,
+    arms: &[Arm; 2],
+    crotch_y: f64,
+) -> Result<(), AutorigError> {
+    let h = frame.height;
+    let z = 0.5 * (frame.lo.z + frame.hi.z);
+    for (arm, side) in arms.iter().zip([1.0, -1.0]) {
+        let mut reach = f64::NEG_INFINITY;
+        let mut y = crotch_y + 0.02 * h;
+        while y < arm.shoulder.y - 0.05 * h {
+            if let Some(b) = blob_near(solid, row_at(solid, y), DVec3::new(cx, y, z), 0.05 * h) {
+                reach = reach.max(if side > 0.0 { b.hi.x - cx } else { cx - b.lo.x });
+            }
+            y += solid.cell;
+        }
+        let out = side * (arm.shoulder.x - cx) - reach;
+        if reach.is_finite() && out > solid.cell {
+            return Err(AutorigError::LimbNotFound {
+                limb: format!("the {} shoulder", if side > 0.0 { "left" } else { "right" }),
+                why: format!(
+                    "it would lie {:.1} % of the height outside the torso (the arm's line met something beside the body); place the wrist and elbow markers",
+                    100.0 * out / h
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// The torso's centroid at height `y` (the slice piece nearest the centre line), or the centre
 /// line itself when the slice is empty there.
 fn torso_at(solid: &Solid, frame: &Frame, cx: f64, y: f64, z: f64) -> DVec3 {
@@ -85,6 +122,7 @@ pub fn fit(solid: &Solid, frame: &Frame, options: &FitOptions) -> Result<Plan, A
     let arms: [Arm; 2] =
         [arm(solid, frame, 1.0, slices.crotch_y, markers)?, arm(solid, frame, -1.0, slices.crotch_y, markers)?];
     check_arms_mirror(&arms, cx, h, markers)?;
+    check_shoulders_inside(solid, frame, cx, &arms, slices.crotch_y)?;
     let mid_z = 0.5 * (legs[0].hip.z + legs[1].hip.z);
     let hips = torso_at(solid, frame, cx, 0.5 * (legs[0].hip.y + legs[1].hip.y), mid_z);
     let shoulder_y = 0.5 * (arms[0].shoulder.y + arms[1].shoulder.y);
@@ -149,4 +187,50 @@ pub fn fit(solid: &Solid, frame: &Frame, options: &FitOptions) -> Result<Plan, A
         plan.add(&format!("toe.{suffix}"), Some(foot), l.ball, l.tip, down);
     }
     Ok(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A box from `lo` to `hi` as triangles.
+    fn box_mesh(lo: DVec3, hi: DVec3) -> (Vec<DVec3>, Vec<[u32; 3]>) {
+        let p = (0..8)
+            .map(|i| {
+                DVec3::new(
+                    if i & 1 == 0 { lo.x } else { hi.x },
+                    if i & 2 == 0 { lo.y } else { hi.y },
+                    if i & 4 == 0 { lo.z } else { hi.z },
+                )
+            })
+            .collect();
+        let quads = [[0, 1, 3, 2], [4, 6, 7, 5], [0, 4, 5, 1], [2, 3, 7, 6], [0, 2, 6, 4], [1, 5, 7, 3]];
+        (p, quads.iter().flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]]).collect())
+    }
+
+    #[test]
+    fn a_shoulder_outside_the_torso_is_refused_by_name() {
+        let (p, t) = box_mesh(DVec3::new(-0.15, 0.0, -0.1), DVec3::new(0.15, 1.6, 0.1));
+        let solid = Solid::build(&p, &t).unwrap();
+        let frame = Frame::of(&solid).unwrap();
+        let arm = |x: f64| Arm {
+            shoulder: DVec3::new(x, 1.4, 0.0),
+            elbow: DVec3::new(x + 0.2, 1.4, 0.0),
+            wrist: DVec3::new(x + 0.4, 1.4, 0.0),
+            tip: DVec3::new(x + 0.5, 1.4, 0.0),
+            note: None,
+        };
+        let mirrored = |a: Arm| Arm {
+            shoulder: a.shoulder * DVec3::new(-1.0, 1.0, 1.0),
+            elbow: a.elbow * DVec3::new(-1.0, 1.0, 1.0),
+            wrist: a.wrist * DVec3::new(-1.0, 1.0, 1.0),
+            tip: a.tip * DVec3::new(-1.0, 1.0, 1.0),
+            note: None,
+        };
+        let inside = [arm(0.1), mirrored(arm(0.1))];
+        assert!(check_shoulders_inside(&solid, &frame, 0.0, &inside, 0.8).is_ok());
+        let outside = [arm(0.1), mirrored(arm(0.3))];
+        let e = check_shoulders_inside(&solid, &frame, 0.0, &outside, 0.8).unwrap_err().to_string();
+        assert!(e.starts_with("could not find the right shoulder: it would lie") && !e.contains('\n'), "{e}");
+    }
 }

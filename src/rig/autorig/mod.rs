@@ -7,14 +7,17 @@
 //! Files: `solid.rs` (a voxel grid of the inside from any triangle soup: several objects, holes,
 //! non-manifold parts), `rows.rs` (horizontal slices: legs, also when they touch, torso),
 //! `section.rs` (cross-sections and limbs traced through them), `front_view.rs` (the
-//! silhouette: an arm's line, the shoulder where it meets the torso), `markers.rs` (the
-//! front-view markers), `humanoid.rs` and
-//! `humanoid_limbs.rs` (the humanoid: legs from the slices below the crotch, arms traced from the
-//! hands or pinned by wrist and elbow markers, spine along the torso's centroids), `fingers.rs` (three joints per finger), `quadruped.rs`, `chain.rs` (N joints between two
-//! points), `build.rs` (the plan turned into skeleton edits: one undo record).
+//! silhouette: an arm's line, the shoulder where it meets the torso; a cape's sheet left out),
+//! `markers.rs` (the front-view markers), `props.rs` (props held in the hands, a sword or a
+//! shield, set aside by object and by connected piece before the humanoid is fitted),
+//! `humanoid.rs` and `humanoid_limbs.rs` (the humanoid: legs from the slices below the crotch,
+//! arms traced from the hands or pinned by wrist and elbow markers, spine along the torso's
+//! centroids), `fingers.rs` (three joints per finger), `quadruped.rs`, `chain.rs` (N joints
+//! between two points), `build.rs` (the plan turned into skeleton edits: one undo record).
 //!
 //! Landmark joints carry fixed names ([`LANDMARKS`]), each at its anatomical pivot. A fit that
-//! cannot find a limb says which and why; it never returns a rig it knows to be wrong.
+//! cannot find a limb says which and why; it never returns a rig it knows to be wrong. What a
+//! fit sets aside is named in the plan's notes and stays in the skin: every vertex is bound.
 
 pub mod build;
 pub mod chain;
@@ -23,6 +26,7 @@ mod front_view;
 mod humanoid;
 mod humanoid_limbs;
 pub mod markers;
+mod props;
 mod quadruped;
 mod rows;
 mod section;
@@ -225,12 +229,48 @@ impl Frame {
     }
 }
 
-/// Fits `options.template` to the triangles `triangles` over `positions` (bind space).
+/// One object of the character (a mesh node, an OBJ's `o`): its name and its triangles.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Object {
+    /// Its name (what the plan's notes call it).
+    pub name: String,
+    /// Its triangles: a range of the triangle list.
+    pub triangles: std::ops::Range<usize>,
+}
+
+/// Fits `options.template` to the triangles `triangles` over `positions` (bind space), taken as
+/// one object.
 pub fn fit(positions: &[DVec3], triangles: &[[u32; 3]], options: &FitOptions) -> Result<Plan, AutorigError> {
+    let whole = [Object { name: "the mesh".into(), triangles: 0..triangles.len() }];
+    fit_objects(positions, triangles, &whole, options)
+}
+
+/// Fits `options.template` to the triangles `triangles` over `positions` (bind space) made of
+/// the objects `objects`. The humanoid's props held in the hands are set aside first
+/// (`props.rs`) and named in the plan's notes; they stay in the triangles the rig is built and
+/// bound over.
+pub fn fit_objects(
+    positions: &[DVec3],
+    triangles: &[[u32; 3]],
+    objects: &[Object],
+    options: &FitOptions,
+) -> Result<Plan, AutorigError> {
     let solid = Solid::build(positions, triangles).ok_or(AutorigError::NoMesh)?;
     let frame = Frame::of(&solid).ok_or(AutorigError::NoMesh)?;
     match options.template {
-        Template::Humanoid => humanoid::fit(&solid, &frame, options),
+        Template::Humanoid => {
+            let aside = props::set_aside(positions, triangles, objects, &frame);
+            if aside.names.is_empty() {
+                return humanoid::fit(&solid, &frame, options);
+            }
+            let kept: Vec<[u32; 3]> =
+                triangles.iter().zip(&aside.triangle).filter(|(_, &prop)| !prop).map(|(t, _)| *t).collect();
+            let body = Solid::build(positions, &kept).ok_or(AutorigError::NoMesh)?;
+            let frame = Frame::of(&body).ok_or(AutorigError::NoMesh)?;
+            let mut plan = humanoid::fit(&body, &frame, options)?;
+            plan.notes.push(format!("set aside: {} (held in a hand; bound with the rest)", aside.names.join(", ")));
+            Ok(plan)
+        }
         Template::Quadruped => quadruped::fit(&solid, &frame),
     }
 }
