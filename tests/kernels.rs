@@ -27,19 +27,7 @@ impl Lcg {
 /// Joints a–d in a chain along +x; `groups` runs of eight consecutive vertices, run `g` weighted
 /// to `sets[g % len]` with its first joint the largest (so the eight share set and pivot).
 fn chain_in_runs(sets: &[&[u32]], groups: usize, rng: &mut Lcg) -> Model {
-    let (mut positions, mut normals, mut weights) = (Vec::new(), Vec::new(), Vec::new());
-    for g in 0..groups {
-        let joints = sets[g % sets.len()];
-        for _ in 0..8 {
-            positions.push((rng.unit() * 1.5 + DVec3::new(1.5, 0.0, 0.0)).as_vec3());
-            normals.push(rng.unit().as_vec3());
-            let mut w: Vec<(u32, f32)> = joints.iter().map(|&j| (j, 0.05 + 0.2 * rng.next() as f32)).collect();
-            w[0].1 = 1.0;
-            weights.push(w);
-        }
-    }
-    let mesh = MeshSpec { positions, normals, weights, ..MeshSpec::default() };
-    chain(&mesh)
+    chain_in_runs_of(sets, &[8], groups * 8, true, rng)
 }
 
 /// Joints a–d in a chain along +x, one unit apart, skinning `mesh`.

@@ -158,78 +158,55 @@ impl Lane for F16 {
 
 /// Where component `k` of vertex `i` (float `3 i + k` of the 48) lies in the first two registers
 /// `a`, `b` (indices 0–31; any lane for the floats of the third).
-const LOAD_AB: [[i32; LANES]; 3] = load_ab();
+const LOAD_AB: [[i32; LANES]; 3] = table(Table::LoadAb);
 /// The second permute: lanes already gathered from `a`, `b` stay (index `i`), the others come
 /// from the third register `c` (16 + their float's offset in it).
-const LOAD_C: [[i32; LANES]; 3] = load_c();
+const LOAD_C: [[i32; LANES]; 3] = table(Table::LoadC);
 /// For output register `r` (floats `16 r …`): float `j` from `x` (its vertex) or `y` (16 + its
 /// vertex); any lane for a `z` float.
-const STORE_XY: [[i32; LANES]; 3] = store_xy();
+const STORE_XY: [[i32; LANES]; 3] = table(Table::StoreXy);
 /// The second permute of each output register: `z` floats from `z` (16 + their vertex), the
 /// others kept (index `j`).
-const STORE_Z: [[i32; LANES]; 3] = store_z();
+const STORE_Z: [[i32; LANES]; 3] = table(Table::StoreZ);
+/// For slot `k` of four: lane `i` of sixteen vertices' weights, from two registers of eight
+/// vertices' (`4 (i mod 8) + k`, 0–31), the same for the first eight and the last.
+const WEIGHT_SLOT: [[i32; LANES]; 4] = table(Table::WeightSlot);
 
-const fn load_ab() -> [[i32; LANES]; 3] {
-    let mut t = [[0; LANES]; 3];
-    let mut k = 0;
-    while k < 3 {
-        let mut i = 0;
-        while i < LANES {
-            let g = 3 * i + k;
-            t[k][i] = if g < 32 { g as i32 } else { 0 };
-            i += 1;
-        }
-        k += 1;
-    }
-    t
+/// Which permute index table [`table`] builds.
+#[derive(Clone, Copy)]
+enum Table {
+    LoadAb,
+    LoadC,
+    StoreXy,
+    StoreZ,
+    WeightSlot,
 }
 
-const fn load_c() -> [[i32; LANES]; 3] {
-    let mut t = [[0; LANES]; 3];
-    let mut k = 0;
-    while k < 3 {
-        let mut i = 0;
-        while i < LANES {
-            let g = 3 * i + k;
-            t[k][i] = if g < 32 { i as i32 } else { (16 + g - 32) as i32 };
-            i += 1;
-        }
-        k += 1;
-    }
-    t
-}
-
-const fn store_xy() -> [[i32; LANES]; 3] {
-    let mut t = [[0; LANES]; 3];
-    let mut r = 0;
-    while r < 3 {
-        let mut j = 0;
-        while j < LANES {
-            let g = 16 * r + j;
-            let (vertex, k) = (g / 3, g % 3);
-            t[r][j] = match k {
-                0 => vertex as i32,
-                1 => (16 + vertex) as i32,
-                _ => 0,
+/// The permute indices of `kind`, row by row (component, output register or slot), lane by lane.
+const fn table<const ROWS: usize>(kind: Table) -> [[i32; LANES]; ROWS] {
+    let mut t = [[0; LANES]; ROWS];
+    let mut row = 0;
+    while row < ROWS {
+        let mut lane = 0;
+        while lane < LANES {
+            let (load, store) = (3 * lane + row, 16 * row + lane);
+            t[row][lane] = match kind {
+                Table::LoadAb if load < 32 => load as i32,
+                Table::LoadAb => 0,
+                Table::LoadC if load < 32 => lane as i32,
+                Table::LoadC => (16 + load - 32) as i32,
+                Table::StoreXy => match store % 3 {
+                    0 => (store / 3) as i32,
+                    1 => (16 + store / 3) as i32,
+                    _ => 0,
+                },
+                Table::StoreZ if store % 3 == 2 => (16 + store / 3) as i32,
+                Table::StoreZ => lane as i32,
+                Table::WeightSlot => (4 * (lane % 8) + row) as i32,
             };
-            j += 1;
+            lane += 1;
         }
-        r += 1;
-    }
-    t
-}
-
-const fn store_z() -> [[i32; LANES]; 3] {
-    let mut t = [[0; LANES]; 3];
-    let mut r = 0;
-    while r < 3 {
-        let mut j = 0;
-        while j < LANES {
-            let g = 16 * r + j;
-            t[r][j] = if g % 3 == 2 { (16 + g / 3) as i32 } else { j as i32 };
-            j += 1;
-        }
-        r += 1;
+        row += 1;
     }
     t
 }
@@ -268,22 +245,4 @@ pub(crate) fn weights16<const K: usize>(w: &[f32]) -> [F16; K] {
         *o = F16::from_halves(l.raw(), h.raw());
     }
     out
-}
-
-/// For slot `k` of four: lane `i` of sixteen vertices' weights, from two registers of eight
-/// vertices' (`4 (i mod 8) + k`, 0–31), the same for the first eight and the last.
-const WEIGHT_SLOT: [[i32; LANES]; 4] = weight_slot();
-
-const fn weight_slot() -> [[i32; LANES]; 4] {
-    let mut t = [[0; LANES]; 4];
-    let mut k = 0;
-    while k < 4 {
-        let mut i = 0;
-        while i < LANES {
-            t[k][i] = (4 * (i % 8) + k) as i32;
-            i += 1;
-        }
-        k += 1;
-    }
-    t
 }
