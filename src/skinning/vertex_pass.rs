@@ -488,7 +488,8 @@ fn stream_mixed<const K: usize, F: VertexKernel<K>, const NORMALS: bool, const S
             op: &mut pos[..n],
             on: if NORMALS { &mut nrm[..n] } else { &mut [] },
         };
-        // SAFETY: `M::LANES` holds, so this is the AVX2+FMA variant, run after detection.
+        // SAFETY: `M::LANES` holds, so this is the AVX2+FMA variant (the AVX-512 one with
+        // `SIXTEEN`), run after detection.
         unsafe { groups::<K, F, NORMALS, SIXTEEN>(&kernel, g, &w[..n * K], &s[..n]) };
         return n;
     };
