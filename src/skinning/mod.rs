@@ -22,7 +22,8 @@
 //! body of DQS and SBS: set-flag dispatch, stretch step, lanes; each gives its `Rigid` blend),
 //! `cols.rs` (LBS's blended columns, also the one-joint and fallback path of the others),
 //! `vertex_pass.rs` (the streaming driver, generic over the method: slot counts, table checks,
-//! windows, mixed groups, threads), `arith.rs` (the kernels'
+//! windows, mixed groups, threads), `runs.rs` (its walk of runs of sixteen and eight and mixed
+//! groups), `arith.rs` (the kernels'
 //! arithmetic, written once for SSE2 and AVX2+FMA: plain or fused multiply-adds, weighted table sums
 //! rounded alike on every path, sqrt-free rotations, refined reciprocal square roots), `lanes.rs`
 //! (eight vertices in the lanes of AVX2 registers: shared-set tables broadcast, per-lane blends
@@ -55,6 +56,7 @@ pub(crate) mod lanes16;
 pub mod lbs;
 pub mod morph;
 pub mod rigid_morphs;
+mod runs;
 pub mod sbs;
 pub mod sbs_c;
 pub mod shading;
