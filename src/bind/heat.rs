@@ -180,35 +180,13 @@ fn vertex_heat(
 /// Connected parts of the surface's triangle graph: a label per vertex, `0..count`.
 #[must_use]
 pub fn connected_parts(surface: &Surface) -> Vec<u32> {
-    let n = surface.len();
-    let mut parent: Vec<u32> = (0..n as u32).collect();
-    fn find(parent: &mut [u32], mut x: u32) -> u32 {
-        while parent[x as usize] != x {
-            parent[x as usize] = parent[parent[x as usize] as usize];
-            x = parent[x as usize];
-        }
-        x
-    }
+    let mut sets = crate::maths::DisjointSets::new(surface.len());
     for t in &surface.triangles {
         for k in 0..3 {
-            let (a, b) = (find(&mut parent, t[k]), find(&mut parent, t[(k + 1) % 3]));
-            if a != b {
-                parent[a.max(b) as usize] = a.min(b);
-            }
+            sets.union(t[k], t[(k + 1) % 3]);
         }
     }
-    let mut label = vec![u32::MAX; n];
-    let mut count = 0;
-    (0..n as u32)
-        .map(|i| {
-            let r = find(&mut parent, i) as usize;
-            if label[r] == u32::MAX {
-                label[r] = count;
-                count += 1;
-            }
-            label[r]
-        })
-        .collect()
+    sets.labels()
 }
 
 #[cfg(test)]

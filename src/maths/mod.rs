@@ -1,7 +1,8 @@
 //! Dense f64 linear algebra through nalgebra: polar decomposition of joint matrices and the
 //! least-squares centre of rotation of the SBS paper (section 4). The only module that uses nalgebra.
 //! Also the geometry and statistics every layer shares: closest points on triangles
-//! (`triangle`), a hash grid of points (`point_grid`) and the median of samples (`median`).
+//! (`triangle`), a hash grid of points (`point_grid`), the median of samples (`median`) and
+//! disjoint sets for connected parts (`disjoint_sets`).
 //!
 //! In detail: polar decomposition (SVD, and `polar_newton.rs`: Newton–Schulz / scaled Newton for the
 //! per-frame joint parts), least-squares centre (`centre_sums.rs`: normal equations from per-joint
@@ -11,6 +12,7 @@
 //! Invariants: the only `nalgebra` user.
 
 mod centre_sums;
+mod disjoint_sets;
 mod median;
 pub mod point_grid;
 mod polar_newton;
@@ -18,6 +20,7 @@ mod procrustes;
 pub mod triangle;
 
 pub use centre_sums::{CentreSums, NORMAL_EQUATIONS_MIN_SINGULAR};
+pub use disjoint_sets::DisjointSets;
 pub use median::median;
 pub use polar_newton::polar_newton;
 pub use procrustes::procrustes_rotation;

@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use glam::DVec3;
 
 use super::{Frame, Object};
+use crate::maths::DisjointSets;
 
 /// A prop's inner end lies farther than this share of the height from the centre line (an arm
 /// object or piece starts at the torso, nearer than this).
@@ -121,42 +122,25 @@ fn held_and_beyond((lo, hi): (DVec3, DVec3), (end_lo, end_hi): (DVec3, DVec3), f
 /// Connected pieces of the surface of `triangles` (indices into `all`), vertices welded by
 /// position: each piece's triangle indices (into `all`).
 fn pieces(positions: &[DVec3], all: &[[u32; 3]], triangles: &[usize]) -> Vec<Vec<usize>> {
-    let mut welded: HashMap<[u64; 3], usize> = HashMap::new();
-    let mut parent: Vec<usize> = Vec::new();
-    fn root(parent: &mut [usize], mut i: usize) -> usize {
-        while parent[i] != i {
-            parent[i] = parent[parent[i]];
-            i = parent[i];
-        }
-        i
-    }
-    let mut id_of = |v: u32, parent: &mut Vec<usize>| {
-        let p = positions.get(v as usize).copied().unwrap_or(DVec3::NAN);
-        let key = [p.x.to_bits(), p.y.to_bits(), p.z.to_bits()];
-        *welded.entry(key).or_insert_with(|| {
-            parent.push(parent.len());
-            parent.len() - 1
-        })
-    };
+    let mut welded: HashMap<[u64; 3], u32> = HashMap::new();
+    let mut sets = DisjointSets::default();
     let mut first = Vec::with_capacity(triangles.len());
     for &t in triangles {
-        let ids = all[t].map(|v| id_of(v, &mut parent));
-        for &i in &ids[1..] {
-            let (ra, rb) = (root(&mut parent, ids[0]), root(&mut parent, i));
-            if ra != rb {
-                parent[rb] = ra;
-            }
-        }
+        let ids = all[t].map(|v| {
+            let p = positions.get(v as usize).copied().unwrap_or(DVec3::NAN);
+            *welded.entry([p.x.to_bits(), p.y.to_bits(), p.z.to_bits()]).or_insert_with(|| sets.push())
+        });
+        sets.union(ids[0], ids[1]);
+        sets.union(ids[0], ids[2]);
         first.push(ids[0]);
     }
-    let mut by_root: HashMap<usize, usize> = HashMap::new();
+    let label = sets.labels();
     let mut out: Vec<Vec<usize>> = Vec::new();
     for (&t, &id) in triangles.iter().zip(&first) {
-        let r = root(&mut parent, id);
-        let k = *by_root.entry(r).or_insert_with(|| {
+        let k = label[id as usize] as usize;
+        if k == out.len() {
             out.push(Vec::new());
-            out.len() - 1
-        });
+        }
         out[k].push(t);
     }
     out
